@@ -1,0 +1,199 @@
+"""Parsing what a learner types.  Forgiving about form, strict about meaning.
+
+Every parser raises ``AnswerError`` with a message that says what was expected, so the app
+can show it and let the learner try again; nothing here raises anything else on any text.
+"""
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+MAX_ANSWER_CHARS = 2000
+_SIZE_SEPARATORS = re.compile(r"[\s,x×*;]+", re.IGNORECASE)
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d{1,3})?", re.IGNORECASE)
+_INFINITY = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "∞": math.inf, "+∞": math.inf,
+             "-∞": -math.inf, "−inf": -math.inf, "−∞": -math.inf, "infinity": math.inf,
+             "-infinity": -math.inf}
+
+
+class AnswerError(ValueError):
+    """The learner's text could not be read as the kind of answer asked for."""
+
+
+def _strip(text: str) -> str:
+    if not isinstance(text, str):
+        raise AnswerError("type an answer")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerError(f"that answer is {len(text)} characters long; keep it under {MAX_ANSWER_CHARS}")
+    text = text.strip()
+    if not text:
+        raise AnswerError("type an answer first")
+    return text
+
+
+def _unwrap(text: str) -> str:
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    while text and text[0] in pairs and text[-1] == pairs[text[0]]:
+        text = text[1:-1].strip()
+    return text
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """``(2, 2, 4, 4)``, ``2,2,4,4``, ``[2 2 4 4]``, ``2x2x4x4`` -> (2, 2, 4, 4)."""
+    body = _unwrap(_strip(text))
+    parts = [p for p in _SIZE_SEPARATORS.split(body) if p]
+    if not parts:
+        raise AnswerError("a shape is a list of sizes, e.g. (2, 2, 4, 4)")
+    if len(parts) > 8:
+        raise AnswerError("the tensors here have at most 8 axes; check the shape")
+    sizes = []
+    for part in parts:
+        if not part.isdigit() or len(part) > 7:
+            raise AnswerError(f"{part!r} is not a size; a shape is whole numbers like (2, 2, 4, 4)")
+        sizes.append(int(part))
+    return tuple(sizes)
+
+
+def parse_number(text: str) -> float:
+    """``0.25``, ``1/4``, ``-inf``, ``1e-3``, ``25%`` -> float."""
+    token = _unwrap(_strip(text)).replace("−", "-").replace(" ", "")
+    lowered = token.lower()
+    if lowered in _INFINITY:
+        return _INFINITY[lowered]
+    percent = lowered.endswith("%")
+    if percent:
+        lowered = lowered[:-1]
+    if "/" in lowered:
+        top, _, bottom = lowered.partition("/")
+        if not (_NUMBER.fullmatch(top) and _NUMBER.fullmatch(bottom)):
+            raise AnswerError(f"{token!r} is not a fraction like 1/4")
+        try:
+            value = float(Fraction(top) / Fraction(bottom))
+        except ZeroDivisionError:
+            raise AnswerError("division by zero in the answer") from None
+    elif _NUMBER.fullmatch(lowered):
+        value = float(lowered)
+    else:
+        raise AnswerError(f"{token!r} is not a number; write e.g. 0.25, 1/4, -inf")
+    if math.isinf(value):
+        raise AnswerError(f"{token!r} overflows; write inf or -inf for infinity")
+    return value / 100 if percent else value
+
+
+def parse_values(text: str) -> list[float]:
+    """A list of numbers: ``0.5, 0.5, 0, 0``, ``[1 -inf -inf]``, ``1/2 1/2``."""
+    body = _strip(text).replace("[", " ").replace("]", " ").replace("(", " ").replace(")", " ")
+    parts = [p for p in re.split(r"[\s,;]+", body) if p]
+    if not parts:
+        raise AnswerError("type the values separated by commas or spaces, e.g. 1, 0, 0, 0")
+    if len(parts) > 256:
+        raise AnswerError("that is more values than any question here asks for")
+    return [parse_number(part) for part in parts]
+
+
+def parse_choice(text: str, choices: list[str]) -> int:
+    """``b``, ``B``, ``2``, ``(b)`` or the choice's own text -> 0-based index."""
+    token = _unwrap(_strip(text)).rstrip(").").strip()
+    lowered = token.lower()
+    if len(lowered) == 1 and "a" <= lowered < chr(ord("a") + len(choices)):
+        return ord(lowered) - ord("a")
+    if lowered.isdigit() and 1 <= int(lowered) <= len(choices):
+        return int(lowered) - 1
+    for i, choice in enumerate(choices):
+        if lowered == choice.strip().lower():
+            return i
+    last = chr(ord("a") + len(choices) - 1)
+    raise AnswerError(f"pick one of a–{last} (or 1–{len(choices)})")
+
+
+# Symbolic shapes: "(B, H, L, D/H)" -> tuples of small expression trees over size names.
+_SYMBOL_TOKEN = re.compile(r"\s*(\d+|[A-Za-z][A-Za-z_]*|[*/+\-()])")
+
+
+def _tokenize_dim(text: str) -> list[str]:
+    tokens, pos = [], 0
+    while pos < len(text):
+        match = _SYMBOL_TOKEN.match(text, pos)
+        if not match:
+            if text[pos:].strip() == "":
+                break
+            raise AnswerError(f"unexpected {text[pos:].strip()[:10]!r} in a size; use names like B, H, L, D_head and * /")
+        tokens.append(match.group(1))
+        pos = match.end()
+    return tokens
+
+
+def evaluate_dim(text: str, sizes: dict[str, int]) -> int:
+    """Evaluate one symbolic size such as ``4D``, ``4*D``, ``D/H`` or ``D_head`` by substitution."""
+    tokens = _tokenize_dim(text)
+    # implicit multiplication: "4D" -> 4 * D
+    expanded: list[str] = []
+    for token in tokens:
+        if expanded and (expanded[-1].isdigit() or expanded[-1].isalpha() or expanded[-1] == ")") and \
+                (token[0].isalpha() or token == "("):
+            expanded.append("*")
+        expanded.append(token)
+    position = 0
+
+    def peek() -> str | None:
+        return expanded[position] if position < len(expanded) else None
+
+    def take() -> str:
+        nonlocal position
+        position += 1
+        return expanded[position - 1]
+
+    def atom() -> Fraction:
+        token = peek()
+        if token is None:
+            raise AnswerError(f"incomplete size {text!r}")
+        take()
+        if token == "(":
+            value = expr()
+            if peek() != ")":
+                raise AnswerError(f"missing ')' in {text!r}")
+            take()
+            return value
+        if token.isdigit():
+            return Fraction(int(token))
+        if token in sizes:
+            return Fraction(sizes[token])
+        known = ", ".join(sorted(sizes))
+        raise AnswerError(f"unknown size {token!r}; this question knows {known}")
+
+    def term() -> Fraction:
+        value = atom()
+        while peek() in ("*", "/"):
+            op, right = take(), atom()
+            if op == "/" and right == 0:
+                raise AnswerError("division by zero in a size")
+            value = value * right if op == "*" else value / right
+        return value
+
+    def expr() -> Fraction:
+        value = term()
+        while peek() in ("+", "-"):
+            op, right = take(), term()
+            value = value + right if op == "+" else value - right
+        return value
+
+    if len(expanded) > 40:
+        raise AnswerError("that size expression is too long")
+    value = expr()
+    if peek() is not None:
+        raise AnswerError(f"unexpected {peek()!r} in {text!r}")
+    if value.denominator != 1:
+        raise AnswerError(f"{text!r} is not a whole number of entries")
+    return int(value)
+
+
+def parse_symbolic_shape(text: str, sizes: dict[str, int]) -> tuple[int, ...]:
+    """``(B, H, L, L)`` -> the concrete shape after substituting the lesson's sizes."""
+    body = _unwrap(_strip(text))
+    parts = [p.strip() for p in re.split(r"[,;]|\s+x\s+|×", body) if p.strip()]
+    if len(parts) == 1 and " " in parts[0]:
+        parts = parts[0].split()
+    if not parts or len(parts) > 8:
+        raise AnswerError("write a shape such as (B, H, L, L)")
+    return tuple(evaluate_dim(part, sizes) for part in parts)

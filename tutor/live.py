@@ -1,0 +1,122 @@
+"""The lesson's live tensors: run the model a lesson asks for and collect its probes.
+
+This is the only place the lessons touch torch.  It is imported from a worker thread, so the
+first screen never waits for torch to load.  Results are numpy arrays, which the grading
+code and the widgets read without knowing about torch.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from model import GPT, CharTokenizer, GPTConfig, run_with_probes
+
+from .lesson_schema import Lesson, ModelSetup
+from .model_hub import ModelHub
+
+RANDOM_BLOCK_SIZE = 64
+
+
+@dataclass(frozen=True)
+class LiveResult:
+    tensors: dict[str, np.ndarray]
+    sizes: dict[str, int]
+    rows: list[str]                 # the input text, one string per batch row
+    token_labels: list[list[str]]
+    weights_label: str
+    variant: str                    # e.g. "B=2, L=4, D=8, H=2"
+    hub_version: int
+
+
+def choose_sizes(setup: ModelSetup, base: dict[str, int], variant_seed: int | None) -> dict[str, int]:
+    """Draw sizes from the author's ranges so a second attempt is a new question."""
+    sizes = dict(base)
+    if not setup.vary or variant_seed is None:
+        return sizes
+    rng = random.Random(variant_seed)
+    if "H" in setup.vary:
+        sizes["H"] = rng.randint(*setup.vary["H"])
+    if "D" in setup.vary:
+        low, high = setup.vary["D"]
+        options = [d for d in range(low, high + 1) if d % sizes["H"] == 0]
+        if not options:
+            raise ValueError(f"no D in [{low}, {high}] is divisible by H={sizes['H']}")
+        sizes["D"] = rng.choice(options)
+    for name in ("B", "L"):
+        if name in setup.vary:
+            sizes[name] = rng.randint(*setup.vary[name])
+    return sizes
+
+
+def input_rows(setup: ModelSetup, batch: int, length: int) -> list[str]:
+    """The author's rows, cycled to B rows of L characters."""
+    source = setup.rows
+    rows = []
+    for b in range(batch):
+        base = source[b % len(source)]
+        shift = b // len(source)
+        text = (base[shift:] + base[:shift]) if base else "0"
+        rows.append((text * (length // len(text) + 1))[:length])
+    return rows
+
+
+def build_model(setup: ModelSetup, sizes: dict[str, int], hub: ModelHub, vocab: int) -> tuple[GPT, str]:
+    if setup.weights == "trained":
+        hub.ensure_loaded()
+        return hub.model, hub.label
+    torch.manual_seed(setup.seed)
+    config = GPTConfig(vocab_size=vocab, block_size=RANDOM_BLOCK_SIZE, n_layer=setup.n_layer or 1,
+                       n_head=sizes["H"], d_model=sizes["D"], positions=setup.positions or "learned")
+    return GPT(config).eval(), f"random initial weights (seed {setup.seed}, untrained)"
+
+
+def parameter_tensors(model: GPT) -> dict[str, np.ndarray]:
+    """Weights under ``params.*``: linear maps as (in, out) so that formulas read x @ W."""
+    out: dict[str, np.ndarray] = {}
+    for name, tensor in model.state_dict().items():
+        array = tensor.detach().cpu().float().numpy()
+        module_path, _, leaf = name.rpartition(".")
+        head = module_path.rpartition(".")[2]
+        if head.startswith("W_") and leaf == "weight" and array.ndim == 2 and head not in ("W_E", "W_pos"):
+            out[f"params.{module_path}"] = array.T                              # (in, out)
+        elif head.startswith("W_") and leaf == "bias":
+            out[f"params.{module_path.rpartition('.')[0]}.b_{head[2:]}".replace("params..", "params.")] = array
+        elif head in ("W_E", "W_pos"):
+            out[f"params.{head}"] = array
+        elif leaf in ("weight", "bias") and head.startswith("ln"):
+            out[f"params.{module_path}.{'gamma' if leaf == 'weight' else 'beta'}"] = array
+    return out
+
+
+def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None) -> LiveResult:
+    """Run the lesson's model on its input and return every probe and parameter as numpy."""
+    setup = lesson.model
+    tokenizer = hub.tokenizer if (setup.weights == "trained" and hub.tokenizer) else CharTokenizer()
+    if setup.weights == "trained":
+        hub.ensure_loaded()
+        tokenizer = hub.tokenizer
+        config = hub.model.config
+        base = {"D": config.d_model, "H": config.n_head}
+    else:
+        base = {"D": setup.d_model or 8, "H": setup.n_head or 2}
+    base |= {"B": len(setup.rows), "L": len(setup.rows[0])}
+    sizes = choose_sizes(setup, base, variant_seed)
+    model, weights_label = build_model(setup, sizes, hub, tokenizer.vocab_size)
+    block_size = model.config.block_size
+    if sizes["L"] > block_size:
+        raise ValueError(f"input length {sizes['L']} exceeds the model's block_size {block_size}")
+    rows = input_rows(setup, sizes["B"], sizes["L"])
+    tokens = torch.tensor([tokenizer.encode(row) for row in rows], dtype=torch.long)   # (B, L)
+    with hub.lock:
+        _, probes = run_with_probes(model, tokens)
+    tensors = {name: t.cpu().float().numpy() for name, t in probes.items()}
+    tensors.update(parameter_tensors(model))
+    sizes = sizes | {"D_head": sizes["D"] // sizes["H"], "V": tokenizer.vocab_size,
+                     "N": model.config.n_layer, "d_k": sizes["D"] // sizes["H"],
+                     "d_model": sizes["D"], "T": block_size}
+    variant = ", ".join(f"{k}={sizes[k]}" for k in ("B", "L", "D", "H"))
+    labels = [[tokenizer.token_label(t) for t in row] for row in tokens.tolist()]
+    return LiveResult(tensors, sizes, rows, labels, weights_label, variant, hub.version)

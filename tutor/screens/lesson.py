@@ -1,0 +1,189 @@
+"""One lesson: explanation, formula, question; predict first, then see the real tensor."""
+from __future__ import annotations
+
+import random
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from ..answers import AnswerError
+from ..catalog import LoadedLesson
+from ..messages import LiveFailed, LiveReady
+from ..quiz import QuestionError, grade, truth_for
+from ..widgets.tensor_view import tensor_renderable
+
+
+class LessonScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+t", "hint", "Hint"),
+        Binding("ctrl+n", "next_question", "Next"),
+        Binding("ctrl+b", "previous_question", "Prev"),
+        Binding("ctrl+r", "new_sizes", "New sizes"),
+    ]
+
+    def __init__(self, item: LoadedLesson, variant_seed: int | None = None) -> None:
+        super().__init__()
+        self.item = item
+        self.lesson = item.lesson
+        self.variant_seed = variant_seed
+        self.live = None
+        self.question_index = 0
+        self.hints_shown = 0
+        self.revealed = False
+
+    def compose(self) -> ComposeResult:
+        lesson = self.lesson
+        yield Header()
+        with VerticalScroll(id="lesson-body"):
+            yield Static(Text(lesson.title, style="bold"), id="lesson-title")
+            yield Static(Text(lesson.explanation.strip()), id="explanation")
+            yield Static(Text(lesson.formula.expr), id="formula")
+            yield Static(Text("In words: " + lesson.formula.translation), id="translation")
+            yield Static(Text("Loading the model… the question opens when the live tensors are ready."),
+                         id="live-status")
+        with VerticalScroll(id="quiz"):
+            yield Static(id="question")
+            yield Input(placeholder="your prediction, then Enter", id="answer")
+            yield Static(id="feedback")
+            yield Static(id="hints")
+            with Horizontal(id="reveal"):
+                yield Static(id="your-answer")
+                yield Static(id="real-tensor")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = self.lesson.title
+        self.query_one("#answer", Input).focus()
+        self.show_question()
+        self.load_live()
+
+    @work(thread=True, exclusive=True, group="live")
+    def load_live(self) -> None:
+        """Torch and SymPy load here, off the UI thread; the screen is usable meanwhile."""
+        try:
+            from ..formula_check import check_formula, render_spec
+            from ..live import compute_live
+
+            live = compute_live(self.lesson, self.app.hub, self.variant_seed)
+            formula_text = render_spec(self.lesson.formula)
+            check = check_formula(self.lesson.formula, live.tensors, live.sizes)
+            self.post_message(LiveReady(self.lesson.id, live, formula_text, check.message))
+        except Exception as error:  # any failure is shown in the lesson, never a traceback
+            self.post_message(LiveFailed(self.lesson.id, f"{type(error).__name__}: {error}"))
+
+    def on_live_ready(self, message: LiveReady) -> None:
+        self.live = message.live
+        live = message.live
+        self.query_one("#formula", Static).update(Text(message.formula_text))
+        status = Text()
+        status.append("Weights: ", style="bold")
+        status.append(live.weights_label + "\n")
+        status.append("Input: ", style="bold")
+        status.append("  ".join(repr(row) for row in live.rows) + f"   ({live.variant}, D_head={live.sizes['D_head']})\n")
+        status.append(message.agreement, style="green" if "agree " in message.agreement else "yellow")
+        self.query_one("#live-status", Static).update(status)
+        self.show_question()
+
+    def on_live_failed(self, message: LiveFailed) -> None:
+        self.query_one("#live-status", Static).update(
+            Text(f"Could not compute this lesson's tensors: {message.error}", style="bold red"))
+
+    @property
+    def question(self):
+        return self.lesson.questions[self.question_index]
+
+    def show_question(self) -> None:
+        total = len(self.lesson.questions)
+        text = Text(f"Question {self.question_index + 1}/{total}  ", style="bold")
+        text.append(self.question.prompt)
+        if getattr(self.question, "choices", None):
+            for i, choice in enumerate(self.question.choices):
+                text.append(f"\n  {chr(ord('a') + i)}) {choice}")
+        if self.live is not None and self.lesson.model.vary:
+            text.append(f"\n  sizes now: {self.live.variant}", style="italic")
+        self.query_one("#question", Static).update(text)
+        self.query_one("#feedback", Static).update("")
+        self.query_one("#hints", Static).update("")
+        self.query_one("#your-answer", Static).update("")
+        self.query_one("#real-tensor", Static).update("")
+        self.hints_shown = 0
+        self.revealed = False
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value
+        feedback = self.query_one("#feedback", Static)
+        if self.revealed and not text.strip():
+            self.action_next_question()
+            return
+        if self.live is None:
+            feedback.update(Text("The model is still loading; your answer is kept. Press Enter again in a moment.",
+                                 style="yellow"))
+            return
+        try:
+            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
+            result = grade(self.question, text, truth, self.live.sizes)
+        except AnswerError as error:
+            feedback.update(Text(f"Couldn't read that: {error}. Try again.", style="yellow"))
+            return
+        except QuestionError as error:
+            feedback.update(Text(f"This question has a problem (tell the lesson's author): {error}", style="red"))
+            return
+        self.revealed = True
+        event.input.value = ""
+        mark = "✓ Right." if result.correct else "✗ Not quite."
+        verdict = Text(mark + result.feedback.removeprefix("Right.").removeprefix("Not quite."),
+                       style="bold green" if result.correct else "bold red")
+        if self.question.reveal:
+            verdict.append("\n" + self.question.reveal, style="")
+        verdict.append("\nEnter on an empty line: next question.", style="dim")
+        feedback.update(verdict)
+        self.app.record_answer(self.lesson.id, self.question.id, text, result.correct, self.hints_shown,
+                               self.live.variant)
+        yours = Group(Text("Your answer", style="bold"), Text(text.strip()),
+                      Text("Expected", style="bold"), Text(result.expected))
+        self.query_one("#your-answer", Static).update(yours)
+        if truth.tensor is not None:
+            labels = self.live.token_labels[0] if self.live.token_labels else None
+            self.query_one("#real-tensor", Static).update(
+                tensor_renderable(truth.tensor, f"real {truth.tensor_label}", labels))
+
+    def action_hint(self) -> None:
+        hints = self.question.hints
+        if not hints:
+            self.query_one("#hints", Static).update(Text("No hints for this question.", style="dim"))
+            return
+        self.hints_shown = min(self.hints_shown + 1, len(hints))
+        lines = [f"Hint {i + 1}: {hint}" for i, hint in enumerate(hints[: self.hints_shown])]
+        self.query_one("#hints", Static).update(Text("\n".join(lines), style="cyan"))
+
+    def action_next_question(self) -> None:
+        if self.question_index + 1 < len(self.lesson.questions):
+            self.question_index += 1
+            self.show_question()
+        else:
+            self.query_one("#feedback", Static).update(
+                Text("That was the last question. Escape returns to the roadmap.", style="bold"))
+
+    def action_previous_question(self) -> None:
+        if self.question_index > 0:
+            self.question_index -= 1
+            self.show_question()
+
+    def action_new_sizes(self) -> None:
+        if not self.lesson.model.vary:
+            self.query_one("#feedback", Static).update(Text("This lesson uses fixed sizes.", style="dim"))
+            return
+        self.variant_seed = random.randrange(1, 2**31)
+        self.live = None
+        self.query_one("#live-status", Static).update(Text("Drawing new sizes…"))
+        self.load_live()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
