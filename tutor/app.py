@@ -10,7 +10,6 @@ from textual.app import App
 from .catalog import Catalog, load_catalog
 from .messages import ModelFailed, ModelReady
 from .model_hub import ModelHub
-from .screens.lesson import LessonScreen
 from .screens.roadmap import RoadmapScreen
 
 
@@ -31,7 +30,8 @@ class TutorApp(App):
     def on_mount(self) -> None:
         self.push_screen(RoadmapScreen(self.catalog))
         if self.preload_model:
-            self.load_model()
+            # after the first paint: importing torch holds the GIL for a while
+            self.call_after_refresh(self.load_model)
 
     @work(thread=True, exclusive=True, group="model")
     def load_model(self) -> None:
@@ -58,6 +58,8 @@ class TutorApp(App):
         if item is None:
             self.notify(f"No lesson {lesson_id!r}", severity="warning")
             return
+        from .screens.lesson import LessonScreen  # numpy and the quiz load on first use
+
         self.push_screen(LessonScreen(item))
 
     def record_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,

@@ -49,7 +49,7 @@ class RoadmapScreen(Screen):
         tree.focus()
         first = next((n for n in tree.root.children if n.children), None)
         if first is not None and first.children:
-            tree.move_cursor(first.children[0])
+            self.call_after_refresh(tree.move_cursor, first.children[0])
 
     def action_open_lesson(self) -> None:
         node = self.query_one(Tree).cursor_node

@@ -1,0 +1,49 @@
+"""Every shipped lesson loads, and its questions can be answered from the live model."""
+import pytest
+
+from tutor.catalog import load_catalog
+from tutor.lesson_loader import LessonFileError
+from tutor.catalog import load_lesson
+from tutor.quiz import grade, truth_for
+
+CATALOG = load_catalog()
+
+
+def test_every_shipped_lesson_loads_without_problems():
+    assert CATALOG.lessons, "no lessons shipped"
+    assert not CATALOG.broken, [str(p) for b in CATALOG.broken for p in b.problems]
+    assert not CATALOG.problems, [str(p) for p in CATALOG.problems]
+
+
+def test_the_first_tracks_teach_the_three_core_lessons():
+    ids = {item.lesson.id for item in CATALOG.ordered()}
+    assert {"la-qkv-projection", "la-scaled-scores", "pr-masked-softmax"} <= ids
+
+
+def test_scores_shape_answer_comes_from_the_model():
+    from tutor.live import compute_live
+    from tutor.model_hub import ModelHub
+
+    lesson = CATALOG.get("la-scaled-scores").lesson
+    live = compute_live(lesson, ModelHub())
+    question = lesson.questions[0]
+    truth = truth_for(question, live.tensors, live.sizes)
+    assert truth.value == (2, 2, 4, 4)
+    assert grade(question, "2x2x4x4", truth, live.sizes).correct
+    assert not grade(question, "(2, 4, 4)", truth, live.sizes).correct
+
+
+def test_a_broken_file_points_at_file_line_and_field(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("format_version: 1\nid: x\ntitel: oops\n", encoding="utf-8")
+    with pytest.raises(LessonFileError) as error:
+        load_lesson(path)
+    messages = [str(p) for p in error.value.problems]
+    assert any(f"{path}:3:1: titel: unknown field; did you mean 'title'?" in m for m in messages), messages
+
+
+def test_python_object_tags_are_refused(tmp_path):
+    path = tmp_path / "evil.yaml"
+    path.write_text("format_version: !!python/object/apply:os.system ['touch /tmp/tutor-pwned']\n")
+    with pytest.raises(LessonFileError, match="tag"):
+        load_lesson(path)
