@@ -20,7 +20,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--home", metavar="DIR", type=Path, default=None,
                         help="where progress is kept (default: the user data directory; or TUTOR_HOME)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_lessons_parser(commands)
     for module in _command_modules():
         module.add_parser(commands)
     return parser
@@ -31,41 +30,13 @@ def _command_modules():
     import importlib
 
     found = []
-    for name in ("train_command", "sample_command", "progress_command", "serve_command"):
+    for name in ("lessons_command", "train_command", "sample_command", "progress_command", "serve_command"):
         try:
             found.append(importlib.import_module(f"tutor.{name}"))
         except ModuleNotFoundError as error:
             if error.name != f"tutor.{name}":
                 raise
     return found
-
-
-def _add_lessons_parser(commands) -> None:
-    lessons = commands.add_parser("lessons", help="list, check or create lesson files")
-    sub = lessons.add_subparsers(dest="lessons_command", metavar="ACTION", required=True)
-    listing = sub.add_parser("list", help="list the lessons on the roadmap")
-    listing.set_defaults(func=run_lessons_list)
-
-
-def run_lessons_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    from .catalog import load_catalog
-
-    catalog = load_catalog(args.lessons)
-    table = Table(title="Lessons", show_lines=False)
-    for column in ("track", "id", "title", "questions"):
-        table.add_column(column)
-    for track in catalog.index.tracks:
-        for item in catalog.track_lessons(track.id):
-            table.add_row(track.id, item.lesson.id, item.lesson.title, str(len(item.lesson.questions)))
-    console = Console()
-    console.print(table)
-    problems = [p for b in catalog.broken for p in b.problems] + catalog.problems
-    for problem in problems:
-        Console(stderr=True).print(f"[red]problem[/red] {problem}", markup=True, highlight=False)
-    return 1 if problems else 0
 
 
 def run_app(args: argparse.Namespace) -> int:

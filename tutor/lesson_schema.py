@@ -43,6 +43,16 @@ class ModelSetup(Strict):
     n_layer: int | None = Field(None, ge=1, le=8)
     positions: Literal["learned", "sinusoidal", "none"] | None = None
     vary: dict[Literal["B", "L", "D", "H"], tuple[int, int]] = Field(default_factory=dict)
+    experiments: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
+
+    @field_validator("experiments")
+    @classmethod
+    def _known_experiments(cls, value):
+        from .experiments import EXPERIMENTS
+        unknown = [name for name in value if name not in EXPERIMENTS]
+        if unknown:
+            raise ValueError(f"unknown experiment {unknown[0]!r}; available: {', '.join(sorted(EXPERIMENTS))}")
+        return value
 
     @field_validator("text")
     @classmethod

@@ -14,6 +14,7 @@ import torch
 
 from model import GPT, CharTokenizer, GPTConfig, run_with_probes
 
+from .experiments import ExperimentContext, run_experiments
 from .lesson_schema import Lesson, ModelSetup
 from .model_hub import ModelHub
 
@@ -114,6 +115,10 @@ def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None)
         _, probes = run_with_probes(model, tokens)
     tensors = {name: t.cpu().float().numpy() for name, t in probes.items()}
     tensors.update(parameter_tensors(model))
+    if setup.experiments:
+        context = ExperimentContext(model, tokens, tokenizer, sizes, setup.seed)
+        with hub.lock:
+            tensors.update(run_experiments(setup.experiments, context))
     sizes = sizes | {"D_head": sizes["D"] // sizes["H"], "V": tokenizer.vocab_size,
                      "N": model.config.n_layer, "d_k": sizes["D"] // sizes["H"],
                      "d_model": sizes["D"], "T": block_size}

@@ -1,0 +1,67 @@
+"""Experiments: extra live tensors a lesson can ask for beyond the forward pass.
+
+Some lessons need to *do* something to the model to show a fact: shuffle the input, take a
+few optimizer steps, sample the next token.  Each experiment is a named, whitelisted
+function (a lesson file cannot bring its own code) that returns more named numpy tensors;
+lessons read them like probes.  torch is imported inside the functions so that naming the
+experiments (for validation) stays cheap.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+ExperimentFn = Callable[["ExperimentContext"], dict[str, np.ndarray]]
+EXPERIMENTS: dict[str, ExperimentFn] = {}
+DESCRIPTIONS: dict[str, str] = {}
+
+
+@dataclass
+class ExperimentContext:
+    model: Any              # model.GPT, in eval mode
+    tokens: Any             # torch.LongTensor (B, L)
+    tokenizer: Any          # model.CharTokenizer
+    sizes: dict[str, int]
+    seed: int
+
+
+def experiment(name: str, description: str):
+    """Register an experiment under ``name``; its tensors should be named ``name.*``."""
+    def register(fn: ExperimentFn) -> ExperimentFn:
+        EXPERIMENTS[name] = fn
+        DESCRIPTIONS[name] = description
+        return fn
+    return register
+
+
+def run_experiments(names: list[str], context: ExperimentContext) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for name in names:
+        if name not in EXPERIMENTS:
+            raise ValueError(f"unknown experiment {name!r}; available: {', '.join(sorted(EXPERIMENTS))}")
+        out.update(EXPERIMENTS[name](context))
+    return out
+
+
+def _numpy(tensor) -> np.ndarray:
+    return tensor.detach().cpu().float().numpy()
+
+
+@experiment("shuffle", "the same input with its positions permuted (reversed): shuffle.perm, "
+                       "shuffle.resid_post (last block's output for the permuted input), shuffle.logits")
+def shuffled_input(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from model import run_with_probes
+
+    length = context.tokens.shape[1]
+    perm = torch.arange(length - 1, -1, -1)                                  # (L,)
+    _, probes = run_with_probes(context.model, context.tokens[:, perm])
+    last = f"blocks.{context.model.config.n_layer - 1}.resid_post"
+    return {
+        "shuffle.perm": perm.numpy().astype(float),
+        "shuffle.resid_post": _numpy(probes[last]),                          # (B, L, D)
+        "shuffle.logits": _numpy(probes["logits"]),                          # (B, L, V)
+    }
