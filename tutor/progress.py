@@ -184,29 +184,33 @@ class ProgressStore:
                 f"this version understands up to {SCHEMA_VERSION}). Upgrade tutor, or use "
                 f"--home / TUTOR_HOME to point at another directory. The file was not changed."
             )
+        # check_same_thread=False: the app may record from a worker thread; _lock serialises use.
+        self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
         try:
-            self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
-            self._con.execute("PRAGMA busy_timeout = 5000")
-            self._con.execute("PRAGMA journal_mode = WAL")
-            self._con.execute("PRAGMA synchronous = FULL")
+            # FULL: one fsync per answer is invisible at human pace and survives power loss too.
+            for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = FULL"):
+                self._con.execute(f"PRAGMA {pragma}")
             with self._tx() as con:  # IMMEDIATE: two first-time openers take turns
                 if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                     for statement in filter(str.strip, _SCHEMA.split(";")):
                         con.execute(statement)
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as exc:
+            self._con.close()
             raise ProgressError(f"cannot open progress database {self.path}: {exc}") from exc
 
     def _move_aside(self) -> None:
         target = _free_name(self.path.with_name(f"{DB_NAME}.corrupt-{_stamp()}"))
         try:
             os.replace(self.path, target)
-        except FileNotFoundError:  # another tutor process already moved it
+            for suffix in ("-wal", "-shm"):  # the WAL may hold the only copy of recent answers
+                side = self.path.with_name(DB_NAME + suffix)
+                if side.exists():
+                    os.replace(side, target.with_name(target.name + suffix))
+        except FileNotFoundError:  # another tutor process moved it first
             return
-        for suffix in ("-wal", "-shm"):
-            side = self.path.with_name(DB_NAME + suffix)
-            if side.exists():
-                os.replace(side, target.with_name(target.name + suffix))
+        except OSError as exc:
+            raise ProgressError(f"{self.path} is unreadable and could not be moved aside: {exc}") from exc
         self.recovered_from = target
         self.message = (
             f"The progress database could not be read; it was moved to {target} "
@@ -254,14 +258,20 @@ class ProgressStore:
         variant: str | None = None,
         now: datetime | None = None,
     ) -> Answer:
-        """Store one answer and reschedule its review card, atomically."""
+        """Store one answer and reschedule its review card, atomically.
+
+        (timestamp, lesson, question, answer) identifies an answer for import;
+        a genuine repeat within the clock's resolution is shifted by 1 µs so it
+        is kept, not mistaken for a duplicate.
+        """
         now = now or datetime.now(timezone.utc)
         with self._tx() as con:
-            con.execute(
+            while not con.execute(
                 "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (iso(now), lesson_id, question_id, answer, int(correct), int(hints_used), variant),
-            )
+            ).rowcount:
+                now += timedelta(microseconds=1)
             review.record_review(con, lesson_id, question_id, correct, hints_used, now)
         return Answer(lesson_id, question_id, answer, bool(correct), int(hints_used), parse_iso(iso(now)), variant)
 
@@ -403,9 +413,10 @@ class ProgressStore:
     def reset(self, backup_dir: str | Path | None = None) -> Path:
         """Copy the database to a timestamped backup, then clear it.
 
-        The backup is taken inside the write transaction that clears the data,
+        The write lock is held from before the copy until the data is cleared,
         so an answer another process commits meanwhile is either in the backup
-        or not deleted.
+        or not deleted. The copy reads through a second connection, because
+        SQLite's backup cannot read from a connection inside a transaction.
         """
         backup_dir = Path(backup_dir) if backup_dir else self.home / "backups"
         try:
@@ -414,10 +425,11 @@ class ProgressStore:
             raise ProgressError(f"cannot create backup directory {backup_dir}: {exc.strerror or exc}") from exc
         target = _free_name(backup_dir / f"progress-{_stamp()}.db")
         with self._tx() as con:
-            dst = sqlite3.connect(target)
+            src, dst = sqlite3.connect(self.path), sqlite3.connect(target)
             try:
-                con.backup(dst)
+                src.backup(dst)
             finally:
+                src.close()
                 dst.close()
             for table in ("answers", "cards", "meta"):
                 con.execute(f"DELETE FROM {table}")

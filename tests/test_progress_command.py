@@ -1,0 +1,127 @@
+"""``tutor progress`` as a user meets it: output, exit codes, no tracebacks."""
+import argparse
+import io
+import json
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from tutor.progress import SCHEMA_VERSION, ProgressStore
+from tutor.progress_command import RESET_PROMPT, add_parser
+
+
+def cli(argv, *, global_home=None):
+    parser = argparse.ArgumentParser(prog="tutor")
+    parser.add_argument("--home")  # the main CLI may also offer --home globally
+    add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args((["--home", str(global_home)] if global_home else []) + ["progress", *argv])
+    return args
+
+
+def run(argv, capsys, monkeypatch, stdin=""):
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    args = cli(argv)
+    code = args.func(args)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "unused"))  # never the real data dir
+    home = tmp_path / "home"
+    now = datetime.now(timezone.utc)
+    with ProgressStore(home) as store:
+        store.record_answer("attention", "q1", "wrong", False, now=now - timedelta(hours=1))
+        store.record_answer("attention", "q1", "right", True, now=now - timedelta(minutes=30))
+        store.record_answer("embeddings", "q2", "x", True, now=now)
+        store.record_answer("embeddings", "q3", "y", False, now=now)
+    return home
+
+
+def count(home):
+    with ProgressStore(home) as store:
+        return store.answer_count()
+
+
+def test_summary(home, capsys, monkeypatch):
+    code, out, err = run(["--home", str(home)], capsys, monkeypatch)
+    assert code == 0 and err == ""
+    assert "Answers: 4" in out and "Accuracy: 50%" in out and "Streak: 1 day" in out
+    assert "attention" in out and "embeddings" in out
+    assert "Reviews due now: 0 (next" in out
+
+
+def test_summary_of_empty_home(tmp_path, capsys, monkeypatch):
+    code, out, _ = run(["--home", str(tmp_path / "new")], capsys, monkeypatch)
+    assert code == 0 and "No answers recorded yet" in out
+
+
+def test_global_home_is_not_overwritten_by_subcommand(home):
+    assert cli([], global_home=home).home == str(home)
+    assert cli(["--home", "sub"], global_home=home).home == "sub"
+
+
+def test_home_from_environment(home, capsys, monkeypatch):
+    monkeypatch.setenv("TUTOR_HOME", str(home))
+    code, out, _ = run([], capsys, monkeypatch)
+    assert code == 0 and "Answers: 4" in out
+
+
+def test_export_and_import(home, tmp_path, capsys, monkeypatch):
+    file = tmp_path / "out.json"
+    code, out, _ = run(["--home", str(home), "--export", str(file)], capsys, monkeypatch)
+    assert code == 0 and "Exported 4 answers" in out
+    assert len(json.loads(file.read_text(encoding="utf-8"))["answers"]) == 4
+    other = tmp_path / "other"
+    for expected in ("Imported 4 new answers", "Imported 0 new answers"):
+        code, out, _ = run(["--home", str(other), "--import", str(file)], capsys, monkeypatch)
+        assert code == 0 and expected in out
+    assert count(other) == 4
+
+
+def test_reset_answered_no_keeps_data(home, capsys, monkeypatch):
+    code, out, _ = run(["--home", str(home), "--reset"], capsys, monkeypatch, stdin="n\n")
+    assert code == 0 and RESET_PROMPT.strip() in out and "Nothing was changed" in out
+    assert count(home) == 4
+    code, out, _ = run(["--home", str(home), "--reset"], capsys, monkeypatch, stdin="")  # EOF means no
+    assert count(home) == 4
+
+
+def test_reset_answered_yes_and_with_yes_flag(home, capsys, monkeypatch):
+    code, out, _ = run(["--home", str(home), "--reset"], capsys, monkeypatch, stdin="y\n")
+    assert code == 0 and "Backup kept at" in out
+    assert count(home) == 0
+    backups = list((home / "backups").glob("*.db"))
+    assert len(backups) == 1 and str(backups[0]) in out
+    code, out, _ = run(["--home", str(home), "--reset", "--yes"], capsys, monkeypatch)
+    assert code == 0 and RESET_PROMPT.strip() not in out
+
+
+def test_import_of_missing_file_fails_cleanly(home, tmp_path, capsys, monkeypatch):
+    missing = tmp_path / "missing.json"
+    code, out, err = run(["--home", str(home), "--import", str(missing)], capsys, monkeypatch)
+    assert code == 1 and str(missing) in err and err.startswith("tutor progress: error:")
+    assert count(home) == 4
+
+
+def test_export_to_missing_directory_fails_cleanly(home, tmp_path, capsys, monkeypatch):
+    code, _, err = run(["--home", str(home), "--export", str(tmp_path / "no" / "such" / "x.json")],
+                       capsys, monkeypatch)
+    assert code == 1 and "cannot write" in err
+
+
+def test_newer_database_fails_cleanly(home, capsys, monkeypatch):
+    con = sqlite3.connect(home / "progress.db")
+    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    con.close()
+    code, _, err = run(["--home", str(home)], capsys, monkeypatch)
+    assert code == 1 and "newer version" in err
+
+
+def test_recovery_from_corruption_is_reported(tmp_path, capsys, monkeypatch):
+    (tmp_path / "progress.db").write_bytes(b"\x00garbage" * 200)
+    code, out, err = run(["--home", str(tmp_path)], capsys, monkeypatch)
+    assert code == 0 and "warning" in err and "progress.db.corrupt-" in err
