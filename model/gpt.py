@@ -114,8 +114,9 @@ class CausalSelfAttention(nn.Module):
             k = torch.cat([past[0], k], dim=2)                               # (B, H, T, D_head)
             v = torch.cat([past[1], v], dim=2)                               # (B, H, T, D_head)
         present = (k, v)
-        if probes is None and self.fused:
-            # a single query row (cached decoding) may see every key: no mask needed
+        if probes is None and self.fused and (past is None or L == 1):
+            # a single query row (cached decoding) may see every key: no mask needed.  Several
+            # new rows after a cache need an offset mask, which the explicit path builds.
             z = F.scaled_dot_product_attention(q, k, v, is_causal=past is None and L > 1)
         else:
             z = self.explicit_attention(q, k, v, probes, name)               # (B, H, L, D_head)

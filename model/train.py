@@ -170,7 +170,7 @@ class Trainer:
             group["lr"] = lr
         x, y = self.dataset.get_batch("train", cfg.batch_size, self.generator, self.device)  # (B, L) each
         logits = model(x)                                                    # (B, L, V)
-        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1), ignore_index=IGNORE)
+        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.reshape(-1), ignore_index=IGNORE)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         norm = torch.nn.utils.clip_grad_norm_(self._params, cfg.grad_clip if cfg.grad_clip > 0 else math.inf)
@@ -182,13 +182,13 @@ class Trainer:
             self.optimizer.zero_grad(set_to_none=True)
             raise TrainingDiverged(
                 f"training diverged at step {self.step_count + 1}: the loss became {loss_value}. "
-                f"Kept the weights from step {self.step_count}, the last with a finite loss; "
+                f"Restored the weights that gave the last finite loss (step {self.step_count}); "
                 f"try a smaller learning rate than {cfg.lr:g}.")
         if not math.isfinite(norm_value):
             self.optimizer.zero_grad(set_to_none=True)
             raise TrainingDiverged(
                 f"training diverged at step {self.step_count + 1}: the gradient norm became "
-                f"{norm_value}. Kept the weights from step {self.step_count}; try a smaller "
+                f"{norm_value}. Kept the current weights, whose loss was finite; try a smaller "
                 f"learning rate than {cfg.lr:g} or gradient clipping.")
         with torch.no_grad():
             for p, good in zip(self._params, self._last_good):
@@ -219,7 +219,7 @@ class Trainer:
             for _ in range(self.config.eval_batches):
                 x, y = self.dataset.get_batch("val", self.config.batch_size, gen, self.device)
                 logits = self.model(x)                                       # (B, L, V)
-                total += F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1),
+                total += F.cross_entropy(logits.view(-1, logits.size(-1)), y.reshape(-1),
                                          ignore_index=IGNORE).item()
             self.val_loss = total / self.config.eval_batches
             if self.held_out is not None:

@@ -47,3 +47,12 @@ def test_python_object_tags_are_refused(tmp_path):
     path.write_text("format_version: !!python/object/apply:os.system ['touch /tmp/tutor-pwned']\n")
     with pytest.raises(LessonFileError, match="tag"):
         load_lesson(path)
+
+
+def test_every_shipped_lesson_passes_the_full_check():
+    """The CI gate for lesson authors: `tutor lessons check` on the built-in lessons, live model included."""
+    from tutor.lesson_check import check_paths
+
+    report = check_paths(variants=1)   # own sizes, both corners of model.vary and one draw: fast enough for CI
+    assert report.lessons, "no lessons checked"
+    assert report.ok, "\n" + report.text()

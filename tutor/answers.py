@@ -49,7 +49,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
         raise AnswerError("the tensors here have at most 8 axes; check the shape")
     sizes = []
     for part in parts:
-        if not part.isdigit() or len(part) > 7:
+        if not part.isdecimal() or len(part) > 7:
             raise AnswerError(f"{part!r} is not a size; a shape is whole numbers like (2, 2, 4, 4)")
         sizes.append(int(part))
     return tuple(sizes)
@@ -98,7 +98,7 @@ def parse_choice(text: str, choices: list[str]) -> int:
     lowered = token.lower()
     if len(lowered) == 1 and "a" <= lowered < chr(ord("a") + len(choices)):
         return ord(lowered) - ord("a")
-    if lowered.isdigit() and 1 <= int(lowered) <= len(choices):
+    if lowered.isdecimal() and 1 <= int(lowered) <= len(choices):
         return int(lowered) - 1
     for i, choice in enumerate(choices):
         if lowered == choice.strip().lower():

@@ -5,6 +5,7 @@ the roadmap can list it with its error.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,8 @@ class Catalog:
     lessons: dict[str, LoadedLesson] = field(default_factory=dict)
     broken: list[BrokenLesson] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)   # cross-file problems
+    folder_problems: list[Problem] = field(default_factory=list, repr=False)   # kept across reloads
+    sources: list[tuple[Path, bool]] = field(default_factory=list, repr=False)  # (folder, builtin)
 
     def track_lessons(self, track_id: str) -> list[LoadedLesson]:
         found = [item for item in self.lessons.values() if item.lesson.track == track_id]
@@ -66,27 +69,61 @@ def load_lesson(path: Path) -> Lesson:
 def load_catalog(extra_dirs: list[Path] = ()) -> Catalog:
     """Built-in lessons first, then the learner's folders; cross-file rules checked last."""
     catalog = Catalog(index=load_index())
-    sources = [(builtin_lessons_dir(), True)] + [(Path(d), False) for d in extra_dirs]
-    for folder, builtin in sources:
+    catalog.sources = [(builtin_lessons_dir(), True)] + [(Path(d), False) for d in extra_dirs]
+    for folder, builtin in catalog.sources:
         if not folder.is_dir():
-            catalog.problems.append(Problem(str(folder), 1, 1, "", "not a folder of lessons"))
+            catalog.folder_problems.append(Problem(str(folder), 1, 1, "", "not a folder of lessons"))
             continue
         for path in lesson_files(folder):
             add_lesson_file(catalog, path, builtin)
-    catalog.problems.extend(cross_file_problems(catalog))
+    catalog.problems = catalog.folder_problems + cross_file_problems(catalog)
     return catalog
 
 
-def add_lesson_file(catalog: Catalog, path: Path, builtin: bool) -> None:
-    try:
-        lesson = load_lesson(path)
-    except LessonFileError as error:
-        catalog.broken.append(BrokenLesson(path, error.problems))
-        return
+def refresh_file(catalog: Catalog, path: Path, builtin: bool) -> tuple[str | None, list[Problem]]:
+    """Re-read one edited, added or removed file in place: (the id it now serves, its problems).
+
+    A file broken by an edit keeps its last good lesson in the catalog, so a learner who has it
+    open loses nothing; the problems are listed beside it until the next good save.
+    """
+    old_id = next((i for i, item in catalog.lessons.items() if item.path == path), None)
+    catalog.broken = [b for b in catalog.broken if b.path != path]
+    problems: list[Problem] = []
+    if not path.exists():
+        catalog.lessons.pop(old_id, None)
+        new_id = None
+    else:
+        before = len(catalog.broken)
+        try:
+            lesson = load_lesson(path)
+        except LessonFileError as error:
+            catalog.broken.append(BrokenLesson(path, error.problems))
+        else:
+            if old_id is not None and old_id != lesson.id:
+                del catalog.lessons[old_id]
+            add_lesson_file(catalog, path, builtin, lesson)
+        problems = [p for b in catalog.broken[before:] for p in b.problems]
+        new_id = lesson_id_at(catalog, path)
+    catalog.problems = catalog.folder_problems + cross_file_problems(catalog)
+    return new_id, problems
+
+
+def lesson_id_at(catalog: Catalog, path: Path) -> str | None:
+    return next((i for i, item in catalog.lessons.items() if item.path == path), None)
+
+
+def add_lesson_file(catalog: Catalog, path: Path, builtin: bool, lesson: Lesson | None = None) -> None:
+    if lesson is None:
+        try:
+            lesson = load_lesson(path)
+        except LessonFileError as error:
+            catalog.broken.append(BrokenLesson(path, error.problems))
+            return
     previous = catalog.lessons.get(lesson.id)
     if previous is not None and previous.path != path:
+        line, col = _line_of(path, ("id",))
         catalog.broken.append(BrokenLesson(path, [Problem(
-            str(path), 2, 1, "id", f"duplicate id {lesson.id!r}: {previous.path} already uses it; choose another id")]))
+            str(path), line, col, "id", f"duplicate id {lesson.id!r}: {previous.path} already uses it; choose another id")]))
         return
     catalog.lessons[lesson.id] = LoadedLesson(lesson, path, builtin)
 
@@ -110,13 +147,20 @@ def cross_file_problems(catalog: Catalog) -> list[Problem]:
         for i, prerequisite in enumerate(lesson.prerequisites):
             if prerequisite not in catalog.lessons:
                 line, col = _line_of(item.path, ("prerequisites", i))
+                close = difflib.get_close_matches(prerequisite, list(catalog.lessons), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else "; use the id: of another lesson"
                 problems.append(Problem(str(item.path), line, col, f"prerequisites.{i}",
-                                        f"no lesson has the id {prerequisite!r}"))
+                                        f"no lesson has the id {prerequisite!r}{hint}"))
     for cycle in prerequisite_cycles(catalog):
-        item = catalog.lessons[cycle[0]]
-        line, col = _line_of(item.path, ("prerequisites",))
-        problems.append(Problem(str(item.path), line, col, "prerequisites",
-                                "prerequisite cycle: " + " -> ".join(cycle + [cycle[0]])))
+        # reported in every file of the cycle: any one of them may be the one to fix
+        for k, lesson_id in enumerate(cycle):
+            item = catalog.lessons[lesson_id]
+            loop = cycle[k:] + cycle[:k]
+            position = item.lesson.prerequisites.index(loop[1 % len(loop)])
+            line, col = _line_of(item.path, ("prerequisites", position))
+            problems.append(Problem(str(item.path), line, col, f"prerequisites.{position}",
+                                    "prerequisite cycle: " + " -> ".join(loop + [loop[0]]) +
+                                    "; remove one of these prerequisites"))
     return problems
 
 

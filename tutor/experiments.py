@@ -49,19 +49,5 @@ def _numpy(tensor) -> np.ndarray:
     return tensor.detach().cpu().float().numpy()
 
 
-@experiment("shuffle", "the same input with its positions permuted (reversed): shuffle.perm, "
-                       "shuffle.resid_post (last block's output for the permuted input), shuffle.logits")
-def shuffled_input(context: ExperimentContext) -> dict[str, np.ndarray]:
-    import torch
-
-    from model import run_with_probes
-
-    length = context.tokens.shape[1]
-    perm = torch.arange(length - 1, -1, -1)                                  # (L,)
-    _, probes = run_with_probes(context.model, context.tokens[:, perm])
-    last = f"blocks.{context.model.config.n_layer - 1}.resid_post"
-    return {
-        "shuffle.perm": perm.numpy().astype(float),
-        "shuffle.resid_post": _numpy(probes[last]),                          # (B, L, D)
-        "shuffle.logits": _numpy(probes["logits"]),                          # (B, L, V)
-    }
+from . import experiments_structure  # noqa: E402,F401  (registers its experiments)
+from . import experiments_training  # noqa: E402,F401  (registers its experiments)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .probe_ref import ProbeRefError, parse_probe_ref
 
@@ -51,7 +51,10 @@ class ModelSetup(Strict):
         from .experiments import EXPERIMENTS
         unknown = [name for name in value if name not in EXPERIMENTS]
         if unknown:
-            raise ValueError(f"unknown experiment {unknown[0]!r}; available: {', '.join(sorted(EXPERIMENTS))}")
+            import difflib
+            close = difflib.get_close_matches(unknown[0], list(EXPERIMENTS), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(f"unknown experiment {unknown[0]!r}; {hint}available: {', '.join(sorted(EXPERIMENTS))}")
         return value
 
     @field_validator("text")
@@ -182,10 +185,8 @@ class Lesson(Strict):
     explanation: LongText
     formula: FormulaSpec
     model: ModelSetup = Field(default_factory=ModelSetup)
-    probes: list[str] = Field(min_length=1, max_length=10)
+    probes: list[Annotated[str, AfterValidator(_check_probe_ref)]] = Field(min_length=1, max_length=10)
     questions: list[Question] = Field(min_length=1, max_length=20)
-
-    _probes = field_validator("probes")(classmethod(lambda cls, v: [_check_probe_ref(p) for p in v]))
 
     @model_validator(mode="after")
     def _question_ids_unique(self):

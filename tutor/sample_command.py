@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import os
 import sys
 
 from tutor.train_command import positive_int
@@ -55,6 +56,18 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        sys.stdout.write("\n")
+        return 130
+    except BrokenPipeError:   # e.g. piped into `head`: the reader has gone, which is fine
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
     from model.checkpoint import CheckpointError, default_checkpoint_path, load_checkpoint
     from model.sample import beam_search, stream
     from model.train import resolve_device
@@ -70,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         note(f"error: {exc}")
         return 2
+    if device.type == "cpu":
+        import torch
+        torch.set_num_threads(1)  # one token at a time is too little work to share; threads only wait
     path = args.checkpoint or default_checkpoint_path()
     try:
         model, tokenizer, meta = load_checkpoint(path, device)

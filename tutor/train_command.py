@@ -29,6 +29,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -55,7 +65,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--batch-size", type=positive_int, default=None,
                    help=f"sequences per step (default {TASK_BATCH} for tasks, {TEXT_BATCH} for text)")
     p.add_argument("--lr", type=positive_float, default=3e-3, help="peak learning rate (default 3e-3)")
-    p.add_argument("--warmup", type=int, default=100, help="warm-up steps (default 100)")
+    p.add_argument("--warmup", type=non_negative_int, default=100, help="warm-up steps (default 100)")
     p.add_argument("--eval-interval", type=positive_int, default=250, help="steps between validations")
     p.add_argument("--min-len", type=positive_int, default=1, help="shortest digit string (tasks)")
     p.add_argument("--max-len", type=positive_int, default=8, help="longest digit string (tasks)")
@@ -77,6 +87,14 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:   # before training started, or a second Ctrl+C
+        print("interrupted: nothing saved", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     import torch
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -86,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
     from model.data import TASKS, load_dataset
     from model.train import TrainConfig, Trainer, resolve_device
 
-    err = Console(stderr=True, highlight=False)
-    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)   # soft: never break a path in two
+    out = Console(highlight=False, soft_wrap=True)
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
@@ -147,9 +165,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         with progress:
             result = trainer.run()
-    except KeyboardInterrupt:
-        err.print("interrupted twice: left without saving")
-        return 130
     finally:
         if old_handler is not None:
             signal.signal(signal.SIGINT, old_handler)
@@ -176,8 +191,8 @@ def run(args: argparse.Namespace) -> int:
         n = len(trainer.held_out or [])
         out.print(f"exact-match accuracy: {m.accuracy:.1%} on {n} held-out {args.data} examples")
     if m is not None:
-        out.print(f"steps {trainer.step_count}  train loss {m.loss:.4f}  val loss {m.val_loss:.4f}  "
-                  f"{meta['training_seconds']:.0f} s")
+        val = f"  val loss {m.val_loss:.4f}" if m.val_loss is not None else ""
+        out.print(f"steps {trainer.step_count}  train loss {m.loss:.4f}{val}  {meta['training_seconds']:.0f} s")
     out.print(f"saved {out_path}" + (" (last good weights)" if result.status == "diverged" else ""))
     if result.status == "diverged":
         return 1

@@ -28,15 +28,16 @@ class LessonScreen(Screen):
         Binding("ctrl+r", "new_sizes", "New sizes"),
     ]
 
-    def __init__(self, item: LoadedLesson, variant_seed: int | None = None) -> None:
+    def __init__(self, item: LoadedLesson, variant_seed: int | None = None, question_index: int = 0) -> None:
         super().__init__()
         self.item = item
         self.lesson = item.lesson
         self.variant_seed = variant_seed
         self.live = None
-        self.question_index = 0
+        self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.hints_shown = 0
         self.revealed = False
+        self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
 
     def compose(self) -> ComposeResult:
         lesson = self.lesson
@@ -67,18 +68,27 @@ class LessonScreen(Screen):
     @work(thread=True, exclusive=True, group="live")
     def load_live(self) -> None:
         """Torch and SymPy load here, off the UI thread; the screen is usable meanwhile."""
+        lesson, generation = self.lesson, self.generation
         try:
             from ..formula_check import check_formula, render_spec
+            from ..formulas import FormulaError
             from ..live import compute_live
 
-            live = compute_live(self.lesson, self.app.hub, self.variant_seed)
-            formula_text = render_spec(self.lesson.formula)
-            check = check_formula(self.lesson.formula, live.tensors, live.sizes)
-            self.post_message(LiveReady(self.lesson.id, live, formula_text, check.message))
+            live = compute_live(lesson, self.app.hub, self.variant_seed)
+            try:   # a formula that does not parse must not keep the learner from the questions
+                formula_text = render_spec(lesson.formula)
+                agreement = check_formula(lesson.formula, live.tensors, live.sizes).message
+            except FormulaError as error:
+                formula_text, agreement = lesson.formula.expr, f"the formula does not parse: {error}"
+            message = LiveReady(lesson.id, live, formula_text, agreement)
         except Exception as error:  # any failure is shown in the lesson, never a traceback
-            self.post_message(LiveFailed(self.lesson.id, f"{type(error).__name__}: {error}"))
+            message = LiveFailed(lesson.id, f"{type(error).__name__}: {error}")
+        message.generation = generation   # checked on the UI thread, where reloads happen
+        self.post_message(message)
 
     def on_live_ready(self, message: LiveReady) -> None:
+        if getattr(message, "generation", self.generation) != self.generation:
+            return   # computed for a version of the lesson that has since been reloaded
         self.live = message.live
         live = message.live
         self.query_one("#formula", Static).update(Text(message.formula_text))
@@ -92,6 +102,8 @@ class LessonScreen(Screen):
         self.show_question()
 
     def on_live_failed(self, message: LiveFailed) -> None:
+        if getattr(message, "generation", self.generation) != self.generation:
+            return
         self.query_one("#live-status", Static).update(
             Text(f"Could not compute this lesson's tensors: {message.error}", style="bold red"))
 
@@ -100,6 +112,7 @@ class LessonScreen(Screen):
         return self.lesson.questions[self.question_index]
 
     def show_question(self) -> None:
+        self.remember_position()
         total = len(self.lesson.questions)
         text = Text(f"Question {self.question_index + 1}/{total}  ", style="bold")
         text.append(self.question.prompt)
@@ -154,6 +167,10 @@ class LessonScreen(Screen):
             self.query_one("#real-tensor", Static).update(
                 tensor_renderable(truth.tensor, f"real {truth.tensor_label}", labels))
 
+    def remember_position(self) -> None:
+        """Saved on every question change, so 'tutor' reopens here next time."""
+        self.app.save_position(self.lesson.id, self.question_index)
+
     def action_hint(self) -> None:
         hints = self.question.hints
         if not hints:
@@ -183,6 +200,36 @@ class LessonScreen(Screen):
         self.variant_seed = random.randrange(1, 2**31)
         self.live = None
         self.query_one("#live-status", Static).update(Text("Drawing new sizes…"))
+        self.load_live()
+
+    def lessons_changed(self, reloads) -> None:
+        """Hot reload: take the edited lesson in place, or show why the edit could not be used."""
+        for reload in reloads:
+            if reload.path != self.item.path and reload.old_id != self.lesson.id:
+                continue
+            if reload.broken:
+                self.query_one("#live-status", Static).update(Text(
+                    f"The edited lesson file has a problem; this is the last good version.\n{reload.problems[0]}",
+                    style="bold red"))
+            elif reload.removed or reload.new_id is None:
+                self.query_one("#live-status", Static).update(Text(
+                    "The lesson file was removed; this is its last version.", style="yellow"))
+            else:
+                self.swap_lesson(self.app.catalog.get(reload.new_id))
+
+    def swap_lesson(self, item: LoadedLesson) -> None:
+        """Show the reloaded lesson at the same question (clamped) and recompute its tensors."""
+        self.item, self.lesson = item, item.lesson
+        self.generation += 1
+        self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
+        self.title = self.lesson.title
+        self.query_one("#lesson-title", Static).update(Text(self.lesson.title, style="bold"))
+        self.query_one("#explanation", Static).update(Text(self.lesson.explanation.strip()))
+        self.query_one("#formula", Static).update(Text(self.lesson.formula.expr))
+        self.query_one("#translation", Static).update(Text("In words: " + self.lesson.formula.translation))
+        self.query_one("#live-status", Static).update(Text("Lesson file reloaded; recomputing the live tensors…"))
+        self.live = None
+        self.show_question()
         self.load_live()
 
     def action_back(self) -> None:

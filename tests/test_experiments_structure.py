@@ -1,0 +1,318 @@
+"""The structure-side experiments (it, co, nu, de tracks): documented names and shapes, the
+identity each one shows, and the rule that the shared trained model is never modified."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from model import GPT, CharTokenizer, GPTConfig, sinusoidal_table
+from model.sample import beam_search, generate
+from tutor import experiments_structure as xs
+from tutor.experiments import EXPERIMENTS, ExperimentContext
+from tutor.model_hub import ModelHub
+
+STRUCTURE_EXPERIMENTS = ["shuffle", "sinusoid", "pe_shift", "attn_window", "linear_attn", "heads", "fp16",
+                         "norm_axes", "residual_grad", "activations", "info", "kl", "decode", "generate", "beam"]
+V = 96
+TOKENIZER = CharTokenizer()
+
+
+@pytest.fixture(scope="module")
+def hub():
+    hub = ModelHub()
+    hub.ensure_loaded()
+    return hub
+
+
+def context(model, rows, seed=0):
+    tokens = torch.tensor([TOKENIZER.encode(row) for row in rows])
+    sizes = {"B": len(rows), "L": len(rows[0]), "D": model.config.d_model, "H": model.config.n_head}
+    return ExperimentContext(model, tokens, TOKENIZER, sizes, seed)
+
+
+def small_model(seed=0, **config):
+    torch.manual_seed(seed)
+    settings = dict(vocab_size=V, block_size=64, n_layer=1, n_head=2, d_model=8) | config
+    return GPT(GPTConfig(**settings)).eval()
+
+
+def run(name, ctx):
+    return EXPERIMENTS[name](ctx)
+
+
+@pytest.fixture(scope="module")
+def trained_out(hub):
+    """Every experiment once on the trained model (B = 1, L = 9); proves the shared model survives."""
+    model = hub.model
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    rng, threads = torch.random.get_rng_state(), torch.get_num_threads()
+    out = {name: run(name, context(model, ["3142>1234"])) for name in STRUCTURE_EXPERIMENTS}
+    after = model.state_dict()
+    assert before.keys() == after.keys()
+    assert all(torch.equal(before[k], after[k]) for k in before), "an experiment modified the shared model"
+    assert all(p.grad is None for p in model.parameters()), "an experiment left gradients on the shared model"
+    assert not model.training
+    assert torch.equal(torch.random.get_rng_state(), rng), "an experiment moved the global random state"
+    assert torch.get_num_threads() == threads
+    return out
+
+
+def test_every_experiment_is_registered_with_a_description():
+    from tutor.experiments import DESCRIPTIONS
+
+    for name in STRUCTURE_EXPERIMENTS:
+        assert name in EXPERIMENTS
+        assert len(DESCRIPTIONS[name]) > 40
+
+
+EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B = 1, L = 9
+    "shuffle": {"shuffle.perm": (9,), "shuffle.P": (9, 9), "shuffle.q": (1, 4, 9, 16), "shuffle.k": (1, 4, 9, 16),
+                "shuffle.v": (1, 4, 9, 16), "shuffle.out": (1, 9, 64), "shuffle.out_shuffled": (1, 9, 64),
+                "shuffle.same_token": (1, 9), "shuffle.last_change": (1,), "shuffle.last_change_deep": (1,),
+                "shuffle.last_change_pe": (1,), "shuffle.full_z": (1, 4, 9, 16),
+                "shuffle.full_z_shuffled": (1, 4, 9, 16), "shuffle.full_z_permuted": (1, 4, 9, 16),
+                "shuffle.full_same": (1, 9)},
+    "sinusoid": {"sinusoid.pos": (9, 1), "sinusoid.i": (32,), "sinusoid.sin": (9, 32), "sinusoid.cos": (9, 32),
+                 "sinusoid.table": (9, 64)},
+    "pe_shift": {"pe_shift.k": (1,), "pe_shift.M": (64, 64), "pe_shift.shifted": (9, 64),
+                 "pe_shift.rotated": (9, 64), "pe_shift.omega": (32,)},
+    "attn_window": {"attn_window.mask": (9, 9), "attn_window.bias": (9, 9), "attn_window.pattern": (1, 4, 9, 9),
+                    "attn_window.kept": (1,), "attn_window.causal_kept": (1,), "attn_window.full": (1,)},
+    "linear_attn": {"linear_attn.qk": (1, 4, 9, 9), "linear_attn.kv": (1, 4, 16, 16),
+                    "linear_attn.qk_v": (1, 4, 9, 16), "linear_attn.q_kv": (1, 4, 9, 16),
+                    "linear_attn.max_diff": (1,)},
+    "heads": {"heads.ablated": (1,), "heads.merged": (1, 9, 64), "heads.merged_ablated": (1, 9, 64),
+              "heads.changed": (64,), "heads.out_changed": (64,)},
+    "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
+             "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,)},
+    "norm_axes": {"norm_axes.ln_mean": (1, 9, 1), "norm_axes.bn_mean": (1, 1, 64), "norm_axes.bn": (1, 9, 64),
+                  "norm_axes.bn_row_mean": (1, 9)},
+    "residual_grad": {"residual_grad.with_skip": (2,), "residual_grad.without_skip": (2,),
+                      "residual_grad.input_with_skip": (9, 64), "residual_grad.input_without_skip": (9, 64)},
+    "activations": {"activations.phi": (1, 9, 256), "activations.relu": (1, 9, 256), "activations.dead": (1,)},
+    "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
+             "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
+    "kl": {f"kl.{n}": (V,) for n in ("p", "q")}
+          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp")},
+    "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
+                                              "topp_kept", "topp_probs", "sample_counts")}
+              | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
+              | {"decode.ratio": (2,), "decode.greedy_token": (1,)},
+    "generate": {"generate.greedy": (xs.N_NEW,), "generate.greedy_rerun_diff": (1,),
+                 "generate.sampled": (2, xs.N_NEW), "generate.sampled_diff": (1,),
+                 "generate.input_greedy": (xs.N_NEW,)},
+    "beam": {"beam.step1_tokens": (3,), "beam.step1_scores": (3,), "beam.candidates": (3, V),
+             "beam.step2_tokens": (3, 2), "beam.step2_scores": (3,), "beam.p_first": (3,), "beam.p_second": (3,),
+             "beam.best": (6,), "beam.greedy": (6,), "beam.best_score": (1,), "beam.greedy_score": (1,)},
+}
+
+
+@pytest.mark.parametrize("name", STRUCTURE_EXPERIMENTS)
+def test_documented_names_and_shapes_on_the_trained_model(trained_out, name):
+    out = trained_out[name]
+    assert {k: v.shape for k, v in out.items()} == EXPECTED_SHAPES[name]
+    assert all(isinstance(v, np.ndarray) for v in out.values())
+
+
+@pytest.mark.parametrize("name", STRUCTURE_EXPERIMENTS)
+def test_every_experiment_runs_on_a_small_random_model_with_odd_sizes(name):
+    """The probe listing runs every experiment on D = 12, H = 3, B = 2, L = 5: nothing may assume 2 or 4 heads."""
+    model = small_model(d_model=12, n_head=3)
+    out = run(name, context(model, ["01234", "56789"]))
+    assert out and all(k.startswith(name + ".") for k in out)
+    assert all(np.all(np.isfinite(v)) for k, v in out.items() if k not in ("fp16.naive", "attn_window.bias"))
+
+
+# --- co: permutations and positions -------------------------------------------------------------
+
+
+def test_shuffle_causal_last_position_is_invariant_and_full_attention_is_equivariant(trained_out):
+    out = trained_out["shuffle"]
+    perm = out["shuffle.perm"].astype(int)
+    assert list(perm) == [7, 6, 5, 4, 3, 2, 1, 0, 8]
+    assert np.allclose(out["shuffle.P"] @ np.arange(9), perm)
+    assert out["shuffle.last_change"][0] < 1e-5                    # one causal layer, no positions
+    assert out["shuffle.last_change_pe"][0] > 1e-2                 # the model's own positions break it
+    assert out["shuffle.last_change_deep"][0] > 1e-2               # and so does a second causal layer
+    assert list(out["shuffle.same_token"][0]) == [0] * 8 + [1]
+    assert list(out["shuffle.full_same"][0]) == [1] * 9
+    assert np.allclose(out["shuffle.full_z_shuffled"], out["shuffle.full_z_permuted"], atol=1e-9)
+    # the shuffled model's queries are the original queries, permuted
+    q = out["shuffle.q"][0, 0]
+    assert np.allclose(out["shuffle.P"] @ q, q[perm])
+
+
+def test_shuffle_on_a_model_without_positions_uses_sinusoidal_for_the_comparison():
+    model = small_model(positions="none", d_model=8)
+    out = run("shuffle", context(model, ["3142"]))
+    assert out["shuffle.last_change"][0] < 1e-6
+    assert out["shuffle.full_same"].all()
+
+
+def test_sinusoid_parts_are_the_model_table():
+    model = small_model(positions="sinusoidal")
+    out = run("sinusoid", context(model, ["31415926"]))
+    pos, i = out["sinusoid.pos"], out["sinusoid.i"]
+    assert np.allclose(np.sin(pos / 10000 ** (2 * i / 8)), out["sinusoid.sin"], atol=1e-6)
+    assert np.allclose(np.cos(pos / 10000 ** (2 * i / 8)), out["sinusoid.cos"], atol=1e-6)
+    assert np.allclose(out["sinusoid.table"], model.pe_table[:8].numpy())
+
+
+def test_pe_shift_is_a_rotation_that_moves_the_table_k_positions():
+    model = small_model(positions="sinusoidal")
+    out = run("pe_shift", context(model, ["31415926"]))
+    M = out["pe_shift.M"]
+    assert np.allclose(M @ M.T, np.eye(8), atol=1e-12)
+    assert np.count_nonzero(M) == 16
+    k = int(out["pe_shift.k"][0])
+    table = sinusoidal_table(8 + k, 8).double().numpy()
+    assert np.allclose(table[:8] @ M, table[k:], atol=1e-6)
+    assert np.allclose(out["pe_shift.rotated"], out["pe_shift.shifted"], atol=1e-6)
+
+
+# --- co: cost, windows, linear attention, heads ------------------------------------------------
+
+
+def test_window_counts_and_pattern(trained_out):
+    out = trained_out["attn_window"]
+    L, w = 9, xs.WINDOW
+    assert out["attn_window.kept"][0] == L * w - w * (w - 1) // 2 == out["attn_window.mask"].sum()
+    assert out["attn_window.causal_kept"][0] == 45 and out["attn_window.full"][0] == 81
+    pattern = out["attn_window.pattern"]
+    assert np.allclose(pattern.sum(-1), 1.0)
+    assert np.all(pattern[..., out["attn_window.mask"] == 0] == 0)
+    assert np.all(np.isneginf(out["attn_window.bias"][out["attn_window.mask"] == 0]))
+
+
+def test_linear_attention_orders_agree(trained_out):
+    out = trained_out["linear_attn"]
+    assert out["linear_attn.max_diff"][0] < 1e-9
+    assert np.allclose(out["linear_attn.qk_v"], out["linear_attn.q_kv"], atol=1e-9)
+
+
+def test_switching_off_a_head_changes_its_slice_only_until_w_o(trained_out):
+    out = trained_out["heads"]
+    assert out["heads.ablated"][0] == 2
+    changed = out["heads.changed"]
+    assert changed.sum() == 16 and changed[32:48].all()
+    assert out["heads.out_changed"].sum() == 64
+    assert np.all(out["heads.merged_ablated"][..., 32:48] == 0)
+
+
+# --- nu ------------------------------------------------------------------------------------------
+
+
+def test_fp16_overflow_and_the_max_subtraction_fix(hub):
+    out = run("fp16", context(hub.model, ["3142>12"]))
+    row = out["fp16.row"]
+    assert out["fp16.limit"][0] == pytest.approx(math.log(65504))
+    assert out["fp16.overflow"][0] == np.sum(row.astype(np.float16) > out["fp16.limit"][0]) == 1
+    assert math.isinf(out["fp16.naive_sum"][0])
+    assert np.isnan(out["fp16.naive"]).sum() == 1
+    exact = np.exp(row - row.max()) / np.exp(row - row.max()).sum()
+    assert np.allclose(out["fp16.stable"], exact, atol=1e-3)
+    assert list(out["fp16.max"]) == [65504.0, pytest.approx(3.3895e38, rel=1e-3), pytest.approx(3.4028e38, rel=1e-3)]
+
+
+def test_norm_axes(trained_out):
+    out = trained_out["norm_axes"]
+    assert np.allclose(out["norm_axes.bn"].mean(axis=(0, 1)), 0, atol=1e-9)
+    assert np.abs(out["norm_axes.bn_row_mean"]).max() > 1e-3     # BatchNorm does not centre each token
+
+
+def test_residual_gradient_survives_with_skips_and_vanishes_without():
+    model = small_model(n_layer=6)
+    before = [p.detach().clone() for p in model.parameters()]
+    out = run("residual_grad", context(model, ["3142"]))
+    with_skip, without = out["residual_grad.with_skip"], out["residual_grad.without_skip"]
+    assert with_skip.shape == (6,)
+    assert np.all(with_skip > 2.5)                               # ≈ √8 from the identity path
+    assert without[0] < 0.01 * with_skip[0]
+    assert all(p.grad is None for p in model.parameters())
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+def test_gelu_is_x_times_phi(hub):
+    from model import run_with_probes
+
+    ctx = context(hub.model, ["3142>1234"])
+    out = run("activations", ctx)
+    _, probes = run_with_probes(hub.model, ctx.tokens)
+    pre, post = probes["blocks.0.mlp.pre"].double().numpy(), probes["blocks.0.mlp.post"].double().numpy()
+    assert np.allclose(pre * out["activations.phi"], post, atol=1e-5)
+    assert np.array_equal(out["activations.relu"], np.maximum(pre, 0))
+    assert out["activations.dead"][0] == np.sum(np.all(pre <= 0, axis=(0, 1)))
+
+
+# --- it ------------------------------------------------------------------------------------------
+
+
+def test_information_and_entropy(trained_out):
+    out = trained_out["info"]
+    p = out["info.probs"]
+    assert np.allclose(p.sum(-1), 1)
+    assert np.allclose(out["info.entropy"], -(p * np.log(p)).sum(-1))
+    assert np.allclose(out["info.perplexity"], np.exp(out["info.entropy"]))
+    assert out["info.max_entropy"][0] == pytest.approx(math.log(V))
+    assert np.all(out["info.entropy"] <= math.log(V) + 1e-9)
+    ids = TOKENIZER.encode("3142>1234")
+    assert np.allclose(out["info.next_surprisal"][0], [out["info.surprisal"][0, i, ids[i + 1]] for i in range(8)])
+
+
+def test_cross_entropy_is_entropy_plus_kl_and_kl_is_not_symmetric(trained_out):
+    out = trained_out["kl"]
+    value = {k.split(".")[1]: v[0] for k, v in out.items() if v.shape == (1,)}
+    assert value["H_pq"] == pytest.approx(value["H_p"] + value["KL_pq"], abs=1e-9)
+    assert value["H_qp"] == pytest.approx(value["H_q"] + value["KL_qp"], abs=1e-9)
+    assert value["KL_pq"] > 0 and value["KL_qp"] > 0
+    assert abs(value["KL_pq"] - value["KL_qp"]) > 0.5
+    assert np.allclose(out["kl.p"].sum(), 1) and np.allclose(out["kl.q"].sum(), 1)
+
+
+def test_the_kl_student_is_the_same_for_the_same_seed(hub):
+    a = run("kl", context(hub.model, ["3142"], seed=7))
+    b = run("kl", context(hub.model, ["3142"], seed=7))
+    c = run("kl", context(hub.model, ["3142"], seed=8))
+    assert np.array_equal(a["kl.q"], b["kl.q"]) and not np.array_equal(a["kl.q"], c["kl.q"])
+
+
+# --- de ------------------------------------------------------------------------------------------
+
+
+def test_decode_filters_on_the_real_distribution(hub):
+    out = run("decode", context(hub.model, ["3142"]))
+    logits, probs = out["decode.logits"], out["decode.probs"]
+    assert out["decode.greedy_token"][0] == np.argmax(logits) == TOKENIZER.encode("2")[0]
+    hot = np.exp(logits / 2 - (logits / 2).max())
+    assert np.allclose(out["decode.probs_T2"], hot / hot.sum(), atol=1e-6)
+    assert np.count_nonzero(out["decode.topk_probs"]) == xs.TOP_K
+    assert np.count_nonzero(out["decode.topp_probs"]) == 2       # 0.58 + 0.42 reach 0.9
+    for name in ("topk", "topp"):
+        kept = out[f"decode.{name}_kept"]
+        assert np.allclose(kept / kept.sum(), out[f"decode.{name}_probs"], atol=1e-6)
+    assert out["decode.sample_counts"].sum() == xs.N_DRAWS
+    assert np.allclose(np.cumsum(out["decode.sorted_probs"]), out["decode.cumsum"])
+    assert out["decode.ratio"][1] == pytest.approx(math.sqrt(out["decode.ratio"][0]))
+
+
+def test_generate_is_model_sample_generate(hub):
+    ctx = context(hub.model, ["3142>12"])
+    out = run("generate", ctx)
+    ids = ctx.tokens[0].tolist()
+    assert list(out["generate.greedy"]) == generate(hub.model, ids, xs.N_NEW, temperature=0)
+    assert out["generate.greedy"][0] == TOKENIZER.encode("3")[0]
+    assert out["generate.greedy_rerun_diff"][0] == 0
+    assert list(out["generate.input_greedy"]) == generate(hub.model, TOKENIZER.encode("3142"), xs.N_NEW,
+                                                         temperature=0)
+
+
+def test_beam_scores_add_log_probabilities_and_beat_greedy_here(hub):
+    ctx = context(hub.model, ["5024>8"])
+    out = run("beam", ctx)
+    assert np.allclose(np.log(out["beam.p_first"]) + np.log(out["beam.p_second"]), out["beam.step2_scores"])
+    assert np.all(np.diff(out["beam.step1_scores"]) <= 0) and np.all(np.diff(out["beam.step2_scores"]) <= 0)
+    assert np.allclose(out["beam.candidates"].max(), out["beam.step2_scores"][0])
+    assert list(out["beam.best"]) == beam_search(hub.model, ctx.tokens[0].tolist(), 6, beam_width=3)
+    assert out["beam.step2_tokens"][0, 0] == TOKENIZER.encode("\n")[0]   # the runner-up first token wins
+    assert out["beam.best_score"][0] > out["beam.greedy_score"][0] + 0.1

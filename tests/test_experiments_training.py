@@ -1,0 +1,370 @@
+"""The training-side experiments: documented names and shapes, the identity each one shows,
+speed, and the rule that the shared trained model is never modified."""
+import math
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from model import GPT, CharTokenizer, GPTConfig, run_with_probes
+from model.train import TrainConfig, lr_at
+from tutor.experiments import EXPERIMENTS, ExperimentContext
+from tutor.model_hub import ModelHub
+
+TRAINING_EXPERIMENTS = ["embedding", "svd", "dot_variance", "mlp_collapse", "next_token", "temperature", "nll",
+                        "autoregressive", "ce_grad", "finite_diff", "autograd", "vanish", "gradient_descent",
+                        "momentum", "adam", "lr_schedule", "landscape"]
+TEXT = "3142>1234"
+WRONG = "3142>1243"
+V = 96
+
+
+@pytest.fixture(scope="module")
+def hub():
+    hub = ModelHub()
+    hub.ensure_loaded()
+    return hub
+
+
+def context(model, rows, seed=0):
+    tokenizer = CharTokenizer()
+    tokens = torch.tensor([tokenizer.encode(row) for row in rows])
+    sizes = {"B": len(rows), "L": len(rows[0]), "D": model.config.d_model, "H": model.config.n_head}
+    return ExperimentContext(model, tokens, tokenizer, sizes, seed)
+
+
+def small_model(seed=0):
+    torch.manual_seed(seed)
+    return GPT(GPTConfig(vocab_size=V, block_size=64, n_layer=1, n_head=2, d_model=8)).eval()
+
+
+def run(name, ctx):
+    return EXPERIMENTS[name](ctx)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return small_model()
+
+
+@pytest.fixture(scope="module")
+def trained_out(hub):
+    """Every experiment once on the trained model; also proves the shared weights survive."""
+    before = {k: v.clone() for k, v in hub.model.state_dict().items()}
+    out = {name: run(name, context(hub.model, [TEXT])) for name in TRAINING_EXPERIMENTS}
+    after = hub.model.state_dict()
+    assert before.keys() == after.keys()
+    assert all(torch.equal(before[k], after[k]) for k in before), "an experiment modified the shared model"
+    assert all(p.grad is None for p in hub.model.parameters()), "an experiment left gradients on the shared model"
+    assert not hub.model.training
+    return out
+
+
+def test_every_experiment_is_registered():
+    assert set(TRAINING_EXPERIMENTS) <= set(EXPERIMENTS)
+
+
+EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
+    "embedding": {"embedding.ids": (1, 9), "embedding.one_hot": (1, 9, V), "embedding.lookup": (1, 9, 64),
+                  "embedding.digit_onehot_cos": (10, 10), "embedding.digit_cos": (10, 10),
+                  "embedding.digit_W_E": (10, 64), "embedding.digit_norm": (10, 1)},
+    "svd": {"svd.U": (V, 64), "svd.S": (64,), "svd.Sigma": (64, 64), "svd.V": (64, 64), "svd.energy": (64,),
+            "svd.digit_coords": (10, 2)},
+    "dot_variance": {"dot_variance.d": (4,), "dot_variance.raw": (4,), "dot_variance.scaled": (4,)},
+    "mlp_collapse": {"mlp_collapse.x": (1, 9, 64), "mlp_collapse.W": (64, 64), "mlp_collapse.xW": (1, 9, 64),
+                     "mlp_collapse.linear_out": (1, 9, 64), "mlp_collapse.gap": (1, 9)},
+    "next_token": {f"next_token.{n}": (1, 9, V) for n in ("probs", "shifted", "exp_shifted", "exp_big",
+                                                           "naive_big", "stable_big")}
+    | {"next_token.shift_gap": (1, 9), "next_token.top_ids": (1, 9, 5), "next_token.top_probs": (1, 9, 5),
+       "next_token.top_logits": (1, 9, 5)},
+    "temperature": {"temperature.T": (5,), "temperature.probs": (5, V), "temperature.top": (5,),
+                    "temperature.winner": (5,)},
+    "nll": {"nll.targets": (1, 8), "nll.onehot": (1, 8, V), "nll.scored": (1, 8), "nll.p_true": (1, 8),
+            "nll.loss": (1, 8), "nll.mean": (1,), "nll.answer_prob": (1, 1), "nll.random_p_true": (1, 8),
+            "nll.random_loss": (1, 8), "nll.random_mean": (1,)},
+    "autoregressive": {"autoregressive.tokens": (1, 9), "autoregressive.logits": (1, 9, V),
+                       "autoregressive.change": (1, 9)},
+    "ce_grad": {"ce_grad.loss": (1,), "ce_grad.N": (1,), "ce_grad.scored": (1, 8), "ce_grad.probs": (1, 8, V),
+                "ce_grad.onehot": (1, 8, V), "ce_grad.dlogits": (1, 8, V), "ce_grad.x_final": (1, 8, 64),
+                "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V)},
+    "finite_diff": {"finite_diff.index": (4, 2), "finite_diff.partial": (4,), "finite_diff.loss_plus": (4,),
+                    "finite_diff.loss_minus": (4,), "finite_diff.h": (1,), "finite_diff.gain": (9,)},
+    "autograd": {"autograd.grad_before": (1,), "autograd.W_E_rows": (V,), "autograd.W_pos_rows": (9,),
+                 "autograd.once": (64,), "autograd.twice": (64,), "autograd.graph_nodes": (1,)},
+    "vanish": {"vanish.pre": (1, 9, 256), "vanish.sigmoid_grad": (1, 9, 256), "vanish.gelu_grad": (1, 9, 256),
+               "vanish.sigmoid_chain": (12,), "vanish.bound": (12,), "vanish.linear_chain": (2, 12)},
+    "gradient_descent": {"gradient_descent.lr": (3,), "gradient_descent.curves": (3, 21),
+                         "gradient_descent.grad_W_U": (64, V), "gradient_descent.W_U_after": (64, V)},
+    "momentum": {"momentum.row_grads": (64 * V, 1), "momentum.full_grad": (64 * V, 1), "momentum.row_cos": (1,),
+                 "momentum.grads": (6, 64 * V), "momentum.buffers": (6, 64 * V), "momentum.grad_cos": (5,),
+                 "momentum.buffer_cos": (5,), "momentum.const_ratio": (100,)},
+    "adam": {"adam.grads": (3, 64), "adam.exp_avg": (64,), "adam.exp_avg_sq": (64,), "adam.m_hat": (64,),
+             "adam.v_hat": (64,), "adam.correction": (2,), "adam.first_ratio": (64,), "adam.first_step": (64,),
+             "adam.first_move": (64,), "adam.lr": (1,)},
+    "lr_schedule": {"lr_schedule.warmup_steps": (4,), "lr_schedule.warmup": (4,), "lr_schedule.cosine_steps": (5,),
+                    "lr_schedule.cosine": (5,), "lr_schedule.progress": (5,), "lr_schedule.curve": (1500,)},
+    "landscape": {"landscape.alpha": (21,), "landscape.line": (21,), "landscape.t": (21,),
+                  "landscape.path": (21,), "landscape.bend": (19,)},
+}
+
+
+@pytest.mark.parametrize("name", TRAINING_EXPERIMENTS)
+def test_names_and_shapes_are_as_documented(trained_out, name):
+    out = trained_out[name]
+    assert {k: v.shape for k, v in out.items()} == EXPECTED_SHAPES[name]
+    assert all(isinstance(v, np.ndarray) for v in out.values())
+    assert all(k.startswith(name + ".") for k in out)
+
+
+@pytest.mark.parametrize("name", TRAINING_EXPERIMENTS)
+def test_each_runs_on_a_small_random_batch_and_leaves_the_model_alone(small, name):
+    before = {k: v.clone() for k, v in small.state_dict().items()}
+    rng_state = torch.get_rng_state()
+    threads = torch.get_num_threads()
+    out = run(name, context(small, ["3142>1234", "8150>0158"]))
+    assert out and all(np.asarray(v).size for v in out.values())
+    assert all(torch.equal(before[k], v) for k, v in small.state_dict().items())
+    assert torch.equal(rng_state, torch.get_rng_state()), "global torch RNG was disturbed"
+    assert torch.get_num_threads() == threads
+
+
+def test_experiments_are_fast(hub):
+    ctx = context(hub.model, [TEXT])
+    for name in TRAINING_EXPERIMENTS:   # the first optimizer step in a process pays a one-off import
+        run(name, ctx)
+    slow = {}
+    for name in TRAINING_EXPERIMENTS:
+        started = time.perf_counter()
+        run(name, ctx)
+        elapsed = time.perf_counter() - started
+        if elapsed > 1.0:   # budget 0.5 s; doubled so a busy shared CI machine does not flake
+            slow[name] = round(elapsed, 2)
+    assert not slow, slow
+
+
+# ------------------------------------------------------------------------ the identities
+
+def test_embedding_lookup_is_one_hot_times_W_E(hub, trained_out):
+    out = trained_out["embedding"]
+    W_E = hub.model.W_E.weight.detach().double().numpy()
+    np.testing.assert_allclose(out["embedding.one_hot"] @ W_E, out["embedding.lookup"], atol=1e-12)
+    _, probes = run_with_probes(hub.model, torch.tensor([CharTokenizer().encode(TEXT)]))
+    np.testing.assert_allclose(out["embedding.lookup"], probes["embed"].numpy(), atol=1e-6)
+    assert out["embedding.ids"][0, 0] == 17 + 3
+    np.testing.assert_array_equal(out["embedding.digit_onehot_cos"], np.eye(10))
+    cos = out["embedding.digit_cos"]
+    np.testing.assert_allclose(np.diag(cos), 1.0, atol=1e-12)
+    assert all(abs(int(np.argmax(np.where(np.eye(10, dtype=bool)[i], -9, cos[i]))) - i) == 1 for i in range(10)), \
+        "the trained digits' nearest neighbours should be the digits next to them"
+
+
+def test_svd_reconstructs_W_E_with_orthonormal_directions(hub, trained_out):
+    out = trained_out["svd"]
+    W_E = hub.model.W_E.weight.detach().double().numpy()
+    np.testing.assert_allclose(out["svd.U"] @ out["svd.Sigma"] @ out["svd.V"].T, W_E, atol=1e-10)
+    np.testing.assert_allclose(out["svd.V"].T @ out["svd.V"], np.eye(64), atol=1e-10)
+    assert np.all(np.diff(out["svd.S"]) <= 0)
+    assert out["svd.energy"][-1] == pytest.approx(1.0)
+    coords = out["svd.digit_coords"][:, 0]
+    assert coords[9] > coords[5] > coords[0], "the first direction should order the digits"
+
+
+def test_dot_products_have_variance_d(trained_out):
+    out = trained_out["dot_variance"]
+    np.testing.assert_allclose(out["dot_variance.raw"], out["dot_variance.d"], rtol=0.15)
+    np.testing.assert_allclose(out["dot_variance.scaled"], 1.0, rtol=0.15)
+
+
+def test_two_linear_maps_collapse_but_not_through_gelu(hub, trained_out):
+    out = trained_out["mlp_collapse"]
+    mlp = hub.model.blocks[0].mlp
+    W_in = mlp.W_in.weight.detach().double().numpy().T
+    W_out = mlp.W_out.weight.detach().double().numpy().T
+    x = out["mlp_collapse.x"]
+    np.testing.assert_allclose(x @ W_in @ W_out, out["mlp_collapse.xW"], atol=1e-9)
+    b_in, b_out = mlp.W_in.bias.detach().double().numpy(), mlp.W_out.bias.detach().double().numpy()
+    np.testing.assert_allclose((x @ W_in + b_in) @ W_out + b_out, out["mlp_collapse.linear_out"], atol=1e-9)
+    assert out["mlp_collapse.gap"].min() > 0.1
+
+
+def test_stable_softmax(trained_out):
+    out = trained_out["next_token"]
+    np.testing.assert_allclose(out["next_token.probs"].sum(-1), 1.0, atol=1e-12)
+    assert np.all(out["next_token.shifted"].max(-1) == 0)
+    assert np.all(out["next_token.exp_shifted"] <= 1)
+    assert np.isinf(out["next_token.exp_big"][0, 4]).all()
+    assert np.isnan(out["next_token.naive_big"][0, 4]).all()
+    assert out["next_token.shift_gap"].max() < 1e-5
+    assert out["next_token.top_ids"][0, 4, 0] == 18    # '1' after '3142>'
+
+
+def test_temperature_divides_the_real_logits(hub, trained_out):
+    out = trained_out["temperature"]
+    with torch.no_grad():
+        z = hub.model(torch.tensor([CharTokenizer().encode(TEXT)]))[0, -1].double().numpy()
+    for T, row in zip(out["temperature.T"], out["temperature.probs"]):
+        expected = np.exp(z / T - np.max(z / T))
+        np.testing.assert_allclose(row, expected / expected.sum(), atol=1e-9)
+    assert len(set(out["temperature.winner"].tolist())) == 1
+    assert out["temperature.top"][-1] == pytest.approx(1 / V, abs=0.001)
+    assert np.all(np.diff(out["temperature.top"]) <= 1e-12)
+
+
+def test_nll_is_minus_log_p_of_the_true_token(hub):
+    out = run("nll", context(hub.model, [TEXT, WRONG]))
+    np.testing.assert_allclose(out["nll.loss"], -np.log(out["nll.p_true"]), atol=1e-9)
+    np.testing.assert_array_equal(out["nll.scored"], [[0, 0, 0, 0, 1, 1, 1, 1]] * 2)
+    scored = out["nll.scored"] == 1
+    assert out["nll.mean"][0] == pytest.approx(out["nll.loss"][scored].mean())
+    np.testing.assert_allclose(out["nll.answer_prob"][:, 0], np.prod(np.where(scored, out["nll.p_true"], 1), axis=1))
+    assert out["nll.loss"][0, 4:8].max() < 0.01                    # confident and right
+    assert out["nll.loss"][1, 6] > 8 > out["nll.random_loss"][1, 6]  # confident and wrong costs more than ignorance
+    assert out["nll.random_mean"][0] == pytest.approx(math.log(V), abs=0.2)
+
+
+def test_autoregressive_edit_changes_only_the_last_position(trained_out):
+    change = trained_out["autoregressive"]["autoregressive.change"][0]
+    assert np.all(change[:-1] == 0) and change[-1] > 0
+
+
+def test_ce_grad_is_p_minus_y_over_n_and_chains_into_W_U(hub):
+    out = run("ce_grad", context(hub.model, [WRONG]))
+    N = out["ce_grad.N"][0]
+    assert N == 4
+    expected = (out["ce_grad.probs"] - out["ce_grad.onehot"]) / N * out["ce_grad.scored"][..., None]
+    np.testing.assert_allclose(out["ce_grad.dlogits"], expected, atol=1e-12)
+    np.testing.assert_allclose(out["ce_grad.dlogits"].sum(-1), 0, atol=1e-12)
+    assert out["ce_grad.dlogits"][0, 6, 20] == pytest.approx(0.25, abs=0.01)
+    assert out["ce_grad.dlogits"][0, 6, 21] == pytest.approx(-0.25, abs=0.01)
+    np.testing.assert_allclose(out["ce_grad.x_final"][0].T @ out["ce_grad.dlogits"][0], out["ce_grad.dW_U"], atol=1e-12)
+    W_U = hub.model.W_U.weight.detach().double().numpy().T                 # (D, V)
+    np.testing.assert_allclose(out["ce_grad.dlogits"][0] @ W_U.T, out["ce_grad.dx_final"][0], atol=1e-12)
+    nll = run("nll", context(hub.model, [WRONG]))
+    assert out["ce_grad.loss"][0] == pytest.approx(nll["nll.mean"][0], rel=1e-6)
+
+
+def test_finite_differences_match_backward_and_the_gradient_is_steepest(small):
+    out = run("finite_diff", context(small, [TEXT]))
+    fd = (out["finite_diff.loss_plus"] - out["finite_diff.loss_minus"]) / (2 * out["finite_diff.h"][0])
+    np.testing.assert_allclose(fd, out["finite_diff.partial"], atol=1e-6)
+    gain = out["finite_diff.gain"]
+    assert int(np.argmax(gain)) == 0 and gain[0] > 10 * np.abs(gain[1:]).max()
+
+
+def test_autograd_accumulates_and_skips_unused_rows(small):
+    out = run("autograd", context(small, [TEXT]))
+    assert out["autograd.grad_before"][0] == 1
+    np.testing.assert_allclose(out["autograd.twice"], 2 * out["autograd.once"], atol=1e-15)
+    ids = set(CharTokenizer().encode(TEXT[:8]))                            # what the scored predictions see
+    assert set(np.nonzero(out["autograd.W_E_rows"])[0].tolist()) == ids
+    rows = out["autograd.W_pos_rows"]
+    assert rows[-1] == 0 and np.all(rows[:-1] > 0)
+
+
+def test_vanish_products_of_derivatives(trained_out):
+    out = trained_out["vanish"]
+    s = 1 / (1 + np.exp(-out["vanish.pre"]))
+    np.testing.assert_allclose(out["vanish.sigmoid_grad"], s * (1 - s), atol=1e-12)
+    assert out["vanish.sigmoid_grad"].max() <= 0.25
+    assert out["vanish.gelu_grad"].max() > 1
+    assert np.all(out["vanish.sigmoid_chain"] <= out["vanish.bound"] + 1e-15)
+    assert out["vanish.sigmoid_chain"][0] == pytest.approx(0.25)
+    n = np.arange(1, 13)
+    np.testing.assert_allclose(out["vanish.linear_chain"], [0.5 ** n, 1.5 ** n], rtol=1e-12)
+
+
+def test_gradient_descent_step_and_learning_rates(small):
+    out = run("gradient_descent", context(small, [TEXT]))
+    W_U = small.W_U.weight.detach().double().numpy().T
+    np.testing.assert_allclose(W_U - 1.0 * out["gradient_descent.grad_W_U"], out["gradient_descent.W_U_after"],
+                               atol=1e-6)
+    curves = out["gradient_descent.curves"]
+    assert curves[0, 0] == pytest.approx(math.log(V), abs=0.1)
+    assert curves[0, 0] > curves[0, -1] > 3.5                              # lr 0.01 crawls
+    assert curves[1, -1] < 0.1                                             # lr 1 learns
+    assert np.isinf(curves[2, -1])                                         # lr 10 diverges
+    assert int(np.argmin(curves[:, -1])) == 1
+
+
+def test_momentum_buffer_and_mini_batches(small):
+    rows = ["3142>1234", "8150>0158", "7363>3367", "2209>0229"]
+    out = run("momentum", context(small, rows))
+    np.testing.assert_allclose(out["momentum.row_grads"].mean(axis=1, keepdims=True), out["momentum.full_grad"],
+                               atol=1e-12)
+    assert np.all(out["momentum.row_cos"] < 0.99)
+    grads, buffers = out["momentum.grads"], out["momentum.buffers"]
+    np.testing.assert_allclose(buffers[0], grads[0], atol=1e-15)
+    for k in range(1, len(grads)):
+        np.testing.assert_allclose(buffers[k], 0.9 * buffers[k - 1] + grads[k], atol=1e-12)
+    expected = np.cumsum(0.9 ** np.arange(100))
+    np.testing.assert_allclose(out["momentum.const_ratio"], expected, rtol=1e-12)
+    assert out["momentum.buffer_cos"].mean() > out["momentum.grad_cos"].mean()
+
+
+def test_adam_moments_match_a_hand_computation(small):
+    out = run("adam", context(small, [TEXT]))
+    b1, b2, lr, eps = 0.9, 0.99, out["adam.lr"][0], 1e-8
+    m = np.zeros(8)
+    v = np.zeros(8)
+    for g in out["adam.grads"]:
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g ** 2
+    np.testing.assert_allclose(out["adam.exp_avg"], m, rtol=1e-5, atol=1e-12)
+    np.testing.assert_allclose(out["adam.exp_avg_sq"], v, rtol=1e-5, atol=1e-14)
+    np.testing.assert_allclose(out["adam.correction"], [1 / (1 - b1 ** 3), 1 / (1 - b2 ** 3)])
+    np.testing.assert_allclose(out["adam.m_hat"], m / (1 - b1 ** 3), rtol=1e-5, atol=1e-12)
+    np.testing.assert_allclose(out["adam.v_hat"], v / (1 - b2 ** 3), rtol=1e-5, atol=1e-14)
+    np.testing.assert_allclose(out["adam.first_ratio"], 0.1, rtol=1e-5)
+    g1 = out["adam.grads"][0]
+    np.testing.assert_allclose(out["adam.first_step"], -lr * g1 / (np.abs(g1) + eps), rtol=1e-4)
+    np.testing.assert_allclose(out["adam.first_move"], lr, rtol=1e-3)
+
+
+def test_lr_schedule_is_the_trainers(trained_out):
+    out = trained_out["lr_schedule"]
+    config = TrainConfig(steps=1500)
+    np.testing.assert_allclose(out["lr_schedule.curve"], [lr_at(s, config) for s in range(1500)])
+    np.testing.assert_allclose(out["lr_schedule.warmup"], 3e-3 * (out["lr_schedule.warmup_steps"] + 1) / 100)
+    p = out["lr_schedule.progress"]
+    np.testing.assert_allclose(out["lr_schedule.cosine"], 3e-4 + (3e-3 - 3e-4) * (1 + np.cos(np.pi * p)) / 2)
+    assert out["lr_schedule.cosine"][-1] == pytest.approx(3e-4)
+
+
+def test_landscape_lines(hub, trained_out):
+    out = trained_out["landscape"]
+    loss_here = run("nll", context(hub.model, [TEXT]))["nll.mean"][0]
+    assert out["landscape.line"][10] == pytest.approx(loss_here, rel=1e-4, abs=1e-9)
+    assert out["landscape.path"][-1] == pytest.approx(loss_here, rel=1e-4, abs=1e-9)
+    assert out["landscape.path"][0] == pytest.approx(math.log(V), abs=0.2)
+    assert int(np.argmin(out["landscape.line"])) == 10
+    path = out["landscape.path"]
+    np.testing.assert_allclose(out["landscape.bend"], path[:-2] + path[2:] - 2 * path[1:-1])
+    assert out["landscape.bend"].min() < 0, "the path from init to trained weights is not convex"
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    from tutor.catalog import load_catalog
+
+    return load_catalog()
+
+
+@pytest.mark.parametrize("lesson_id", [
+    "la-tensors", "la-embedding-lookup", "la-one-hot-vs-dense", "la-qkv-projection", "la-scaled-scores",
+    "la-multi-head", "la-ffn-shapes", "la-linear-composition", "la-svd",
+    "pr-softmax", "pr-masked-softmax", "pr-softmax-stability", "pr-temperature", "pr-autoregressive",
+    "pr-cross-entropy", "pr-confident-wrong",
+    "ca-gradient", "ca-chain-rule", "ca-softmax-ce-grad", "ca-autograd", "ca-vanishing-exploding",
+    "op-gradient-descent", "op-sgd-momentum", "op-adam", "op-lr-schedule", "op-landscape"])
+def test_lesson_formula_agrees_with_the_model(hub, catalog, lesson_id):
+    from tutor.formula_check import check_formula
+    from tutor.live import compute_live
+    from tutor.quiz import truth_for
+
+    lesson = catalog.get(lesson_id).lesson
+    live = compute_live(lesson, hub)
+    check = check_formula(lesson.formula, live.tensors, live.sizes)
+    assert check.ok and check.max_error is not None, check.message
+    for question in lesson.questions:
+        truth_for(question, live.tensors, live.sizes)   # every question can be answered

@@ -1,0 +1,123 @@
+"""Editing a lesson while the app runs: it reloads in place; a broken edit keeps the last good one."""
+import asyncio
+import io
+import os
+from pathlib import Path
+
+from rich.console import Console
+from textual.widgets import Static, Tree
+
+from tutor.app import TutorApp
+from tutor.catalog import load_catalog
+from tutor.lesson_watcher import LessonWatcher, apply_changes
+from tutor.lessons_command import template_text
+from tutor.screens.lesson import LessonScreen
+
+
+def save(path: Path, text: str) -> None:
+    """Write and move the mtime forward, so even a same-size save within a tick is seen."""
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    path.write_text(text, encoding="utf-8")
+    stamp = max(before + 1_000_000_000, path.stat().st_mtime_ns)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def lesson(lesson_id: str = "mine", title: str = "Mine") -> str:
+    return template_text(lesson_id, title, "pr", 5, Path(f"{lesson_id}.yaml"), ["pr"])
+
+
+def test_watcher_reloads_keeps_the_last_good_version_and_follows_renames(tmp_path):
+    path = tmp_path / "mine.yaml"
+    save(path, lesson())
+    catalog = load_catalog([tmp_path])
+    watcher = LessonWatcher(catalog.sources)
+    assert watcher.poll() == []
+
+    save(path, lesson(title="Mine, edited"))
+    [reload] = apply_changes(catalog, watcher.poll())
+    assert (reload.old_id, reload.new_id, reload.broken) == ("mine", "mine", False)
+    assert catalog.get("mine").lesson.title == "Mine, edited"
+
+    save(path, lesson(title="Mine, edited").replace("kind: shape", "kind: shapes"))
+    [reload] = apply_changes(catalog, watcher.poll())
+    assert reload.broken and reload.new_id == "mine"
+    assert "kind must be one of" in reload.summary() and "last good version of mine stays" in reload.summary()
+    assert catalog.get("mine").lesson.title == "Mine, edited"
+    assert [b.path for b in catalog.broken] == [path]
+
+    save(path, lesson("renamed"))
+    [reload] = apply_changes(catalog, watcher.poll())
+    assert (reload.old_id, reload.new_id, reload.broken) == ("mine", "renamed", False)
+    assert catalog.get("mine") is None and not catalog.broken
+
+    save(tmp_path / "other.yaml", lesson("other").replace("prerequisites: []", "prerequisites: [nope]"))
+    [reload] = apply_changes(catalog, watcher.poll())
+    assert reload.new_id == "other"
+    assert any("no lesson has the id 'nope'" in p.message for p in catalog.problems)
+
+    (tmp_path / "other.yaml").unlink()
+    [reload] = apply_changes(catalog, watcher.poll())
+    assert reload.removed and catalog.get("other") is None and not catalog.problems
+
+
+def _text(screen, selector: str) -> str:
+    console = Console(width=160, record=True, file=io.StringIO())
+    console.print(screen.query_one(selector, Static).content)
+    return console.export_text()
+
+
+async def _until(pilot, condition, what: str) -> None:
+    for _ in range(200):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _labels(tree: Tree) -> list[str]:
+    return [str(leaf.label) for node in tree.root.children for leaf in node.children]
+
+
+async def test_user_lessons_on_the_roadmap_and_edited_while_open(tmp_path):
+    path = tmp_path / "mine.yaml"
+    save(path, lesson(title="Mine [/bold] [red]not markup"))
+    save(tmp_path / "broken.yaml", "format_version: 1\nid: broken\ntitel: x\n")
+    app = TutorApp(lesson_dirs=[tmp_path], preload_model=False, watch_interval=0.05)
+    async with app.run_test(size=(120, 36)) as pilot:
+        labels = _labels(app.screen.query_one(Tree))
+        assert any("Mine [/bold] [red]not markup" in label for label in labels)   # beside the built-ins
+        assert any("Scores: Q·Kᵀ divided by √d_k" in label for label in labels)
+        assert any(f"{tmp_path / 'broken.yaml'}:3:1: titel: unknown field" in label for label in labels)
+
+        app.open_lesson("mine")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LessonScreen)
+        await _until(pilot, lambda: screen.live is not None, "the live tensors")
+        await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
+        assert screen.question_index == 3
+
+        edited = lesson(title="Mine, edited").replace("What do the weights in row 1", "Row one: what do the weights")
+        save(path, edited)
+        await _until(pilot, lambda: screen.lesson.title == "Mine, edited", "the reload")
+        assert screen.question_index == 3
+        assert "Row one: what do the weights" in _text(screen, "#question")
+        await _until(pilot, lambda: screen.live is not None, "recomputed tensors")
+        assert "agree" in _text(screen, "#live-status")
+
+        save(path, edited.replace("format_version: 1", "format_version: 2"))
+        await _until(pilot, lambda: "has a problem" in _text(screen, "#live-status"), "the error")
+        assert "format_version: 1" in _text(screen, "#live-status")
+        assert screen.lesson.title == "Mine, edited" and screen.live is not None    # the last good version stays
+
+        fewer = edited.split("  - id: first-row")[0]        # keep the first two questions only
+        save(path, fewer)
+        await _until(pilot, lambda: len(screen.lesson.questions) == 2, "the shorter lesson")
+        assert screen.question_index == 1                   # clamped to the last question
+
+        await pilot.press("escape")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        assert any("Mine, edited" in label for label in _labels(tree))
+        assert not any("format_version" in label for label in _labels(tree))
