@@ -68,12 +68,12 @@ class TutorApp(JourneyMixin, App):
     def on_model_failed(self, message: ModelFailed) -> None:
         self.model_status = "failed"
         self.sub_title = "model failed to load"
-        self.notify(message.error, title="The built-in model could not be loaded", severity="error", timeout=10)
+        self.notify(message.error, title="The built-in model could not be loaded", severity="error", timeout=10, markup=False)
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
         item = self.catalog.get(lesson_id)
         if item is None:
-            self.notify(f"No lesson {lesson_id!r}", severity="warning")
+            self.notify(f"No lesson {lesson_id!r}", severity="warning", markup=False)
             return
         from .screens.lesson import LessonScreen  # numpy and the quiz load on first use
 

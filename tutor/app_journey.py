@@ -107,11 +107,11 @@ class JourneyMixin:
 
         snapshot = self.progress_snapshot()
         if not snapshot.saving:
-            self.notify("Review needs saved progress, which is off this session.", severity="warning")
+            self.notify("Review needs saved progress, which is off this session.", severity="warning", markup=False)
             return
         if not snapshot.due:
             later = f" The next one is due {when(snapshot.next_due, self.clock())}." if snapshot.next_due else ""
-            self.notify("Nothing to review right now." + later, title="Review")
+            self.notify("Nothing to review right now." + later, title="Review", markup=False)
             return
         queue = [(self.catalog.get(d.lesson_id), d.question_index) for d in snapshot.due]
         self.push_screen(ReviewScreen(queue))

@@ -37,9 +37,11 @@ class LiveReady(AppMessage):
     live: Any            # tutor.live.LiveResult
     formula_text: str
     agreement: str
+    generation: int = 0  # the lesson version it was computed for (hot reload drops stale ones)
 
 
 @dataclass
 class LiveFailed(AppMessage):
     lesson_id: str
     error: str
+    generation: int = 0

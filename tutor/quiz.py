@@ -68,34 +68,41 @@ def probe_slice(tensors: dict[str, np.ndarray], reference: str) -> np.ndarray:
         raise QuestionError(str(error)) from None
 
 
+def _with_reveal(question, tensors, value, display: str, array: np.ndarray | None, label: str) -> Truth:
+    """The author's ``show:`` slice, when given, is what the learner sees after answering."""
+    if question.show:
+        return Truth(value, display, probe_slice(tensors, question.show), question.show)
+    return Truth(value, display, array, label)
+
+
 def truth_for(question, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> Truth:
     """Compute the answer from the live tensors; raise QuestionError when the lesson is wrong."""
     if isinstance(question, ShapeQuestion):
         array = probe_slice(tensors, question.probe)
         shape = tuple(int(s) for s in array.shape)
-        return Truth(shape, str(shape), array, question.show or question.probe)
+        return _with_reveal(question, tensors, shape, str(shape), array, question.probe)
     if isinstance(question, ValuesQuestion):
         array = probe_slice(tensors, question.probe)
         if array.size > 64:
             raise QuestionError(f"{question.probe} selects {array.size} values; ask for at most 64")
-        return Truth(array.ravel(), format_values(array), array, question.probe)
+        return _with_reveal(question, tensors, array.ravel(), format_values(array), array, question.probe)
     if isinstance(question, NumberQuestion):
         if question.probe is None:
             value = parse_number(str(question.answer))
-            return Truth(value, format_number(value), None)
+            return _with_reveal(question, tensors, value, format_number(value), None, "")
         array = probe_slice(tensors, question.probe)
         if question.reduce == "value" and array.size != 1:
             raise QuestionError(f"{question.probe} selects {array.size} values; index one entry or set reduce")
         value = float(REDUCERS[question.reduce](array))
-        return Truth(value, format_number(value), array, question.show or question.probe)
+        return _with_reveal(question, tensors, value, format_number(value), array, question.probe)
     if isinstance(question, ChoiceQuestion):
         letter = chr(ord("a") + question.answer)
-        reveal = probe_slice(tensors, question.show) if question.show else None
-        return Truth(question.answer, f"{letter}) {question.choices[question.answer]}", reveal, question.show or "")
+        return _with_reveal(question, tensors, question.answer, f"{letter}) {question.choices[question.answer]}",
+                            None, "")
     if isinstance(question, SymbolicShapeQuestion):
         shape = parse_symbolic_shape(question.answer, sizes)
         reveal = probe_slice(tensors, question.probe) if question.probe else None
-        return Truth(shape, f"{question.answer} = {shape}", reveal, question.probe or "")
+        return _with_reveal(question, tensors, shape, f"{question.answer} = {shape}", reveal, question.probe or "")
     raise QuestionError(f"unknown question kind {getattr(question, 'kind', '?')}")
 
 

@@ -19,6 +19,12 @@ from ..quiz import QuestionError, grade, truth_for
 from ..widgets.tensor_view import tensor_renderable
 
 
+def reflow(text: str) -> str:
+    """Join an author's hard-wrapped lines so the terminal wraps them at its own width."""
+    paragraphs = [" ".join(line.strip() for line in block.splitlines()) for block in text.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
+
+
 class LessonScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -44,7 +50,7 @@ class LessonScreen(Screen):
         yield Header()
         with VerticalScroll(id="lesson-body"):
             yield Static(Text(lesson.title, style="bold"), id="lesson-title")
-            yield Static(Text(lesson.explanation.strip()), id="explanation")
+            yield Static(Text(reflow(lesson.explanation)), id="explanation")
             yield Static(Text(lesson.formula.expr), id="formula")
             yield Static(Text("In words: " + lesson.formula.translation), id="translation")
             yield Static(Text("Loading the model… the question opens when the live tensors are ready."),
@@ -80,14 +86,13 @@ class LessonScreen(Screen):
                 agreement = check_formula(lesson.formula, live.tensors, live.sizes).message
             except FormulaError as error:
                 formula_text, agreement = lesson.formula.expr, f"the formula does not parse: {error}"
-            message = LiveReady(lesson.id, live, formula_text, agreement)
+            message = LiveReady(lesson.id, live, formula_text, agreement, generation)
         except Exception as error:  # any failure is shown in the lesson, never a traceback
-            message = LiveFailed(lesson.id, f"{type(error).__name__}: {error}")
-        message.generation = generation   # checked on the UI thread, where reloads happen
-        self.post_message(message)
+            message = LiveFailed(lesson.id, f"{type(error).__name__}: {error}", generation)
+        self.post_message(message)   # its generation is checked on the UI thread, where reloads happen
 
     def on_live_ready(self, message: LiveReady) -> None:
-        if getattr(message, "generation", self.generation) != self.generation:
+        if message.generation != self.generation:
             return   # computed for a version of the lesson that has since been reloaded
         self.live = message.live
         live = message.live
@@ -102,7 +107,7 @@ class LessonScreen(Screen):
         self.show_question()
 
     def on_live_failed(self, message: LiveFailed) -> None:
-        if getattr(message, "generation", self.generation) != self.generation:
+        if message.generation != self.generation:
             return
         self.query_one("#live-status", Static).update(
             Text(f"Could not compute this lesson's tensors: {message.error}", style="bold red"))
@@ -224,7 +229,7 @@ class LessonScreen(Screen):
         self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
         self.title = self.lesson.title
         self.query_one("#lesson-title", Static).update(Text(self.lesson.title, style="bold"))
-        self.query_one("#explanation", Static).update(Text(self.lesson.explanation.strip()))
+        self.query_one("#explanation", Static).update(Text(reflow(self.lesson.explanation)))
         self.query_one("#formula", Static).update(Text(self.lesson.formula.expr))
         self.query_one("#translation", Static).update(Text("In words: " + self.lesson.formula.translation))
         self.query_one("#live-status", Static).update(Text("Lesson file reloaded; recomputing the live tensors…"))
