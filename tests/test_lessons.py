@@ -56,3 +56,20 @@ def test_every_shipped_lesson_passes_the_full_check():
     report = check_paths(variants=1)   # own sizes, both corners of model.vary and one draw: fast enough for CI
     assert report.lessons, "no lessons checked"
     assert report.ok, "\n" + report.text()
+
+
+def test_token_ids_can_replace_text_and_are_checked_against_the_vocabulary():
+    from tutor.lesson_schema import Lesson
+    from tutor.live import compute_live
+    from tutor.model_hub import ModelHub
+
+    data = CATALOG.get("la-scaled-scores").lesson.model_dump()
+    data["model"]["tokens"] = [[19, 20, 21, 22], [23, 24, 25, 26]]
+    live = compute_live(Lesson.model_validate(data), ModelHub())
+    assert live.rows == ["2345", "6789"]
+    data["model"]["tokens"] = [[19, 20, 21, 500]]
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        compute_live(Lesson.model_validate(data), ModelHub())
+    data["model"]["tokens"] = [[1, 2], [3]]
+    with pytest.raises(ValueError, match="same length"):
+        Lesson.model_validate(data)

@@ -37,6 +37,9 @@ class ModelSetup(Strict):
 
     weights: Literal["trained", "random"] = "trained"
     text: Union[ShortText, list[ShortText]] = "1234"
+    # token ids instead of text, one list per batch row; overrides `text` when given
+    tokens: list[Annotated[list[Annotated[int, Field(ge=0, le=100_000)]], Field(min_length=1, max_length=256)]] | None = \
+        Field(None, min_length=1, max_length=16)
     seed: int = Field(0, ge=0, le=2**31 - 1)
     d_model: int | None = Field(None, ge=1, le=512)
     n_head: int | None = Field(None, ge=1, le=16)
@@ -67,6 +70,13 @@ class ModelSetup(Strict):
                 raise ValueError("every input row must have the same length (L)")
         return value
 
+    @field_validator("tokens")
+    @classmethod
+    def _token_rows_have_one_length(cls, value):
+        if value is not None and len({len(row) for row in value}) != 1:
+            raise ValueError("every token row must have the same length (L)")
+        return value
+
     @field_validator("vary")
     @classmethod
     def _ranges_are_ordered(cls, value):
@@ -84,7 +94,10 @@ class ModelSetup(Strict):
         return self
 
     @property
-    def rows(self) -> list[str]:
+    def rows(self) -> list[str] | list[list[int]]:
+        """The input rows: token-id lists when `tokens` is given, else text rows."""
+        if self.tokens is not None:
+            return [list(row) for row in self.tokens]
         return list(self.text) if isinstance(self.text, list) else [self.text]
 
 

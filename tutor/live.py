@@ -52,16 +52,30 @@ def choose_sizes(setup: ModelSetup, base: dict[str, int], variant_seed: int | No
     return sizes
 
 
-def input_rows(setup: ModelSetup, batch: int, length: int) -> list[str]:
-    """The author's rows, cycled to B rows of L characters."""
+def input_rows(setup: ModelSetup, batch: int, length: int) -> list:
+    """The author's rows (text or token ids), cycled to B rows of L tokens."""
     source = setup.rows
     rows = []
     for b in range(batch):
         base = source[b % len(source)]
         shift = b // len(source)
-        text = (base[shift:] + base[:shift]) if base else "0"
-        rows.append((text * (length // len(text) + 1))[:length])
+        row = base[shift:] + base[:shift]
+        rows.append((row * (length // len(row) + 1))[:length])
     return rows
+
+
+def encode_rows(rows: list, tokenizer) -> list[list[int]]:
+    """Token ids for each row; ids an author gave are checked against the vocabulary."""
+    encoded = []
+    for row in rows:
+        if isinstance(row, str):
+            encoded.append(tokenizer.encode(row))
+            continue
+        bad = [t for t in row if t >= tokenizer.vocab_size]
+        if bad:
+            raise ValueError(f"token id {bad[0]} is outside the vocabulary (0..{tokenizer.vocab_size - 1})")
+        encoded.append(list(row))
+    return encoded
 
 
 def build_model(setup: ModelSetup, sizes: dict[str, int], hub: ModelHub, vocab: int) -> tuple[GPT, str]:
@@ -109,8 +123,9 @@ def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None)
     block_size = model.config.block_size
     if sizes["L"] > block_size:
         raise ValueError(f"input length {sizes['L']} exceeds the model's block_size {block_size}")
-    rows = input_rows(setup, sizes["B"], sizes["L"])
-    tokens = torch.tensor([tokenizer.encode(row) for row in rows], dtype=torch.long)   # (B, L)
+    token_rows = encode_rows(input_rows(setup, sizes["B"], sizes["L"]), tokenizer)
+    tokens = torch.tensor(token_rows, dtype=torch.long)                                 # (B, L)
+    rows = [tokenizer.decode(row) for row in token_rows]
     with hub.lock:
         _, probes = run_with_probes(model, tokens)
     tensors = {name: t.cpu().float().numpy() for name, t in probes.items()}
