@@ -343,3 +343,13 @@ def test_generated_formulas_render_and_evaluate(text: str) -> None:
         evaluate_formula(f, {"Q": rand(3, 3), "K": rand(3, 3), "x": rand(3, 3), "d_k": 3.0, "gamma": 0.7})
     except FormulaError as exc:  # only shape problems are expected, e.g. causal_mask of a scalar
         assert "column" in str(exc)
+
+
+def test_right_grouped_products_keep_their_brackets():
+    from tutor.formulas import formula_latex, parse_formula, render_formula
+
+    right = parse_formula("Q @ (K.T @ V)", matrices=["Q", "K", "V"])
+    left = parse_formula("(Q @ K.T) @ V", matrices=["Q", "K", "V"])
+    assert "(Kᵀ⋅V)" in render_formula(right)
+    assert "(" not in render_formula(left)
+    assert formula_latex(right) == r"Q \left(K^{T} V\right)"

@@ -299,6 +299,21 @@ class _Sqrt(_Display):
         return rf"\sqrt{{{p._print(self.args[0])}}}"
 
 
+class _Group(_Display):
+    """A product grouped to the right, ``Q @ (K.T @ V)``: sympy would flatten it to Q·Kᵀ·V."""
+
+    nargs = 1
+
+    def _pretty(self, p):
+        return prettyForm(*p._print(self.args[0]).parens())
+
+    def _tex(self, p):
+        return rf"\left({p._print(self.args[0])}\right)"
+
+    def _sympystr(self, p):
+        return f"({p._print(self.args[0])})"
+
+
 _NAMED = {n: type(n, (_Named,), {}) for n in FUNCTIONS}
 _SYMPY_FUNCS = {"exp": sp.exp, "log": sp.log, "tanh": sp.tanh, "sin": sp.sin, "cos": sp.cos,
                 "abs": sp.Abs, "sqrt": sp.sqrt}
@@ -332,7 +347,9 @@ def _to_sympy(node: Node, matrices: frozenset[str]) -> tuple[sp.Expr, bool]:
     if op == "-":
         return sp.Add(x, sp.Mul(sp.S.NegativeOne, y)), is_mat
     if op == "@":
-        return sp.Mul(x, y), is_mat
+        right = node.args[1]
+        grouped = right.kind == "op" and right.value == "@"   # the order of products is the lesson
+        return sp.Mul(x, _Group(y) if grouped else y), is_mat
     if op == "*" and x_mat and y_mat:
         args = (*x.args, y) if isinstance(x, _Hadamard) else (x, y)
         return _Hadamard(*args), True
