@@ -133,13 +133,13 @@ def grade(question, text: str, truth: Truth, sizes: dict[str, int]) -> Grade:
         if len(given) != expected.size:
             raise AnswerError(f"give {expected.size} values (you gave {len(given)})")
         correct = _values_match(given, expected, question.tolerance)
-        return Grade(correct, _verdict(correct) + f" (tolerance ±{format_number(question.tolerance)})", truth.display)
+        return Grade(correct, _verdict(correct) + _tolerance_note(question.tolerance), truth.display)
     if isinstance(question, NumberQuestion):
         given = parse_number(text)
         expected = float(truth.value)
         tolerance = question.tolerance * abs(expected) if question.relative else question.tolerance
         correct = _values_match([given], np.array([expected]), tolerance)
-        return Grade(correct, _verdict(correct) + f" (tolerance ±{format_number(tolerance)})", truth.display)
+        return Grade(correct, _verdict(correct) + _tolerance_note(tolerance), truth.display)
     if isinstance(question, ChoiceQuestion):
         correct = parse_choice(text, question.choices) == truth.value
         return Grade(correct, _verdict(correct), truth.display)
@@ -148,6 +148,10 @@ def grade(question, text: str, truth: Truth, sizes: dict[str, int]) -> Grade:
         correct = given == truth.value
         return Grade(correct, _verdict(correct) + f" Your shape here is {given}.", truth.display)
     raise QuestionError(f"unknown question kind {getattr(question, 'kind', '?')}")
+
+
+def _tolerance_note(tolerance: float) -> str:
+    return f" (tolerance ±{format_number(tolerance)})" if tolerance > 0 else " (exact)"
 
 
 def _verdict(correct: bool) -> str:

@@ -133,6 +133,7 @@ class LessonScreen(Screen):
         self.query_one("#real-tensor", Static).update("")
         self.hints_shown = 0
         self.revealed = False
+        self.query_one("#reveal").display = False   # nothing to compare yet
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
@@ -154,6 +155,8 @@ class LessonScreen(Screen):
             feedback.update(Text(f"This question has a problem (tell the lesson's author): {error}", style="red"))
             return
         self.revealed = True
+        self.query_one("#reveal").display = True
+        self.call_after_refresh(self.query_one("#reveal").scroll_visible)   # small terminals: show the tensor
         event.input.value = ""
         mark = "✓ Right." if result.correct else "✗ Not quite."
         verdict = Text(mark + result.feedback.removeprefix("Right.").removeprefix("Not quite."),

@@ -68,8 +68,11 @@ def tensor_renderable(array: np.ndarray, label: str, token_labels: list[str] | N
         lead = (0,) * (array.ndim - 2)
         view = array[lead]
         note = f"showing [{', '.join('0' for _ in lead)}, :, :]"
-    square = view.ndim == 2 and token_labels is not None and view.shape[0] == view.shape[1] == len(token_labels)
-    table = matrix_table(view, token_labels if square else None, token_labels if square else None)
+    if view.ndim == 1:   # one row: index the columns, no row label to misread as a value
+        table = matrix_table(view[None], [""], [str(j) for j in range(view.shape[0])])
+    else:
+        square = token_labels is not None and view.shape[0] == view.shape[1] == len(token_labels)
+        table = matrix_table(view, token_labels if square else None, token_labels if square else None)
     parts: list[RenderableType] = [title, table]
     if note:
         parts.insert(1, Text(note, style="dim"))
