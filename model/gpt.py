@@ -22,7 +22,7 @@ Probes = dict[str, torch.Tensor]
 
 @dataclass(frozen=True)
 class GPTConfig:
-    vocab_size: int = 98
+    vocab_size: int = 96      # the CharTokenizer's printable ASCII + newline
     block_size: int = 64     # longest context the model can see
     n_layer: int = 2
     n_head: int = 2

@@ -36,8 +36,8 @@ def test_probe_shapes_for_the_lesson_sizes(tiny):
         assert probes[f"blocks.1.attn.{name}"].shape == (B, H, L, L)
     assert probes["blocks.0.mlp.pre"].shape == (B, L, 4 * D)
     assert probes["blocks.0.resid_post"].shape == (B, L, D)
-    assert logits.shape == (B, L, 98)
-    assert probes["logits"].shape == (B, L, 98)
+    assert logits.shape == (B, L, 96)
+    assert probes["logits"].shape == (B, L, 96)
 
 
 def test_masked_softmax_is_zero_above_the_diagonal_and_rows_sum_to_one(tiny):
@@ -75,7 +75,7 @@ def test_fused_and_explicit_forward_agree(tiny):
 
 def test_position_switches():
     torch.manual_seed(0)
-    tokens = torch.randint(0, 98, (1, 5))
+    tokens = torch.randint(0, 96, (1, 5))
     for kind in ("learned", "sinusoidal", "none"):
         config = GPTConfig(d_model=8, n_head=2, positions=kind)
         _, probes = run_with_probes(GPT(config), tokens)
