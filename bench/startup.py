@@ -19,6 +19,7 @@ import signal
 import statistics
 import struct
 import sys
+import tempfile
 import termios
 import time
 
@@ -33,9 +34,11 @@ def tutor_command() -> list[str]:
 
 
 def one_run(timeout: float = 60.0) -> tuple[float, float | None]:
+    home = tempfile.mkdtemp(prefix="tutor-bench-")   # a new learner: the roadmap, not a resumed lesson
     pid, fd = pty.fork()
     if pid == 0:  # child: become the tutor
         os.environ["TERM"] = "xterm-256color"
+        os.environ["TUTOR_HOME"] = home
         command = tutor_command()
         os.execv(command[0], command)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
@@ -69,6 +72,7 @@ def one_run(timeout: float = 60.0) -> tuple[float, float | None]:
             pass
         os.waitpid(pid, 0)
         os.close(fd)
+        shutil.rmtree(home, ignore_errors=True)
     if first_paint is None:
         raise SystemExit("the roadmap never painted; run `tutor` by hand to see why")
     return first_paint, model_ready

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
+from .lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
-ExperimentFn = Callable[["ExperimentContext"], dict[str, np.ndarray]]
+ExperimentFn = Callable[["ExperimentContext"], "dict[str, np.ndarray]"]
 EXPERIMENTS: dict[str, ExperimentFn] = {}
 DESCRIPTIONS: dict[str, str] = {}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy as np
+from .lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from .experiments import ExperimentContext, experiment
 
@@ -517,7 +517,9 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
 
 
 @experiment("beam", f"two steps of beam search (width k = {BEAM_WIDTH}) after batch row 0, the way model/sample.py's "
-                    "beam_search scores them: beam.step1_tokens / beam.step1_scores (k,), beam.candidates (k, V) the "
+                    "beam_search scores them: beam.step1_tokens / beam.step1_scores (k,), beam.step1_probs (k,) their "
+                    "probabilities, beam.next_best (k,) the probability of the best token after each, "
+                    "beam.candidates (k, V) the "
                     "total log-probability of every one-token extension, beam.step2_tokens (k, 2), "
                     "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
                     "probabilities; beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
@@ -550,6 +552,7 @@ def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     greedy = generate(model, ids, 6, temperature=0, seed=0)
     return {
         "beam.step1_tokens": _np(tokens1), "beam.step1_scores": _np(scores1),
+        "beam.step1_probs": _np(scores1.exp()), "beam.next_best": _np(second.max(dim=-1).values.exp()),
         "beam.candidates": _np(candidates),
         "beam.step2_tokens": _np(torch.stack([tokens1[rows], tokens2], dim=1)),
         "beam.step2_scores": _np(scores2),

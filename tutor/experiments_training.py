@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy as np
+from .lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from .experiments import ExperimentContext, experiment
 
