@@ -7,3 +7,37 @@ def _private_tutor_home(tmp_path_factory, monkeypatch):
     """Every test gets its own empty TUTOR_HOME: an app built without home= must never read or
     write the developer's real progress (and a reopened lesson would change what tests see)."""
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path_factory.mktemp("tutor-home")))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    """Tiny models run faster on one thread, and the test machine's two cores are shared."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    """The app's model hub with the shipped checkpoint loaded."""
+    from tutor.model_hub import ModelHub
+
+    loaded = ModelHub()
+    loaded.ensure_loaded()
+    return loaded
+
+
+def experiment_context(model, rows, seed=0):
+    """An ExperimentContext for text rows, as compute_live would build it."""
+    import torch
+
+    from model import CharTokenizer
+    from tutor.experiments import ExperimentContext
+
+    tokenizer = CharTokenizer()
+    tokens = torch.tensor([tokenizer.encode(row) for row in rows])                 # (B, L)
+    sizes = {"B": len(rows), "L": len(rows[0]), "D": model.config.d_model, "H": model.config.n_head}
+    return ExperimentContext(model, tokens, tokenizer, sizes, seed)

@@ -4,13 +4,14 @@ import math
 
 import numpy as np
 import pytest
+
+from conftest import experiment_context as context
 import torch
 
 from model import GPT, CharTokenizer, GPTConfig, sinusoidal_table
 from model.sample import beam_search, generate
 from tutor import experiments_structure as xs
-from tutor.experiments import EXPERIMENTS, ExperimentContext
-from tutor.model_hub import ModelHub
+from tutor.experiments import EXPERIMENTS
 
 STRUCTURE_EXPERIMENTS = ["shuffle", "sinusoid", "pe_shift", "attn_window", "linear_attn", "heads", "fp16",
                          "norm_axes", "residual_grad", "activations", "info", "kl", "decode", "generate", "beam"]
@@ -18,17 +19,6 @@ V = 96
 TOKENIZER = CharTokenizer()
 
 
-@pytest.fixture(scope="module")
-def hub():
-    hub = ModelHub()
-    hub.ensure_loaded()
-    return hub
-
-
-def context(model, rows, seed=0):
-    tokens = torch.tensor([TOKENIZER.encode(row) for row in rows])
-    sizes = {"B": len(rows), "L": len(rows[0]), "D": model.config.d_model, "H": model.config.n_head}
-    return ExperimentContext(model, tokens, TOKENIZER, sizes, seed)
 
 
 def small_model(seed=0, **config):
@@ -102,7 +92,8 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "generate": {"generate.greedy": (xs.N_NEW,), "generate.greedy_rerun_diff": (1,),
                  "generate.sampled": (2, xs.N_NEW), "generate.sampled_diff": (1,),
                  "generate.input_greedy": (xs.N_NEW,)},
-    "beam": {"beam.step1_tokens": (3,), "beam.step1_scores": (3,), "beam.candidates": (3, V),
+    "beam": {"beam.step1_tokens": (3,), "beam.step1_scores": (3,), "beam.step1_probs": (3,), "beam.next_best": (3,),
+             "beam.candidates": (3, V),
              "beam.step2_tokens": (3, 2), "beam.step2_scores": (3,), "beam.p_first": (3,), "beam.p_second": (3,),
              "beam.best": (6,), "beam.greedy": (6,), "beam.best_score": (1,), "beam.greedy_score": (1,)},
 }
@@ -313,6 +304,8 @@ def test_beam_scores_add_log_probabilities_and_beat_greedy_here(hub):
     assert np.allclose(np.log(out["beam.p_first"]) + np.log(out["beam.p_second"]), out["beam.step2_scores"])
     assert np.all(np.diff(out["beam.step1_scores"]) <= 0) and np.all(np.diff(out["beam.step2_scores"]) <= 0)
     assert np.allclose(out["beam.candidates"].max(), out["beam.step2_scores"][0])
+    assert np.allclose(np.log(out["beam.step1_probs"]), out["beam.step1_scores"])
+    assert np.allclose(out["beam.candidates"].max(axis=1), out["beam.step1_scores"] + np.log(out["beam.next_best"]))
     assert list(out["beam.best"]) == beam_search(hub.model, ctx.tokens[0].tolist(), 6, beam_width=3)
     assert out["beam.step2_tokens"][0, 0] == TOKENIZER.encode("\n")[0]   # the runner-up first token wins
     assert out["beam.best_score"][0] > out["beam.greedy_score"][0] + 0.1

@@ -5,12 +5,13 @@ import time
 
 import numpy as np
 import pytest
+
+from conftest import experiment_context as context
 import torch
 
 from model import GPT, CharTokenizer, GPTConfig, run_with_probes
 from model.train import TrainConfig, lr_at
-from tutor.experiments import EXPERIMENTS, ExperimentContext
-from tutor.model_hub import ModelHub
+from tutor.experiments import EXPERIMENTS
 
 TRAINING_EXPERIMENTS = ["embedding", "svd", "dot_variance", "mlp_collapse", "next_token", "temperature", "nll",
                         "autoregressive", "ce_grad", "finite_diff", "autograd", "vanish", "gradient_descent",
@@ -20,18 +21,6 @@ WRONG = "3142>1243"
 V = 96
 
 
-@pytest.fixture(scope="module")
-def hub():
-    hub = ModelHub()
-    hub.ensure_loaded()
-    return hub
-
-
-def context(model, rows, seed=0):
-    tokenizer = CharTokenizer()
-    tokens = torch.tensor([tokenizer.encode(row) for row in rows])
-    sizes = {"B": len(rows), "L": len(rows[0]), "D": model.config.d_model, "H": model.config.n_head}
-    return ExperimentContext(model, tokens, tokenizer, sizes, seed)
 
 
 def small_model(seed=0):

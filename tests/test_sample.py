@@ -9,12 +9,6 @@ from model.sample import (beam_search, filter_logits, generate, next_token_distr
 TOK = CharTokenizer()
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module", params=["learned", "sinusoidal", "none"])

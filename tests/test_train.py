@@ -13,13 +13,6 @@ from model.train import TrainConfig, Trainer, TrainMetrics, lr_at, resolve_devic
 TOK = CharTokenizer()
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run faster on one thread, and the test machine's cores are shared."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def tiny_model(seed=0):

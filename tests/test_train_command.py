@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-import torch
 
 from model.checkpoint import load_checkpoint
 from tutor import sample_command, train_command
@@ -16,12 +15,6 @@ from tutor import sample_command, train_command
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def parse(*argv):
@@ -41,7 +34,7 @@ def call(*argv):
     ("sample", "x", "--temperature", "-1"), ("sample", "x", "--top-k", "0"), ("sample", "x", "--top-p", "0"),
     ("sample", "x", "--top-p", "1.5"), ("sample", "x", "--beam", "0"), ("sample", "x", "--max-tokens", "0"),
     ("sample", "x", "--temperature", "hot"), ("sample", "x", "--wat"), ("train", "--steps", "0"),
-    ("train", "--lr", "-1"), ("train", "--warmup", "-1"), ("train", "--size", "huge"), ("train", "--device", "tpu"),
+    ("train", "--lr", "-1"), ("train", "--warmup", "-1"), ("train", "--size", "huge"), ("train", "--device", "tpu"), ("train", "--threads", "0"),
 ])
 def test_bad_flags_exit_2_with_a_message(argv, capsys):
     with pytest.raises(SystemExit) as info:

@@ -11,12 +11,11 @@ and "the next-token distribution" is the softmax of the logits there.
 """
 from __future__ import annotations
 
-import functools
 import math
 
 from .lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
-from .experiments import ExperimentContext, experiment
+from .experiments import ExperimentContext, experiment, one_torch_thread
 
 WINDOW = 3            # attn_window: each query sees itself and the WINDOW - 1 keys before it
 PE_SHIFT = 3          # pe_shift: the shift k in PE(pos + k) = PE(pos) @ M_k
@@ -27,22 +26,6 @@ N_DRAWS = 1000        # decode: how many samples are counted
 N_NEW = 10            # generate: how many tokens each continuation has
 BEAM_WIDTH = 3        # beam: partial sequences kept at each step
 ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if there are fewer)
-
-
-def _one_thread(fn):
-    """Run ``fn`` with one torch thread: the tensors are tiny, and on a busy machine two threads
-    wait for each other far longer than they compute (measured: 30 ms against 1.5 s)."""
-    @functools.wraps(fn)
-    def wrapped(context: ExperimentContext) -> dict[str, np.ndarray]:
-        import torch
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return fn(context)
-        finally:
-            torch.set_num_threads(threads)
-    return wrapped
 
 
 def _tokens(context: ExperimentContext):
@@ -104,7 +87,7 @@ def _row0_logits(context: ExperimentContext):
                        "shuffle.last_change_pe (B,); unmasked attention softmax(QKᵀ/√d)V of block 0 without "
                        "positions: shuffle.full_z / shuffle.full_z_shuffled (B, H, L, D_head) for the original and the "
                        "shuffled input, shuffle.full_z_permuted = P @ full_z, shuffle.full_same (B, L)")
-@_one_thread
+@one_torch_thread
 def shuffled_input(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -217,7 +200,7 @@ def pe_shift(context: ExperimentContext) -> dict[str, np.ndarray]:
                            "attn_window.bias (L, L) 0 or -inf, attn_window.pattern (B, H, L, L) = softmax(scores + "
                            "bias), attn_window.kept (1,) kept entries per head, attn_window.causal_kept (1,) = "
                            "L(L+1)/2, attn_window.full (1,) = L*L")
-@_one_thread
+@one_torch_thread
 def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -240,7 +223,7 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("linear_attn", "both orders of (Q Kᵀ) V on block 0's own q, k, v (no softmax, float64): "
                            "linear_attn.qk (B, H, L, L), linear_attn.kv (B, H, D_head, D_head), linear_attn.qk_v and "
                            "linear_attn.q_kv (B, H, L, D_head), linear_attn.max_diff (1,)")
-@_one_thread
+@one_torch_thread
 def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
     probes = _probes(context)
     q, k, v = (probes[f"blocks.0.attn.{n}"] for n in "qkv")                  # (B, H, L, D_head) each
@@ -258,7 +241,7 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
                      "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
                      "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
                      "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes")
-@_one_thread
+@one_torch_thread
 def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -291,7 +274,7 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
                     "fp16.naive_sum (1,) the float16 sum of exp(row), fp16.naive (V,) exp/sum (inf/inf = nan), "
                     "fp16.stable (V,) exp(row - max)/sum in float16, fp16.limit (1,) = ln(65504), "
                     "fp16.max (3,) the largest float16, bfloat16 and float32")
-@_one_thread
+@one_torch_thread
 def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -319,7 +302,7 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
                          "norm_axes.ln_mean (B, L, 1) one mean per token (over D), norm_axes.bn_mean (1, 1, D) one "
                          "mean per feature (over B and L), norm_axes.bn (B, L, D) x normalised per feature, "
                          "norm_axes.bn_row_mean (B, L) the mean of each token's row after that")
-@_one_thread
+@one_torch_thread
 def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:
     x = _probes(context)["blocks.0.resid_pre"]                               # (B, L, D)
     bn_mean = x.mean(dim=(0, 1), keepdim=True)                               # (1, 1, D)
@@ -338,7 +321,7 @@ def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:
                              "residual_grad.with_skip / .without_skip (N,) gradient norms at blocks 0..N-1 (row 0), "
                              "residual_grad.input_with_skip / .input_without_skip (L, D) the gradient at "
                              "block 0's input")
-@_one_thread
+@one_torch_thread
 def residual_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -376,7 +359,7 @@ def residual_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("activations", "block 0's MLP pre-activations x = mlp.pre through two activations: activations.phi "
                            "(B, L, 4D) = Φ(x), the standard normal CDF, activations.relu (B, L, 4D) = max(x, 0), "
                            "activations.dead (1,) hidden units whose x is <= 0 at every position of every row")
-@_one_thread
+@one_torch_thread
 def activations(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -396,7 +379,7 @@ def activations(context: ExperimentContext) -> dict[str, np.ndarray]:
                     "(B, L, V), info.surprisal (B, L, V) = -ln p, info.entropy (B, L) in nats, info.perplexity "
                     "(B, L) = e^H, info.max_entropy (1,) = ln V, info.next_surprisal (B, L-1) = -ln p of the "
                     "token that actually comes next")
-@_one_thread
+@one_torch_thread
 def information(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -421,7 +404,7 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
                   "kl.KL_qp (1,) each, in nats")
-@_one_thread
+@one_torch_thread
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -454,7 +437,7 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
                       f"decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
                       f"T={HOT_T:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
                       f"token comes up in {N_DRAWS} draws at T=1 (seeded)")
-@_one_thread
+@one_torch_thread
 def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -497,7 +480,7 @@ def _prompt_before_separator(context: ExperimentContext) -> list[int]:
                         f"second greedy run differs, generate.sampled (2, {N_NEW}) two runs at T=1 with seeds s and "
                         f"s+1, generate.sampled_diff (1,) positions where they differ, generate.input_greedy "
                         f"({N_NEW},) greedy after only the row's digits before '>'")
-@_one_thread
+@one_torch_thread
 def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
     from model.sample import generate
 
@@ -524,7 +507,7 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
                     "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
                     "probabilities; beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
                     "their total log-probabilities beam.best_score / beam.greedy_score (1,)")
-@_one_thread
+@one_torch_thread
 def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 

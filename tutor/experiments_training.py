@@ -11,32 +11,15 @@ the digits before it are random and the trainer never asks the model to predict 
 """
 from __future__ import annotations
 
-import functools
 import math
 
 from .lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
-from .experiments import ExperimentContext, experiment
+from .experiments import ExperimentContext, experiment, one_torch_thread
 
 DIGITS = "0123456789"
 SEPARATOR = ">"
 IGNORE = -100
-
-
-def _small_tensors(fn):
-    """Run ``fn`` with one torch thread: these tensors are tiny, and on a busy machine several
-    threads spend far longer waiting for each other than computing (50x slower, measured)."""
-    @functools.wraps(fn)
-    def wrapped(context: ExperimentContext) -> dict[str, np.ndarray]:
-        import torch
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return fn(context)
-        finally:
-            torch.set_num_threads(threads)
-    return wrapped
 
 
 def _np(tensor) -> np.ndarray:
@@ -114,7 +97,7 @@ def _digit_ids(context: ExperimentContext) -> list[int]:
                          "cosine tables of the digits 0-9: embedding.digit_onehot_cos (10, 10), "
                          "embedding.digit_cos (10, 10) from W_E, embedding.digit_W_E (10, D), "
                          "embedding.digit_norm (10, 1) the length of each digit's row")
-@_small_tensors
+@one_torch_thread
 def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -142,7 +125,7 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "with r = min(V, D); svd.energy (r,) "
                    "cumulative share of sum(S**2); svd.digit_coords (10, 2): the digits 0-9 on the "
                    "first two principal directions")
-@_small_tensors
+@one_torch_thread
 def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
     W = context.model.W_E.weight.detach().cpu().double().numpy()           # (V, D)
     U, S, Vt = np.linalg.svd(W, full_matrices=False)                        # (V, r), (r,), (r, D)
@@ -165,7 +148,7 @@ def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("dot_variance", "dot products of random unit-variance vectors: dot_variance.d (4,) = "
                             "4, 16, 64, 256; dot_variance.raw (4,) variance of q·k; "
                             "dot_variance.scaled (4,) variance of q·k/sqrt(d) (4096 pairs each)")
-@_small_tensors
+@one_torch_thread
 def dot_variance(context: ExperimentContext) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(context.seed)
     dims = np.array([4.0, 16.0, 64.0, 256.0])
@@ -184,7 +167,7 @@ def dot_variance(context: ExperimentContext) -> dict[str, np.ndarray]:
                             "MLP's input; mlp_collapse.W (D, D) = W_in @ W_out; mlp_collapse.xW "
                             "(B, L, D) = x @ mlp_collapse.W; mlp_collapse.linear_out (B, L, D) the "
                             "MLP with GELU removed; mlp_collapse.gap (B, L) max |real MLP - linear|")
-@_small_tensors
+@one_torch_thread
 def mlp_collapse(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -229,7 +212,7 @@ def _bias(linear, size: int, like):
                           "max-subtracted softmax of logits + 100; next_token.shift_gap (B, L) "
                           "max |that - probs|; "
                           "the five most likely tokens: next_token.top_ids, .top_probs, .top_logits (B, L, 5)")
-@_small_tensors
+@one_torch_thread
 def next_token(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -263,7 +246,7 @@ TEMPERATURES = (0.5, 1.0, 2.0, 5.0, 1000.0)
                            "row 0, through the sampler's own filter: temperature.T (5,) = 0.5, 1, 2, "
                            "5, 1000; temperature.probs (5, V); temperature.top (5,) largest p at each T; "
                            "temperature.winner (5,) its token id")
-@_small_tensors
+@one_torch_thread
 def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -282,7 +265,7 @@ def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "(after '>'); nll.mean (1,) over scored; nll.answer_prob (B, 1) product of "
                    "p_true over the scored targets; the same for an untrained model of the same "
                    "size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,)")
-@_small_tensors
+@one_torch_thread
 def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -312,7 +295,7 @@ def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]
                               "autoregressive.tokens (B, L) the edited ids; autoregressive.logits "
                               "(B, L, V) for the edited input; autoregressive.change (B, L) max "
                               "|logits difference| at each position")
-@_small_tensors
+@one_torch_thread
 def autoregressive(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -334,7 +317,7 @@ def autoregressive(context: ExperimentContext) -> dict[str, np.ndarray]:
                        "ce_grad.onehot (B, L-1, V); ce_grad.dlogits (B, L-1, V) = dL/dlogits; "
                        "ce_grad.x_final (B, L-1, D) the input of W_U; ce_grad.dx_final (B, L-1, D); "
                        "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U")
-@_small_tensors
+@one_torch_thread
 def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
     import torch.nn.functional as F
@@ -379,7 +362,7 @@ FD_STEP = 1e-4
                            "finite_diff.loss_minus (4,) the loss with that entry moved by +-h, "
                            "h = finite_diff.h (1,) = 1e-4; finite_diff.gain (9,) the loss change for a "
                            "step of length 1e-3 along the gradient (entry 0) and 8 random directions")
-@_small_tensors
+@one_torch_thread
 def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -432,7 +415,7 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
                         "autograd.once / autograd.twice (D,) dL/d(ln_final gain) after one and after "
                         "two backward() calls without zero_grad; autograd.graph_nodes (1,) "
                         "operations recorded in the graph")
-@_small_tensors
+@one_torch_thread
 def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -473,7 +456,7 @@ CHAIN_DEPTH = 12
                       "derivative of sigmoid / GELU there, by autograd; vanish.sigmoid_chain (12,) "
                       "d x_n / d x_0 for x_(k+1) = sigmoid(x_k), x_0 = 0, n = 1..12; vanish.bound (12,) "
                       "= 0.25**n; vanish.linear_chain (2, 12) the same for x_(k+1) = a*x_k, a = 0.5, 1.5")
-@_small_tensors
+@one_torch_thread
 def vanishing(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -514,7 +497,7 @@ GD_STEPS = 20
                                 "the loss before each of 20 steps and after the last (inf once it "
                                 "diverges); gradient_descent.grad_W_U (D, V) the first gradient of W_U; "
                                 "gradient_descent.W_U_after (D, V) W_U after one step with lr = 1")
-@_small_tensors
+@one_torch_thread
 def gradient_descent(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -560,7 +543,7 @@ MOMENTUM_STEPS = 6
                         "momentum buffer; momentum.grad_cos / momentum.buffer_cos (5,) cosine between "
                         "consecutive steps; momentum.const_ratio (100,) |buffer|/|g| after 1..100 steps "
                         "of one constant g")
-@_small_tensors
+@one_torch_thread
 def momentum(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -622,7 +605,7 @@ ADAM_STEPS = 3
                     "adam.first_ratio (D,) exp_avg after step 1 divided by the first gradient; "
                     "adam.first_step (D,) how far each gain moved in step 1, adam.first_move (D,) its "
                     "size; adam.lr (1,)")
-@_small_tensors
+@one_torch_thread
 def adam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -672,7 +655,7 @@ COSINE_SAMPLES = (100, 450, 800, 1150, 1499)
                            "steps 0, 24, 49, 99; lr_schedule.cosine_steps / .cosine (5,) at steps 100, "
                            "450, 800, 1150, 1499; lr_schedule.progress (5,) the cosine's progress 0..1; "
                            "lr_schedule.curve (1500,) every step")
-@_small_tensors
+@one_torch_thread
 def lr_schedule(context: ExperimentContext) -> dict[str, np.ndarray]:
     from model.train import TrainConfig, lr_at
 
@@ -699,7 +682,7 @@ LANDSCAPE_POINTS = 21
                          "(1-t)*W0 + t*W from a fresh untrained W0 (same size, seed) to the weights W; "
                          "landscape.bend (19,) = path[k] + path[k+2] - 2*path[k+1], negative where the "
                          "path bends downwards (impossible for a convex loss)")
-@_small_tensors
+@one_torch_thread
 def landscape(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 

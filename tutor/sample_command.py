@@ -129,13 +129,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m tutor.sample_command ...``: the same command without the rest of the CLI."""
-    parser = argparse.ArgumentParser(prog="tutor")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["sample", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args)
+if __name__ == "__main__":   # python -m tutor.sample_command ...: the same as tutor sample ...
+    from tutor.cli import main
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["sample", *sys.argv[1:]]))

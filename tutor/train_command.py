@@ -19,24 +19,21 @@ SIZES = {  # d_model, n_head, n_layer, block_size
 TASK_BATCH, TEXT_BATCH = 128, 32
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def int_at_least(minimum: int):
+    """An argparse type for whole numbers >= minimum, with a message that says which rule broke."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+positive_int = int_at_least(1)
+non_negative_int = int_at_least(0)
 
 
 def positive_float(text: str) -> float:
@@ -71,6 +68,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--max-len", type=positive_int, default=8, help="longest digit string (tasks)")
     p.add_argument("--checkpoint", default=None, help="continue training from this checkpoint")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--threads", type=positive_int, default=1,
+                   help="CPU threads (default 1: these small models gain little from more, and slow "
+                        "down several-fold when the cores are busy with other work)")
     p.set_defaults(func=run)
 
 
@@ -79,6 +79,8 @@ def _command_line(args: argparse.Namespace) -> str:
              f"--size {args.size}", f"--lr {args.lr:g}"]
     if args.batch_size:
         parts.append(f"--batch-size {args.batch_size}")
+    if args.threads != 1:
+        parts.append(f"--threads {args.threads}")
     if args.positions != "learned":
         parts.append(f"--positions {args.positions}")
     if args.data in ("sort", "reverse") and (args.min_len, args.max_len) != (1, 8):
@@ -111,6 +113,8 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err.print(f"error: {exc}")
         return 2
+    if device.type == "cpu":
+        torch.set_num_threads(args.threads)
     is_task = args.data in TASKS
     previous: dict = {}
     torch.manual_seed(args.seed)
@@ -179,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
         "training_seconds": round(float(previous.get("training_seconds", 0) or 0) + (time.time() - started), 1),
         "size": args.size if not args.checkpoint else previous.get("size"),
         "train_config": vars(config), "command": _command_line(args), "continued_from": args.checkpoint,
-        "device": str(device), "torch": torch.__version__,
+        "device": str(device), "threads": torch.get_num_threads(), "torch": torch.__version__,
     }
     if result.status == "diverged":
         err.print(f"[red]{result.message}[/]")
@@ -199,13 +203,7 @@ def _run(args: argparse.Namespace) -> int:
     return 130 if interrupted else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m tutor.train_command ...``: the same command without the rest of the CLI."""
-    parser = argparse.ArgumentParser(prog="tutor")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args)
+if __name__ == "__main__":   # python -m tutor.train_command ...: the same as tutor train ...
+    from tutor.cli import main
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["train", *sys.argv[1:]]))
