@@ -19,6 +19,7 @@ from .catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_p
     lesson_files, load_index, load_lesson
 from .lesson_loader import LessonFileError, Problem, column_in_value, locate, read_yaml, value_node
 from .lesson_schema import Lesson
+from .placeholders import has_placeholders, lesson_texts, syntax_errors, unfilled_texts
 from .probe_ref import ProbeRefError, parse_probe_ref
 
 # the size names compute_live reports; a formula may bind a symbol to any of them
@@ -145,7 +146,42 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
             close = difflib.get_close_matches(concept, list(known), n=1)
             hint = f"did you mean {close[0]!r}?" if close else "see the concepts: list in lessons/index.yaml"
             pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}")
+    check_placeholder_syntax(lesson, pinned)
     return check_formula_text(lesson, pinned)
+
+
+def placeholder_at(pinned: Pinned, loc: tuple, offset: int) -> tuple[int, int] | None:
+    """File line and column of character ``offset`` of a text field, where the file allows:
+    one-line scalars and ``|`` blocks; otherwise None (the field's own position)."""
+    node = value_node(pinned.root, loc)
+    if node is None or not isinstance(node, yaml.ScalarNode):
+        return None
+    if node.start_mark.line == node.end_mark.line:
+        return column_in_value(node, offset + 1)
+    if node.style != "|":
+        return None
+    before = node.value[:offset]
+    row = before.count("\n")
+    line = node.start_mark.line + 2 + row            # the content starts on the line after '|'
+    try:
+        file_line = pinned.path.read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return line, 1
+    content = node.value.split("\n")[row]
+    indent = file_line.find(content) if content else -1
+    return line, (indent if indent >= 0 else 0) + len(before) - (before.rfind("\n") + 1) + 1
+
+
+def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
+    """{{ placeholders }} that do not parse, and placeholders where the screen shows text as written."""
+    for loc, text in lesson_texts(lesson):
+        for error in syntax_errors(text):
+            pinned.add(loc, str(error), placeholder_at(pinned, loc, error.start))
+    for loc, text in unfilled_texts(lesson):
+        if has_placeholders(text):
+            what = "a choice" if "choices" in loc else "the title"
+            pinned.add(loc, f"{what} is shown as written, so a {{{{ placeholder }}}} is not filled there; "
+                            "put the live number in the prompt, explanation or reveal")
 
 
 def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:

@@ -16,8 +16,9 @@ import numpy as np
 from .answers import AnswerError, parse_number
 from .formula_check import bind_values, check_formula, parse_spec
 from .formulas import FormulaError, evaluate_formula
-from .lesson_check import Pinned
+from .lesson_check import Pinned, placeholder_at
 from .lesson_schema import Lesson, NumberQuestion, ShapeQuestion, SymbolicShapeQuestion, ValuesQuestion
+from .placeholders import Placeholder, PlaceholderError, lesson_texts, scan, value_of
 from .probe_ref import ProbeRefError, parse_probe_ref
 from .quiz import QuestionError, format_number, format_values, probe_slice, truth_for
 
@@ -101,6 +102,18 @@ class LiveChecker:
             self.check_question(i, question)
         if formula_ok:
             self.check_formula()
+        self.check_placeholders()
+
+    def check_placeholders(self) -> None:
+        """Every {{ placeholder }} of the text must fill from this run (syntax is the static check's)."""
+        for loc, text in lesson_texts(self.lesson):
+            for item in scan(text):
+                if not isinstance(item, Placeholder):
+                    continue
+                try:
+                    value_of(item, self.live.tensors, self.live.sizes)
+                except PlaceholderError as error:
+                    self.pinned.add(loc, f"{error}{self.where}", placeholder_at(self.pinned, loc, item.start))
 
     def resolve(self, loc: tuple, reference: str) -> np.ndarray | None:
         """The probe slice, or None after pinning a problem with the valid names."""

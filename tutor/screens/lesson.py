@@ -15,6 +15,7 @@ from textual.widgets import Footer, Header, Input, Static
 from ..answers import AnswerError
 from ..catalog import LoadedLesson
 from ..messages import LiveFailed, LiveReady
+from ..placeholders import fill_report, lesson_problems, preview, short_message
 from ..quiz import QuestionError, grade, truth_for
 from ..widgets.tensor_view import tensor_renderable
 
@@ -50,9 +51,9 @@ class LessonScreen(Screen):
         yield Header()
         with VerticalScroll(id="lesson-body"):
             yield Static(Text(lesson.title, style="bold"), id="lesson-title")
-            yield Static(Text(reflow(lesson.explanation)), id="explanation")
+            yield Static(Text(reflow(preview(lesson.explanation))), id="explanation")
             yield Static(Text(lesson.formula.expr), id="formula")
-            yield Static(Text("In words: " + lesson.formula.translation), id="translation")
+            yield Static(Text("In words: " + preview(lesson.formula.translation)), id="translation")
             yield Static(Text("Loading the model… the question opens when the live tensors are ready."),
                          id="live-status")
         with VerticalScroll(id="quiz"):
@@ -103,7 +104,14 @@ class LessonScreen(Screen):
         status.append("Input: ", style="bold")
         status.append("  ".join(repr(row) for row in live.rows) + f"   ({live.variant}, D_head={live.sizes['D_head']})\n")
         status.append(message.agreement, style="green" if "agree " in message.agreement else "yellow")
+        problems = lesson_problems(self.lesson, live.tensors, live.sizes)
+        if problems:
+            where, error = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            status.append(f"\nA live number in the text could not be filled{more}, shown as ⟨error⟩ "
+                          f"(tell the lesson's author): {'.'.join(map(str, where))}: {short_message(error)}", style="yellow")
         self.query_one("#live-status", Static).update(status)
+        self.show_texts()
         self.show_question()
 
     def on_live_failed(self, message: LiveFailed) -> None:
@@ -111,6 +119,17 @@ class LessonScreen(Screen):
             return
         self.query_one("#live-status", Static).update(
             Text(f"Could not compute this lesson's tensors: {message.error}", style="bold red"))
+
+    def live_text(self, text: str) -> str:
+        """Lesson text with its {{ placeholders }}: … until the live tensors arrive, then their values."""
+        if self.live is None:
+            return preview(text)
+        return fill_report(text, self.live.tensors, self.live.sizes)[0]
+
+    def show_texts(self) -> None:
+        """The explanation and the formula's translation, filled from the current live tensors."""
+        self.query_one("#explanation", Static).update(Text(reflow(self.live_text(self.lesson.explanation))))
+        self.query_one("#translation", Static).update(Text("In words: " + self.live_text(self.lesson.formula.translation)))
 
     @property
     def question(self):
@@ -120,7 +139,7 @@ class LessonScreen(Screen):
         self.remember_position()
         total = len(self.lesson.questions)
         text = Text(f"Question {self.question_index + 1}/{total}  ", style="bold")
-        text.append(self.question.prompt)
+        text.append(self.live_text(self.question.prompt))
         if getattr(self.question, "choices", None):
             for i, choice in enumerate(self.question.choices):
                 text.append(f"\n  {chr(ord('a') + i)}) {choice}")
@@ -134,6 +153,7 @@ class LessonScreen(Screen):
         self.hints_shown = 0
         self.revealed = False
         self.query_one("#reveal").display = False   # nothing to compare yet
+        self.model_changed()   # weights replaced while the learner was on the last question
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
@@ -162,7 +182,7 @@ class LessonScreen(Screen):
         verdict = Text(mark + result.feedback.removeprefix("Right.").removeprefix("Not quite."),
                        style="bold green" if result.correct else "bold red")
         if self.question.reveal:
-            verdict.append("\n" + self.question.reveal, style="")
+            verdict.append("\n" + self.live_text(self.question.reveal), style="")
         verdict.append("\nEnter on an empty line: next question.", style="dim")
         feedback.update(verdict)
         self.app.record_answer(self.lesson.id, self.question.id, text, result.correct, self.hints_shown,
@@ -185,7 +205,7 @@ class LessonScreen(Screen):
             self.query_one("#hints", Static).update(Text("No hints for this question.", style="dim"))
             return
         self.hints_shown = min(self.hints_shown + 1, len(hints))
-        lines = [f"Hint {i + 1}: {hint}" for i, hint in enumerate(hints[: self.hints_shown])]
+        lines = [f"Hint {i + 1}: {self.live_text(hint)}" for i, hint in enumerate(hints[: self.hints_shown])]
         self.query_one("#hints", Static).update(Text("\n".join(lines), style="cyan"))
 
     def action_next_question(self) -> None:
@@ -232,12 +252,29 @@ class LessonScreen(Screen):
         self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
         self.title = self.lesson.title
         self.query_one("#lesson-title", Static).update(Text(self.lesson.title, style="bold"))
-        self.query_one("#explanation", Static).update(Text(reflow(self.lesson.explanation)))
+        self.query_one("#explanation", Static).update(Text(reflow(preview(self.lesson.explanation))))
         self.query_one("#formula", Static).update(Text(self.lesson.formula.expr))
-        self.query_one("#translation", Static).update(Text("In words: " + self.lesson.formula.translation))
+        self.query_one("#translation", Static).update(Text("In words: " + preview(self.lesson.formula.translation)))
         self.query_one("#live-status", Static).update(Text("Lesson file reloaded; recomputing the live tensors…"))
         self.live = None
         self.show_question()
+        self.load_live()
+
+    def on_screen_resume(self) -> None:
+        self.model_changed()
+
+    def model_changed(self) -> None:
+        """The dashboard replaced the app's model: recompute with it, but never under a learner who
+        is answering, reading hints or a reveal; then the next question (or coming back) does it."""
+        hub = self.app.hub
+        if self.lesson.model.weights != "trained" or self.live is None or self.live.hub_version == hub.version:
+            return
+        busy = self.revealed or self.hints_shown or self.query_one("#answer", Input).value.strip()
+        if busy or not self.is_current:
+            return
+        self.generation += 1   # a result still being computed with the old weights is dropped
+        self.live = None
+        self.query_one("#live-status", Static).update(Text(f"New weights: {hub.label}. Recomputing the live tensors…"))
         self.load_live()
 
     def action_back(self) -> None:
