@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tutor.formula_display
 import tutor.formula_eval
 import tutor.formulas
 from tutor.formulas import (
@@ -263,7 +264,7 @@ def test_error_messages_name_the_problem_and_column() -> None:
 def test_no_dynamic_code_paths_in_source() -> None:
     builtins_banned = {"eval", "exec", "compile", "__import__"}
     sympy_banned = {"sympify", "parse_expr", "lambdify", "S"}
-    for module in (tutor.formulas, tutor.formula_eval):
+    for module in (tutor.formulas, tutor.formula_display, tutor.formula_eval):
         tree = ast.parse(Path(module.__file__).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):

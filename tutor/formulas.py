@@ -23,6 +23,10 @@ last axis and keep it; ``causal_mask`` sets entries above the diagonal to
 nodes; ``a**b**c`` and ``(a**b)**c`` are rejected.
 
 Example: ``softmax(causal_mask(Q @ K.T / sqrt(d_k))) @ V``.
+
+This module is the gate every formula passes; drawing lives in
+:mod:`tutor.formula_display` and numbers in :mod:`tutor.formula_eval`, so the
+code that decides what is allowed stays small enough to audit.
 """
 
 from __future__ import annotations
@@ -35,12 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from sympy.printing.conventions import split_super_sub
-from sympy.printing.precedence import PRECEDENCE
-from sympy.printing.pretty.pretty import PrettyPrinter
-from sympy.printing.pretty.pretty_symbology import pretty_symbol, pretty_use_unicode
-from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
+from tutor.formula_display import expr_latex, expr_unicode, to_sympy
 from tutor.formula_eval import FUNCTIONS, FormulaError, Node, compare, evaluate_tree, tree_names
 
 __all__ = ["Formula", "FormulaError", "compare", "evaluate_formula", "formula_latex",
@@ -51,7 +51,6 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 # Harmless here, but a later lambdify/sympify of str(expr) would resolve them.
 _RESERVED = {"eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "globals",
              "locals", "vars", "input", "breakpoint", "help", "exit", "quit", "type", "object", "dir"}
-_ALIASES = {"eps": "epsilon", "lam": "lambda"}  # sympy knows the long Greek names only
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 _BAD_OPS = {ast.BitXor: "^", ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
             ast.BitOr: "|", ast.BitAnd: "&", ast.Invert: "~", ast.Not: "not"}
@@ -100,9 +99,7 @@ def parse_formula(text: str, matrices: Iterable[str] = (), scalars: Iterable[str
     if (count := sum(isinstance(n, ast.expr) for n in ast.walk(tree))) > MAX_NODES:
         raise FormulaError(f"formula is too complex ({count} nodes; the limit is {MAX_NODES})")
     node = _Validator(text).convert(tree.body, 1)
-    with sp.evaluate(False):  # never let sympy simplify, reorder or compute powers
-        expr, _ = _to_sympy(node, matrices)
-    return Formula(text, expr, node, matrices)
+    return Formula(text, to_sympy(node, matrices), node, matrices)
 
 
 class _Validator:
@@ -205,188 +202,13 @@ def _has_power(node: Node) -> bool:
     return (node.kind == "op" and node.value == "**") or any(map(_has_power, node.args))
 
 
-# ---------------------------------------------------------------- sympy display
-
-class _Display(sp.Function):
-    """Base for display-only nodes sympy cannot draw for non-commutative args."""
-
-    def _sympystr(self, p):
-        return f"{self.func.__name__.strip('_').lower()}({', '.join(p._print(a) for a in self.args)})"
-
-    def _latex(self, p, exp=None):  # sympy passes exp= when the node is a power's base
-        tex = self._tex(p)
-        return rf"\left({tex}\right)^{{{exp}}}" if exp else tex
-
-
-class _Named(_Display):
-    """softmax & co.: printed by name (default pretty would subscript 'causal_mask')."""
-
-    nargs = 1
-
-    def _pretty(self, p):
-        args = prettyForm(*p._print(self.args[0]).parens())
-        return prettyForm(*stringPict.next(self.func.__name__, args))
-
-    def _tex(self, p):
-        name = self.func.__name__.replace("_", "\\_")
-        return rf"\operatorname{{{name}}}{{\left({p._print(self.args[0])} \right)}}"
-
-
-class _Transpose(_Display):
-    nargs, precedence = 1, PRECEDENCE["Pow"]
-
-    def _pretty(self, p):
-        arg = p._print(self.args[0])
-        if p._use_unicode and self.args[0].is_Symbol and arg.height() == 2:  # W_Q drawn by _Pretty
-            top, sub = arg.picture
-            return prettyForm(f"{top.rstrip()}ᵀ\n{sub}", baseline=0)
-        if not (p._use_unicode and arg.height() == 1):
-            return arg ** prettyForm("T")
-        if arg.binding > prettyForm.FUNC:
-            arg = prettyForm(*arg.parens())
-        return prettyForm(*arg.right("ᵀ"))
-
-    def _tex(self, p):
-        return f"{p.parenthesize(self.args[0], PRECEDENCE['Pow'])}^{{T}}"
-
-    def _sympystr(self, p):
-        return f"{p.parenthesize(self.args[0], PRECEDENCE['Func'], strict=True)}.T"
-
-
-class _Hadamard(_Display):
-    """Element-wise ``*`` of two matrices, drawn as ⊙ so it is not read as ``@``."""
-
-    precedence = PRECEDENCE["Mul"] - 1  # bracketed inside a product, not inside a sum
-
-    def _pretty(self, p):
-        forms = [p._print(a) for a in self.args]
-        forms = [prettyForm(*f.parens()) if f.binding > prettyForm.MUL else f for f in forms]
-        pieces = [forms[0]] + [x for f in forms[1:] for x in (" ⊙ " if p._use_unicode else " o ", f)]
-        return prettyForm(*stringPict.next(*pieces), binding=prettyForm.ADD)
-
-    def _tex(self, p):
-        return r" \odot ".join(p.parenthesize(a, PRECEDENCE["Mul"], strict=True) for a in self.args)
-
-    def _sympystr(self, p):
-        return "*".join(p.parenthesize(a, PRECEDENCE["Mul"], strict=True) for a in self.args)
-
-
-class _Divide(_Display):
-    """``a / B`` for matrix B: sympy only stacks fractions with commutative denominators."""
-
-    nargs, precedence = 2, PRECEDENCE["Mul"]
-
-    def _pretty(self, p):
-        return p._print(self.args[0]) / p._print(self.args[1])
-
-    def _tex(self, p):
-        return rf"\frac{{{p._print(self.args[0])}}}{{{p._print(self.args[1])}}}"
-
-    def _sympystr(self, p):
-        num, den = self.args
-        return f"{p.parenthesize(num, PRECEDENCE['Mul'], strict=True)}/{p.parenthesize(den, PRECEDENCE['Mul'])}"
-
-
-class _Sqrt(_Display):
-    """sqrt of a matrix: sympy draws non-commutative ``x**(1/2)`` without a root sign."""
-
-    nargs = 1
-
-    def _pretty(self, p):
-        return p._print_nth_root(self.args[0], sp.Integer(2))
-
-    def _tex(self, p):
-        return rf"\sqrt{{{p._print(self.args[0])}}}"
-
-
-class _Group(_Display):
-    """A product grouped to the right, ``Q @ (K.T @ V)``: sympy would flatten it to Q·Kᵀ·V."""
-
-    nargs = 1
-
-    def _pretty(self, p):
-        return prettyForm(*p._print(self.args[0]).parens())
-
-    def _tex(self, p):
-        return rf"\left({p._print(self.args[0])}\right)"
-
-    def _sympystr(self, p):
-        return f"({p._print(self.args[0])})"
-
-
-_NAMED = {n: type(n, (_Named,), {}) for n in FUNCTIONS}
-_SYMPY_FUNCS = {"exp": sp.exp, "log": sp.log, "tanh": sp.tanh, "sin": sp.sin, "cos": sp.cos,
-                "abs": sp.Abs, "sqrt": sp.sqrt}
-
-
-def _to_sympy(node: Node, matrices: frozenset[str]) -> tuple[sp.Expr, bool]:
-    """Return (expression, is_matrix); must run under ``sympy.evaluate(False)``."""
-    if node.kind == "num":
-        v = node.value
-        return (sp.Integer(v) if isinstance(v, int) else sp.Float(repr(v), "")), False
-    if node.kind == "name":
-        name = str(node.value)
-        base, sep, rest = name.partition("_")
-        shown = _ALIASES.get(base, base) + sep + rest
-        return sp.Symbol(shown, commutative=name not in matrices), name in matrices
-    parts = [_to_sympy(a, matrices) for a in node.args]
-    (x, x_mat), is_mat = parts[0], any(m for _, m in parts)
-    if node.kind == "neg":
-        return sp.Mul(sp.S.NegativeOne, x), x_mat
-    if node.kind == "T":
-        return _Transpose(x), x_mat
-    if node.kind == "call":
-        fn = str(node.value)
-        if fn in _SYMPY_FUNCS and not (fn == "sqrt" and x_mat):
-            return _SYMPY_FUNCS[fn](x), x_mat
-        return (_Sqrt(x) if fn == "sqrt" else _NAMED[fn](x)), x_mat
-    y, y_mat = parts[1]
-    op = node.value
-    if op == "+":
-        return sp.Add(x, y), is_mat
-    if op == "-":
-        return sp.Add(x, sp.Mul(sp.S.NegativeOne, y)), is_mat
-    if op == "@":
-        right = node.args[1]
-        grouped = right.kind == "op" and right.value == "@"   # the order of products is the lesson
-        return sp.Mul(x, _Group(y) if grouped else y), is_mat
-    if op == "*" and x_mat and y_mat:
-        args = (*x.args, y) if isinstance(x, _Hadamard) else (x, y)
-        return _Hadamard(*args), True
-    if op == "*":
-        return sp.Mul(x, y), is_mat
-    if op == "/":
-        if y_mat:
-            return _Divide(x, y), True
-        inverse = sp.Pow(y, sp.S.NegativeOne)
-        return (inverse if x == sp.S.One else sp.Mul(x, inverse)), is_mat
-    return sp.Pow(x, y), is_mat
-
-
-class _Pretty(PrettyPrinter):
-    """Unicode has no subscript Q, K, V, d…: draw ``W_Q`` as W with a lowered Q."""
-
-    def _print_Symbol(self, e, bold_name=False):
-        form = super()._print_Symbol(e, bold_name)
-        if not self._use_unicode or "_" not in str(form):
-            return form
-        name, _, subs = split_super_sub(e.name)
-        base, sub = pretty_symbol(name), ",".join(pretty_symbol(s) for s in subs)
-        return prettyForm(f"{base}{' ' * len(sub)}\n{' ' * len(base)}{sub}", baseline=0)
-
-
 def render_formula(f: Formula) -> str:
     """Multi-line Unicode drawing for the terminal, in the author's term order."""
-    old = pretty_use_unicode(True)  # pretty_symbol reads this global, not the settings
-    try:
-        printer = _Pretty({"use_unicode": True, "order": "none", "wrap_line": False})
-        return printer.doprint(f.expr)
-    finally:
-        pretty_use_unicode(old)
+    return expr_unicode(f.expr)
 
 
 def formula_latex(f: Formula) -> str:
-    return sp.latex(f.expr, order="none")
+    return expr_latex(f.expr)
 
 
 def formula_symbols(f: Formula) -> set[str]:

@@ -9,6 +9,9 @@ and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
 The schema version is kept in ``PRAGMA user_version``. A file written by a newer
 tutor is refused untouched (we cannot know what dropping its data would break);
 a file SQLite cannot read is moved aside, never deleted, and a fresh one begins.
+
+Summaries live in :mod:`tutor.progress_stats`, export/import/reset in
+:mod:`tutor.progress_io`; the names callers know are still importable from here.
 """
 
 from __future__ import annotations
@@ -17,16 +20,18 @@ import json
 import os
 import sqlite3
 import threading
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
 import platformdirs
 
 from tutor import review
+# LessonStats, TrackStats and track_stats are imported from here by callers.
+from tutor.progress_stats import (LessonStats, TrackStats, answers_per_day, lesson_stats_from_rows,
+                                  streak_ending, track_stats)
 from tutor.review import iso, parse_iso
 
 SCHEMA_VERSION = 1
@@ -70,35 +75,6 @@ class Answer:
     variant: str | None = None
 
 
-@dataclass
-class LessonStats:
-    answered_questions: set[str] = field(default_factory=set)
-    correct_questions: set[str] = field(default_factory=set)
-    attempts: int = 0
-    correct_attempts: int = 0
-    last_seen: datetime | None = None
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct_attempts / self.attempts if self.attempts else None
-
-
-@dataclass
-class TrackStats:
-    total_questions: int = 0
-    completed_questions: int = 0  # answered correctly at least once
-    attempts: int = 0
-    correct_attempts: int = 0
-
-    @property
-    def completion(self) -> float:
-        return self.completed_questions / self.total_questions if self.total_questions else 0.0
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct_attempts / self.attempts if self.attempts else None
-
-
 def resolve_home(explicit: str | Path | None = None) -> Path:
     """Explicit argument (``--home``) beats ``TUTOR_HOME`` beats the platform dir."""
     if explicit:
@@ -107,24 +83,6 @@ def resolve_home(explicit: str | Path | None = None) -> Path:
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_data_dir("tutor", appauthor=False))
-
-
-def track_stats(
-    tracks: Mapping[str, Sequence[tuple[str, Sequence[str]]]], stats: Mapping[str, LessonStats]
-) -> dict[str, TrackStats]:
-    """Completion counts only the questions the course lists today, so renamed or
-    removed questions in old history do not inflate it; accuracy uses every
-    attempt in the track's lessons."""
-    out: dict[str, TrackStats] = {}
-    for track, lessons in tracks.items():
-        ts = out[track] = TrackStats()
-        for lesson_id, question_ids in lessons:
-            ls = stats.get(lesson_id, LessonStats())
-            ts.total_questions += len(set(question_ids))
-            ts.completed_questions += len(set(question_ids) & ls.correct_questions)
-            ts.attempts += ls.attempts
-            ts.correct_attempts += ls.correct_attempts
-    return out
 
 
 def _stamp() -> str:
@@ -299,19 +257,8 @@ class ProgressStore:
     # -- summaries --------------------------------------------------------
 
     def all_lesson_stats(self) -> dict[str, LessonStats]:
-        rows = self._read("SELECT lesson_id, question_id, COUNT(*), SUM(correct), MAX(ts)"
-                          " FROM answers GROUP BY lesson_id, question_id")
-        out: dict[str, LessonStats] = {}
-        for lesson_id, question_id, attempts, correct, last in rows:
-            s = out.setdefault(lesson_id, LessonStats())
-            s.answered_questions.add(question_id)
-            if correct:
-                s.correct_questions.add(question_id)
-            s.attempts += attempts
-            s.correct_attempts += correct
-            seen = parse_iso(last)
-            s.last_seen = seen if s.last_seen is None else max(s.last_seen, seen)
-        return out
+        return lesson_stats_from_rows(self._read("SELECT lesson_id, question_id, COUNT(*), SUM(correct), MAX(ts)"
+                                                 " FROM answers GROUP BY lesson_id, question_id"))
 
     def lesson_stats(self, lesson_id: str) -> LessonStats:
         return self.all_lesson_stats().get(lesson_id, LessonStats())
@@ -320,24 +267,14 @@ class ProgressStore:
         return track_stats(tracks, self.all_lesson_stats())
 
     def answers_per_day(self, tz: tzinfo | None = None) -> dict[date, int]:
-        """Days are the learner's local days (``tz``), not UTC ones: a streak
-        should not break because midnight UTC fell in the afternoon."""
+        """Local days, ``tz`` defaulting to this machine's; see :func:`tutor.progress_stats.answers_per_day`."""
         tz = tz or datetime.now().astimezone().tzinfo
-        return dict(sorted(Counter(parse_iso(t).astimezone(tz).date()
-                                   for (t,) in self._read("SELECT ts FROM answers")).items()))
+        return answers_per_day((t for (t,) in self._read("SELECT ts FROM answers")), tz)
 
     def streak_days(self, today: date | None = None, tz: tzinfo | None = None) -> int:
-        """Consecutive days with an answer, ending today, or yesterday if the
-        learner has not practised yet today (the streak is still alive)."""
+        """Still alive if the last answer was yesterday; see :func:`tutor.progress_stats.streak_ending`."""
         tz = tz or datetime.now().astimezone().tzinfo
-        days = self.answers_per_day(tz)
-        day = today or datetime.now(tz).date()
-        if day not in days:
-            day -= timedelta(days=1)
-        streak = 0
-        while day in days:
-            streak, day = streak + 1, day - timedelta(days=1)
-        return streak
+        return streak_ending(self.answers_per_day(tz), today or datetime.now(tz).date())
 
     # -- review -----------------------------------------------------------
 
@@ -358,114 +295,19 @@ class ProgressStore:
             return review.load_card(self._con, lesson_id, question_id)
 
     # -- export / import / reset -------------------------------------------
+    # The bodies live in tutor.progress_io, imported late because it imports this module.
 
     def export_json(self, path: str | Path) -> int:
-        """Write every answer to ``path`` (atomically: a reader never sees half
-        a file); returns how many were written."""
-        answers = [
-            {"timestamp": iso(a.timestamp), "lesson_id": a.lesson_id, "question_id": a.question_id,
-             "answer": a.answer, "correct": a.correct, "hints_used": a.hints_used, "variant": a.variant}
-            for a in self.answers()
-        ]
-        pos = self.last_position()
-        doc = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": iso(datetime.now(timezone.utc)),
-               "last_position": list(pos) if pos else None, "answers": answers}
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise ProgressError(f"cannot write {path}: {exc.strerror or exc}") from exc
-        return len(answers)
+        """Atomic JSON export; see :func:`tutor.progress_io.export_json`."""
+        from tutor.progress_io import export_json
+        return export_json(self, path)
 
     def import_json(self, path: str | Path) -> int:
-        """Merge answers from an export; returns how many were new.
-
-        An answer's identity is (timestamp, lesson, question, answer text), so
-        importing the same file twice, or a file that overlaps this database,
-        adds nothing twice. The whole file is validated before anything is
-        written, and written in one transaction: a bad file changes nothing.
-        Review cards of the touched questions are rebuilt by replaying their
-        full history in time order, as if every answer had been given here.
-        """
-        rows, position = _read_export(Path(path))
-        with self._tx() as con:
-            touched, added = set(), 0
-            for row in rows:
-                cur = con.execute(
-                    "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)", row)
-                if cur.rowcount:
-                    touched.add((row[1], row[2]))
-                    added += 1
-            for lesson_id, question_id in touched:
-                con.execute("DELETE FROM cards WHERE lesson_id = ? AND question_id = ?", (lesson_id, question_id))
-                history = con.execute("SELECT correct, hints_used, ts FROM answers WHERE lesson_id = ?"
-                                      " AND question_id = ? ORDER BY ts, id", (lesson_id, question_id)).fetchall()
-                for correct, hints, ts in history:
-                    review.record_review(con, lesson_id, question_id, bool(correct), hints, parse_iso(ts))
-            if position and not con.execute("SELECT 1 FROM meta WHERE key = 'last_position'").fetchone():
-                con.execute("INSERT INTO meta (key, value) VALUES ('last_position', ?)", (json.dumps(position),))
-        return added
+        """Idempotent, all-or-nothing merge; see :func:`tutor.progress_io.import_json`."""
+        from tutor.progress_io import import_json
+        return import_json(self, path)
 
     def reset(self, backup_dir: str | Path | None = None) -> Path:
-        """Copy the database to a timestamped backup, then clear it.
-
-        The write lock is held from before the copy until the data is cleared,
-        so an answer another process commits meanwhile is either in the backup
-        or not deleted. The copy reads through a second connection, because
-        SQLite's backup cannot read from a connection inside a transaction.
-        """
-        backup_dir = Path(backup_dir) if backup_dir else self.home / "backups"
-        try:
-            backup_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ProgressError(f"cannot create backup directory {backup_dir}: {exc.strerror or exc}") from exc
-        target = _free_name(backup_dir / f"progress-{_stamp()}.db")
-        with self._tx() as con:
-            src, dst = sqlite3.connect(self.path), sqlite3.connect(target)
-            try:
-                src.backup(dst)
-            finally:
-                src.close()
-                dst.close()
-            for table in ("answers", "cards", "meta"):
-                con.execute(f"DELETE FROM {table}")
-        return target
-
-
-def _read_export(path: Path) -> tuple[list[tuple], list | None]:
-    """Validate a whole export file into insertable rows, or raise ProgressError."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProgressError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProgressError(f"{path} is not a tutor progress export (invalid JSON: {exc})") from exc
-    if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or not isinstance(doc.get("answers"), list):
-        raise ProgressError(f"{path} is not a tutor progress export")
-    version = doc.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= EXPORT_VERSION:
-        raise ProgressError(f"{path} has export version {version!r}; this tutor reads up to {EXPORT_VERSION}")
-    rows = []
-    for i, rec in enumerate(doc["answers"], 1):
-        try:
-            if not isinstance(rec, dict):
-                raise TypeError("not an object")
-            for key, kind in (("timestamp", str), ("lesson_id", str), ("question_id", str), ("answer", str),
-                              ("correct", bool), ("hints_used", int)):
-                if not isinstance(rec.get(key), kind) or (kind is int and isinstance(rec[key], bool)):
-                    raise TypeError(f"{key!r} missing or not {kind.__name__}")
-            if rec.get("variant") is not None and not isinstance(rec["variant"], str):
-                raise TypeError("'variant' must be a string or null")
-            if rec["hints_used"] < 0:
-                raise ValueError("'hints_used' is negative")
-            rows.append((iso(parse_iso(rec["timestamp"])), rec["lesson_id"], rec["question_id"], rec["answer"],
-                         int(rec["correct"]), rec["hints_used"], rec.get("variant")))
-        except (TypeError, ValueError) as exc:
-            raise ProgressError(f"{path}: answer #{i} is invalid: {exc}") from exc
-    pos = doc.get("last_position")
-    valid_pos = isinstance(pos, list) and len(pos) == 2 and isinstance(pos[0], str) and type(pos[1]) is int
-    return rows, pos if valid_pos else None
+        """Back up, then clear; see :func:`tutor.progress_io.reset`."""
+        from tutor.progress_io import reset
+        return reset(self, backup_dir)
