@@ -8,6 +8,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from .app_dashboard import DashboardMixin
 from .app_journey import JourneyMixin
 from .catalog import Catalog, load_catalog
 from .commands_palette import LessonCommands
@@ -16,13 +17,15 @@ from .model_hub import ModelHub
 from .screens.roadmap import RoadmapScreen
 
 
-class TutorApp(JourneyMixin, App):
+class TutorApp(JourneyMixin, DashboardMixin, App):
     CSS_PATH = "app.tcss"
     TITLE = "Transformer math tutor"
     COMMANDS = App.COMMANDS | {LessonCommands}
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help"),   # an answer box takes "?", so F1 works there
         Binding("f2,ctrl+l", "toggle_theme", "Theme"),
+        # priority: an answer box would take ctrl+d (delete right); F3 works in any terminal
+        Binding("f3,ctrl+d", "dashboard", "Dashboard", priority=True),
     ]
 
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
@@ -55,6 +58,7 @@ class TutorApp(JourneyMixin, App):
         """Import torch and read the checkpoint while the learner reads the roadmap."""
         started = time.perf_counter()
         try:
+            self.load_kept_model()   # the weights kept at the last quit, if any
             self.hub.ensure_loaded()
         except Exception as error:  # shown to the learner; the app keeps running
             self.post_message(ModelFailed(f"{type(error).__name__}: {error}"))
@@ -64,6 +68,7 @@ class TutorApp(JourneyMixin, App):
     def on_model_ready(self, message: ModelReady) -> None:
         self.model_status = "ready"
         self.sub_title = f"model ready in {message.seconds:.1f}s"
+        self.model_replaced()   # the dashboard, if open, names the weights
 
     def on_model_failed(self, message: ModelFailed) -> None:
         self.model_status = "failed"

@@ -54,6 +54,7 @@ class HelpScreen(Screen):
         return " / ".join(self.app.get_key_display(Binding(key.strip(), "")) for key in binding.key.split(","))
 
     def _sections(self) -> list[tuple[str, list[Binding]]]:
+        from .dashboard import DashboardScreen
         from .lesson import LessonScreen
         from .review import ReviewScreen
         from .roadmap import RoadmapScreen
@@ -66,4 +67,4 @@ class HelpScreen(Screen):
         ]
         return [("Everywhere", everywhere), ("Roadmap", RoadmapScreen.BINDINGS), ("Lesson", LessonScreen.BINDINGS),
                 ("Review (the lesson keys, plus)", [b for b in ReviewScreen.BINDINGS if b.show]),
-                ("Stats", StatsScreen.BINDINGS)]
+                ("Stats", StatsScreen.BINDINGS), ("Dashboard (F3)", DashboardScreen.BINDINGS)]

@@ -18,6 +18,7 @@ class RoadmapScreen(Screen):
         Binding("enter", "open_lesson", "Open lesson", show=True),
         Binding("r", "app.open_review", "Review"),
         Binding("s", "app.open_stats", "Stats"),
+        Binding("d", "app.dashboard", "Dashboard", show=False),   # the footer already shows F3
         Binding("q", "app.quit", "Quit"),
     ]
 
