@@ -78,14 +78,14 @@ def encode_rows(rows: list, tokenizer) -> list[list[int]]:
     return encoded
 
 
-def build_model(setup: ModelSetup, sizes: dict[str, int], hub: ModelHub, vocab: int) -> tuple[GPT, str]:
-    if setup.weights == "trained":
-        hub.ensure_loaded()
-        return hub.model, hub.label
-    torch.manual_seed(setup.seed)
+def random_model(setup: ModelSetup, sizes: dict[str, int], vocab: int) -> tuple[GPT, str]:
+    """A freshly initialised model, seeded without disturbing anyone else's random stream."""
     config = GPTConfig(vocab_size=vocab, block_size=RANDOM_BLOCK_SIZE, n_layer=setup.n_layer or 1,
                        n_head=sizes["H"], d_model=sizes["D"], positions=setup.positions or "learned")
-    return GPT(config).eval(), f"random initial weights (seed {setup.seed}, untrained)"
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(setup.seed)
+        model = GPT(config).eval()
+    return model, f"random initial weights (seed {setup.seed}, untrained)"
 
 
 def parameter_tensors(model: GPT) -> dict[str, np.ndarray]:
@@ -98,7 +98,8 @@ def parameter_tensors(model: GPT) -> dict[str, np.ndarray]:
         if head.startswith("W_") and leaf == "weight" and array.ndim == 2 and head not in ("W_E", "W_pos"):
             out[f"params.{module_path}"] = array.T                              # (in, out)
         elif head.startswith("W_") and leaf == "bias":
-            out[f"params.{module_path.rpartition('.')[0]}.b_{head[2:]}".replace("params..", "params.")] = array
+            owner = module_path.rpartition(".")[0]                           # blocks.0.attn, or "" at top level
+            out[f"params.{owner + '.' if owner else ''}b_{head[2:]}"] = array
         elif head in ("W_E", "W_pos"):
             out[f"params.{head}"] = array
         elif leaf in ("weight", "bias") and head.startswith("ln"):
@@ -109,17 +110,18 @@ def parameter_tensors(model: GPT) -> dict[str, np.ndarray]:
 def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None) -> LiveResult:
     """Run the lesson's model on its input and return every probe and parameter as numpy."""
     setup = lesson.model
-    tokenizer = hub.tokenizer if (setup.weights == "trained" and hub.tokenizer) else CharTokenizer()
-    if setup.weights == "trained":
-        hub.ensure_loaded()
-        tokenizer = hub.tokenizer
-        config = hub.model.config
-        base = {"D": config.d_model, "H": config.n_head}
+    trained = hub.current() if setup.weights == "trained" else None
+    tokenizer = trained.tokenizer if trained else CharTokenizer()
+    if trained:
+        base = {"D": trained.model.config.d_model, "H": trained.model.config.n_head}
     else:
         base = {"D": setup.d_model or 8, "H": setup.n_head or 2}
     base |= {"B": len(setup.rows), "L": len(setup.rows[0])}
     sizes = choose_sizes(setup, base, variant_seed)
-    model, weights_label = build_model(setup, sizes, hub, tokenizer.vocab_size)
+    if trained:
+        model, weights_label = trained.model, trained.label
+    else:
+        model, weights_label = random_model(setup, sizes, tokenizer.vocab_size)
     block_size = model.config.block_size
     if sizes["L"] > block_size:
         raise ValueError(f"input length {sizes['L']} exceeds the model's block_size {block_size}")
@@ -139,4 +141,4 @@ def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None)
                      "d_model": sizes["D"], "T": block_size}
     variant = ", ".join(f"{k}={sizes[k]}" for k in ("B", "L", "D", "H"))
     labels = [[tokenizer.token_label(t) for t in row] for row in tokens.tolist()]
-    return LiveResult(tensors, sizes, rows, labels, weights_label, variant, hub.version)
+    return LiveResult(tensors, sizes, rows, labels, weights_label, variant, trained.version if trained else hub.version)

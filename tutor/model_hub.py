@@ -12,6 +12,14 @@ if TYPE_CHECKING:
     from model import GPT, CharTokenizer
 
 
+@dataclass(frozen=True)
+class HubSnapshot:
+    model: "GPT"
+    tokenizer: "CharTokenizer"
+    label: str
+    version: int
+
+
 @dataclass
 class ModelHub:
     """The app's current model: the shipped checkpoint until the learner trains their own.
@@ -33,6 +41,13 @@ class ModelHub:
                 self.model, self.tokenizer = model.eval(), tokenizer
                 self.label = describe_checkpoint("shipped default checkpoint", meta)
                 self.version += 1
+
+    def current(self) -> "HubSnapshot":
+        """Model, tokenizer, label and version read together, so a lesson's tensors are never
+        labelled with weights the dashboard swapped in while they were being computed."""
+        self.ensure_loaded()
+        with self.lock:
+            return HubSnapshot(self.model, self.tokenizer, self.label, self.version)
 
     def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str) -> None:
         with self.lock:
