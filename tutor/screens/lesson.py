@@ -51,11 +51,12 @@ class LessonScreen(Screen):
         yield Header()
         with VerticalScroll(id="lesson-body"):
             yield Static(Text(lesson.title, style="bold"), id="lesson-title")
+            # which weights and input the tensors come from: first, so small terminals show it too
+            yield Static(Text("Loading the model… the question opens when the live tensors are ready."),
+                         id="live-status")
             yield Static(Text(reflow(preview(lesson.explanation))), id="explanation")
             yield Static(Text(lesson.formula.expr), id="formula")
             yield Static(Text("In words: " + preview(lesson.formula.translation)), id="translation")
-            yield Static(Text("Loading the model… the question opens when the live tensors are ready."),
-                         id="live-status")
         with VerticalScroll(id="quiz"):
             yield Static(id="question")
             yield Input(placeholder="your prediction, then Enter", id="answer")
