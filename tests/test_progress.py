@@ -144,6 +144,21 @@ def test_two_writers_at_once_lose_nothing(tmp_path):
     assert answers == {f"{tag}-{i}" for tag in ("one", "two") for i in range(200)}
 
 
+def test_many_first_openers_at_once_never_take_a_new_file_for_corrupt(tmp_path):
+    """Six processes open a home that has no database yet, all at the same moment."""
+    for attempt in range(3):
+        home = tmp_path / f"fresh-{attempt}"
+        go = tmp_path / f"go-{attempt}"
+        writers = [start_writer(home, f"w{i}", 1, go) for i in range(6)]
+        go.touch()
+        for proc in writers:
+            out, _ = proc.communicate(timeout=60)
+            assert proc.returncode == 0
+        assert not list(home.glob("progress.db.corrupt-*"))
+        with ProgressStore(home) as store:
+            assert store.answer_count() == 6
+
+
 def test_killed_writer_loses_at_most_the_answer_in_flight(tmp_path):
     go = tmp_path / "go"
     proc = start_writer(tmp_path, "k", 0, go)

@@ -97,6 +97,28 @@ def _free_name(base: Path) -> Path:
     return candidate
 
 
+@contextmanager
+def _opening_lock(home: Path) -> Iterator[None]:
+    """Serialise opening across processes: a second tutor starting while the first creates
+    the database would otherwise probe a half-written file, call it corrupt and move it aside."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; busy_timeout still guards the writes themselves
+        yield
+        return
+    try:
+        handle = open(home / "progress.lock", "a")
+    except OSError:  # a read-only home: opening will report the real problem
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _probe(path: Path) -> tuple[int, bool]:
     """(user_version, corrupt) read through a read-only connection, so a file we
     then refuse is left exactly as it was."""
@@ -133,6 +155,11 @@ class ProgressStore:
             self.home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ProgressError(f"cannot create tutor home {self.home}: {exc}") from exc
+        with _opening_lock(self.home):
+            self._open()
+
+    def _open(self) -> None:
+        """Probe, recover, connect and create the schema; the caller holds the opening lock."""
         version, corrupt = _probe(self.path)
         if corrupt:
             self._move_aside()
