@@ -49,11 +49,21 @@ def write_lesson(folder):
     return folder
 
 
-def text_of(screen, selector: str) -> str:
+def text_of(screen, selector: str, width: int = 120) -> str:
     """What a Static shows, as plain text (Rich renderables included)."""
-    console = Console(width=120, record=True, file=io.StringIO())
+    console = Console(width=width, record=True, file=io.StringIO())
     console.print(screen.query_one(selector, Static).content)
     return console.export_text().strip()
+
+
+async def wait_until(pilot, condition, what: str, tries: int = 300) -> None:
+    """Let the app run (workers, messages) until ``condition()`` holds."""
+    for _ in range(tries):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def wait_for_live(pilot, screen) -> None:

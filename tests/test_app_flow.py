@@ -1,35 +1,10 @@
 """Drive the app as a learner would, with Textual's Pilot."""
-import asyncio
-import io
 
-from rich.console import Console
+from textual.widgets import Input, Tree
 
-from textual.widgets import Input, Static, Tree
-
+from journey_helpers import text_of, type_answer, wait_for_live
 from tutor.app import TutorApp
 from tutor.screens.lesson import LessonScreen
-
-
-def _text(screen, selector: str) -> str:
-    """What a Static shows, as plain text (Rich renderables included)."""
-    console = Console(width=120, record=True, file=io.StringIO())
-    console.print(screen.query_one(selector, Static).content)
-    return console.export_text().strip()
-
-
-async def _wait_for_live(pilot, screen: LessonScreen) -> None:
-    for _ in range(200):
-        if screen.live is not None:
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError("the lesson's live tensors never arrived: " + _text(screen, "#live-status"))
-
-
-async def _type(pilot, text: str) -> None:
-    await pilot.press(*list(text))
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp_path):
@@ -42,28 +17,28 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, LessonScreen)
-        await _wait_for_live(pilot, screen)
-        assert "agree" in _text(screen, "#live-status")
-        assert "Q⋅K" in _text(screen, "#formula") or "Q·K" in _text(screen, "#formula")
+        await wait_for_live(pilot, screen)
+        assert "agree" in text_of(screen, "#live-status")
+        assert "Q⋅K" in text_of(screen, "#formula") or "Q·K" in text_of(screen, "#formula")
 
         # garbage first: a clear message, nothing revealed
-        await _type(pilot, "banana")
-        assert "Couldn't read that" in _text(screen, "#feedback")
-        assert _text(screen, "#real-tensor") == ""
+        await type_answer(pilot, "banana")
+        assert "Couldn't read that" in text_of(screen, "#feedback")
+        assert text_of(screen, "#real-tensor") == ""
 
         screen.query_one(Input).value = ""
-        await _type(pilot, "2x2x4x4")
-        assert "Right" in _text(screen, "#feedback")
-        assert "(2, 2, 4, 4)" in _text(screen, "#your-answer")
-        assert "shape (2, 2, 4, 4)" in _text(screen, "#real-tensor")
+        await type_answer(pilot, "2x2x4x4")
+        assert "Right" in text_of(screen, "#feedback")
+        assert "(2, 2, 4, 4)" in text_of(screen, "#your-answer")
+        assert "shape (2, 2, 4, 4)" in text_of(screen, "#real-tensor")
 
         await pilot.press("enter")           # empty line: next question
         await pilot.pause()
-        assert "Question 2/3" in _text(screen, "#question")
-        await _type(pilot, "(B, H, L, D)")
-        assert "Not quite" in _text(screen, "#feedback")
-        assert "(B, H, L, L)" in _text(screen, "#your-answer")
-        assert "blocks.0.attn.scores" in _text(screen, "#real-tensor")
+        assert "Question 2/3" in text_of(screen, "#question")
+        await type_answer(pilot, "(B, H, L, D)")
+        assert "Not quite" in text_of(screen, "#feedback")
+        assert "(B, H, L, L)" in text_of(screen, "#your-answer")
+        assert "blocks.0.attn.scores" in text_of(screen, "#real-tensor")
         assert [a[3] for a in app.answers] == [True, False]
 
         await pilot.press("escape")

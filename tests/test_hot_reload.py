@@ -1,12 +1,10 @@
 """Editing a lesson while the app runs: it reloads in place; a broken edit keeps the last good one."""
-import asyncio
-import io
 import os
 from pathlib import Path
 
-from rich.console import Console
-from textual.widgets import Static, Tree
+from textual.widgets import Tree
 
+from journey_helpers import text_of, wait_until
 from tutor.app import TutorApp
 from tutor.catalog import load_catalog
 from tutor.lesson_watcher import LessonWatcher, apply_changes
@@ -60,21 +58,6 @@ def test_watcher_reloads_keeps_the_last_good_version_and_follows_renames(tmp_pat
     assert reload.removed and catalog.get("other") is None and not catalog.problems
 
 
-def _text(screen, selector: str) -> str:
-    console = Console(width=160, record=True, file=io.StringIO())
-    console.print(screen.query_one(selector, Static).content)
-    return console.export_text()
-
-
-async def _until(pilot, condition, what: str) -> None:
-    for _ in range(200):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _labels(tree: Tree) -> list[str]:
     return [str(leaf.label) for node in tree.root.children for leaf in node.children]
 
@@ -94,26 +77,26 @@ async def test_user_lessons_on_the_roadmap_and_edited_while_open(tmp_path):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, LessonScreen)
-        await _until(pilot, lambda: screen.live is not None, "the live tensors")
+        await wait_until(pilot, lambda: screen.live is not None, "the live tensors")
         await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
         assert screen.question_index == 3
 
         edited = lesson(title="Mine, edited").replace("What do the weights in row 1", "Row one: what do the weights")
         save(path, edited)
-        await _until(pilot, lambda: screen.lesson.title == "Mine, edited", "the reload")
+        await wait_until(pilot, lambda: screen.lesson.title == "Mine, edited", "the reload")
         assert screen.question_index == 3
-        assert "Row one: what do the weights" in _text(screen, "#question")
-        await _until(pilot, lambda: screen.live is not None, "recomputed tensors")
-        assert "agree" in _text(screen, "#live-status")
+        assert "Row one: what do the weights" in text_of(screen, "#question", width=160)
+        await wait_until(pilot, lambda: screen.live is not None, "recomputed tensors")
+        assert "agree" in text_of(screen, "#live-status", width=160)
 
         save(path, edited.replace("format_version: 1", "format_version: 2"))
-        await _until(pilot, lambda: "has a problem" in _text(screen, "#live-status"), "the error")
-        assert "format_version: 1" in _text(screen, "#live-status")
+        await wait_until(pilot, lambda: "has a problem" in text_of(screen, "#live-status", width=160), "the error")
+        assert "format_version: 1" in text_of(screen, "#live-status", width=160)
         assert screen.lesson.title == "Mine, edited" and screen.live is not None    # the last good version stays
 
         fewer = edited.split("  - id: first-row")[0]        # keep the first two questions only
         save(path, fewer)
-        await _until(pilot, lambda: len(screen.lesson.questions) == 2, "the shorter lesson")
+        await wait_until(pilot, lambda: len(screen.lesson.questions) == 2, "the shorter lesson")
         assert screen.question_index == 1                   # clamped to the last question
 
         await pilot.press("escape")

@@ -1,30 +1,17 @@
 """The lesson screen fills {{ placeholders }} from the live model, and refills them for new sizes."""
-import asyncio
-import io
 from pathlib import Path
 
-from rich.console import Console
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
+from journey_helpers import text_of, wait_until
 from tutor.app import TutorApp
 from tutor.lessons_command import template_text
 from tutor.screens.lesson import LessonScreen
 
 
 def _text(screen, selector: str) -> str:
-    """What a Static shows, as plain text on one line (the terminal's wrapping removed)."""
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(screen.query_one(selector, Static).content)
-    return " ".join(console.export_text().split())
-
-
-async def _until(pilot, condition, what: str) -> None:
-    for _ in range(300):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
+    """What a Static shows, on one line (the terminal's wrapping removed)."""
+    return " ".join(text_of(screen, selector, width=200).split())
 
 
 def _lesson() -> str:
@@ -55,7 +42,7 @@ async def test_a_lesson_shows_live_numbers_and_refills_them_for_new_sizes(tmp_pa
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, LessonScreen)
-        await _until(pilot, lambda: screen.live is not None, "the live tensors")
+        await wait_until(pilot, lambda: screen.live is not None, "the live tensors")
 
         live = screen.live
         weight = f"{live.tensors['blocks.0.attn.pattern'][0, 0, 1, 0]:.4f}"
@@ -90,7 +77,7 @@ async def test_a_lesson_shows_live_numbers_and_refills_them_for_new_sizes(tmp_pa
         # new sizes: the numbers follow the new tensors
         screen.variant_seed = 7
         screen.load_live()
-        await _until(pilot, lambda: screen.live is not None, "the new sizes")
+        await wait_until(pilot, lambda: screen.live is not None, "the new sizes")
         new = screen.live
         assert new is not live
         weight = f"{new.tensors['blocks.0.attn.pattern'][0, 0, 1, 0]:.4f}"
