@@ -23,9 +23,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import GPT, GPTConfig, CharTokenizer  # noqa: E402
-from model.checkpoint import default_checkpoint_path, load_checkpoint  # noqa: E402
-from model.sample import generate  # noqa: E402
+from tutor.model import GPT, GPTConfig, CharTokenizer  # noqa: E402
+from tutor.model.checkpoint import default_checkpoint_path, load_checkpoint  # noqa: E402
+from tutor.model.sample import generate  # noqa: E402
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ MODEL_FAILED_MARK = b"model failed"
 
 def tutor_command() -> list[str]:
     found = shutil.which("tutor")
-    return [found] if found else [sys.executable, "-m", "tutor.cli"]
+    return [found] if found else [sys.executable, "-m", "tutor"]
 
 
 def one_run(timeout: float = 60.0) -> tuple[float, float | None]:

@@ -31,9 +31,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import GPT, GPTConfig, CharTokenizer  # noqa: E402
-from model.data import IGNORE, load_dataset  # noqa: E402
-from model.train import TrainConfig, Trainer  # noqa: E402
+from tutor.model import GPT, GPTConfig, CharTokenizer  # noqa: E402
+from tutor.model.data import IGNORE, load_dataset  # noqa: E402
+from tutor.model.train import TrainConfig, Trainer  # noqa: E402
 
 SIZES = {"tiny": dict(d_model=64, n_head=4, n_layer=2, block_size=64),
          "small": dict(d_model=128, n_head=4, n_layer=4, block_size=128)}

@@ -44,9 +44,9 @@ class BareLoop:
     def __init__(self) -> None:
         import torch
 
-        from model import GPT, CharTokenizer
-        from model.data import load_dataset
-        from tutor.dashboard_training import shipped_config
+        from tutor.model import GPT, CharTokenizer
+        from tutor.model.data import load_dataset
+        from tutor.training.runs import shipped_config
 
         torch.manual_seed(0)
         self.model = GPT(shipped_config()).train()
@@ -58,7 +58,7 @@ class BareLoop:
     def step(self) -> int:
         import torch.nn.functional as F
 
-        from model.data import IGNORE
+        from tutor.model.data import IGNORE
 
         x, y = self.dataset.get_batch("train", BATCH, self.generator)            # (B, L) each
         logits = self.model(x)                                                  # (B, L, V)
@@ -71,7 +71,7 @@ class BareLoop:
     def run(self, seconds: float) -> tuple[int, float]:
         import torch
 
-        from tutor.dashboard_training import train_threads
+        from tutor.training.runs import train_threads
 
         torch.set_num_threads(train_threads())   # per thread, as the dashboard's training thread does
         tokens, started = self.step(), time.perf_counter()
@@ -85,8 +85,8 @@ async def measure(rounds: int, window: float) -> tuple[list[float], float, float
     from textual import events
     from textual.widgets import Input, Select
 
-    from tutor import dashboard_training as dt
-    from tutor.app import TutorApp
+    from tutor.training import runs as dt
+    from tutor.ui.app import TutorApp
 
     dt.PRESETS["bench"] = dt.Preset("bench: no evaluation", 10**9, BATCH, 10**9)
     home = tempfile.TemporaryDirectory(prefix="tutor-bench-")   # progress and settings, thrown away after
@@ -172,7 +172,7 @@ def main() -> None:
 
     import torch
 
-    from tutor import dashboard_training as dt
+    from tutor.training import runs as dt
 
     dt.THREADS = args.threads
     torch.set_num_threads(dt.train_threads())   # the bare loop's thread, created from this one

@@ -23,7 +23,7 @@ def _one_torch_thread():
 @pytest.fixture(scope="module")
 def hub():
     """The app's model hub with the shipped checkpoint loaded."""
-    from tutor.model_hub import ModelHub
+    from tutor.live.hub import ModelHub
 
     loaded = ModelHub()
     loaded.ensure_loaded()
@@ -34,7 +34,7 @@ def experiment_context(model, rows, seed=0):
     """An ExperimentContext for text rows, as compute_live would build it."""
     import torch
 
-    from model import CharTokenizer
+    from tutor.model import CharTokenizer
     from tutor.experiments import ExperimentContext
 
     tokenizer = CharTokenizer()

@@ -4,7 +4,7 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tutor.answers import AnswerError, parse_choice, parse_number, parse_shape, parse_symbolic_shape, parse_values
+from tutor.grading.answers import AnswerError, parse_choice, parse_number, parse_shape, parse_symbolic_shape, parse_values
 
 SIZES = {"B": 2, "H": 2, "L": 4, "D": 8, "D_head": 4}
 

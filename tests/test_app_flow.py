@@ -3,8 +3,8 @@
 from textual.widgets import Input, Tree
 
 from journey_helpers import text_of, type_answer, wait_for_live
-from tutor.app import TutorApp
-from tutor.screens.lesson import LessonScreen
+from tutor.ui.app import TutorApp
+from tutor.ui.screens.lesson import LessonScreen
 
 
 async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp_path):

@@ -5,10 +5,10 @@ import pickle
 import pytest
 import torch
 
-from model import GPT, GPTConfig, CharTokenizer
-from model.checkpoint import (CheckpointError, default_checkpoint_path, describe_meta, load_checkpoint,
+from tutor.model import GPT, GPTConfig, CharTokenizer
+from tutor.model.checkpoint import (CheckpointError, default_checkpoint_path, describe_meta, load_checkpoint,
                               load_default_model, save_checkpoint)
-from model.data import SyntheticTask
+from tutor.model.data import SyntheticTask
 
 TOK = CharTokenizer()
 META = {"data": "sort", "steps": 3, "train_loss": 1.5, "val_loss": 1.6, "accuracy": 0.25, "seed": 0,

@@ -1,6 +1,6 @@
 """The roadmap covers the curriculum: every concept id in lessons/index.yaml is taught by a lesson,
 and no lesson names a concept the index does not know."""
-from tutor.catalog import load_catalog, load_index
+from tutor.course.catalog import load_catalog, load_index
 
 INDEX = load_index()
 CATALOG = load_catalog()

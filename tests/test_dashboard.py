@@ -8,11 +8,11 @@ import pytest
 from textual import events
 from textual.widgets import Input, Select
 
-from tutor import dashboard_training as dt
-from tutor.app import TutorApp
-from tutor.screens.dashboard import DashboardScreen
-from tutor.screens.lesson import LessonScreen
-from tutor.widgets.sample_panel import SamplePanel
+from tutor.training import runs as dt
+from tutor.ui.app import TutorApp
+from tutor.ui.screens.dashboard import DashboardScreen
+from tutor.ui.screens.lesson import LessonScreen
+from tutor.ui.widgets.sample_panel import SamplePanel
 
 
 @pytest.fixture(autouse=True)
@@ -221,7 +221,7 @@ async def test_sampling_errors_are_said_in_the_panel(tmp_path):
 
 async def test_training_errors_end_with_a_message_and_the_app_keeps_going(tmp_path, monkeypatch):
     """A bad file, a bad number, a diverging run and running out of memory, one after another."""
-    from model.train import Trainer
+    from tutor.model.train import Trainer
 
     (tmp_path / "short.txt").write_text("too short", encoding="utf-8")
     (tmp_path / "binary.bin").write_bytes(b"\xff\xfe\x00\x81" * 100)
@@ -256,7 +256,7 @@ async def test_training_errors_end_with_a_message_and_the_app_keeps_going(tmp_pa
 async def test_checkpoints_save_load_refuse_a_wrong_shape_and_reset(tmp_path):
     import torch
 
-    from model import GPT, CharTokenizer, GPTConfig, save_checkpoint
+    from tutor.model import GPT, CharTokenizer, GPTConfig, save_checkpoint
 
     tok = CharTokenizer()
     save_checkpoint(tmp_path / "wide.pt", GPT(GPTConfig(vocab_size=tok.vocab_size, d_model=32, n_head=4)), tok, {})

@@ -4,9 +4,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from tutor import dashboard_training as dt
-from tutor.dashboard_sampling import SampleRequest, attention_pattern, sample_steps, validate
-from tutor.widgets.loss_chart import LossChart, _fmt
+from tutor.training import runs as dt
+from tutor.training.sampling import SampleRequest, attention_pattern, sample_steps, validate
+from tutor.ui.widgets.loss_chart import LossChart, _fmt
 
 
 def test_the_relay_hands_on_ten_times_a_second_but_keeps_every_loss():
@@ -24,7 +24,7 @@ def test_the_relay_hands_on_ten_times_a_second_but_keeps_every_loss():
 
 
 def test_presets_keep_the_shape_the_lessons_are_written_for():
-    from model import GPT, CharTokenizer, GPTConfig
+    from tutor.model import GPT, CharTokenizer, GPTConfig
 
     assert dt.shape_problem(dt.shipped_config()) is None
     wrong = GPTConfig(vocab_size=CharTokenizer().vocab_size, d_model=32, n_head=2, n_layer=2, block_size=64)
@@ -50,7 +50,7 @@ def test_text_runs_use_a_quarter_of_the_rows():
 
 @pytest.fixture(scope="module")
 def shipped():
-    from model.checkpoint import load_default_model
+    from tutor.model.checkpoint import load_default_model
 
     model, tokenizer, _ = load_default_model()
     return model, tokenizer

@@ -3,8 +3,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from model import CharTokenizer
-from model.data import IGNORE, SyntheticTask, TextCorpus, builtin_text, load_dataset
+from tutor.model import CharTokenizer
+from tutor.model.data import IGNORE, SyntheticTask, TextCorpus, builtin_text, load_dataset
 
 TOK = CharTokenizer()
 

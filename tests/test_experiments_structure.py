@@ -8,9 +8,9 @@ import pytest
 from conftest import experiment_context as context
 import torch
 
-from model import GPT, CharTokenizer, GPTConfig, sinusoidal_table
-from model.sample import beam_search, generate
-from tutor import experiments_structure as xs
+from tutor.model import GPT, CharTokenizer, GPTConfig, sinusoidal_table
+from tutor.model.sample import beam_search, generate
+from tutor.experiments import structure as xs
 from tutor.experiments import EXPERIMENTS
 
 STRUCTURE_EXPERIMENTS = ["shuffle", "sinusoid", "pe_shift", "attn_window", "linear_attn", "heads", "fp16",
@@ -225,7 +225,7 @@ def test_residual_gradient_survives_with_skips_and_vanishes_without():
 
 
 def test_gelu_is_x_times_phi(hub):
-    from model import run_with_probes
+    from tutor.model import run_with_probes
 
     ctx = context(hub.model, ["3142>1234"])
     out = run("activations", ctx)

@@ -9,8 +9,8 @@ import pytest
 from conftest import experiment_context as context
 import torch
 
-from model import GPT, CharTokenizer, GPTConfig, run_with_probes
-from model.train import TrainConfig, lr_at
+from tutor.model import GPT, CharTokenizer, GPTConfig, run_with_probes
+from tutor.model.train import TrainConfig, lr_at
 from tutor.experiments import EXPERIMENTS
 
 TRAINING_EXPERIMENTS = ["embedding", "svd", "dot_variance", "mlp_collapse", "next_token", "temperature", "nll",
@@ -334,7 +334,7 @@ def test_landscape_lines(hub, trained_out):
 
 @pytest.fixture(scope="module")
 def catalog():
-    from tutor.catalog import load_catalog
+    from tutor.course.catalog import load_catalog
 
     return load_catalog()
 
@@ -347,9 +347,9 @@ def catalog():
     "ca-gradient", "ca-chain-rule", "ca-softmax-ce-grad", "ca-autograd", "ca-vanishing-exploding",
     "op-gradient-descent", "op-sgd-momentum", "op-adam", "op-lr-schedule", "op-landscape"])
 def test_lesson_formula_agrees_with_the_model(hub, catalog, lesson_id):
-    from tutor.formula_check import check_formula
-    from tutor.live import compute_live
-    from tutor.quiz import truth_for
+    from tutor.live.formula_check import check_formula
+    from tutor.live.compute import compute_live
+    from tutor.grading.quiz import truth_for
 
     lesson = catalog.get(lesson_id).lesson
     live = compute_live(lesson, hub)

@@ -1,4 +1,4 @@
-"""Tests for tutor.formulas: safe parsing, faithful rendering, numpy evaluation."""
+"""Tests for tutor.formulas.parse: safe parsing, faithful rendering, numpy evaluation."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import tutor.formula_display
-import tutor.formula_eval
-import tutor.formulas
-from tutor.formulas import (
+import tutor.formulas.display
+import tutor.formulas.evaluate
+import tutor.formulas.parse
+from tutor.formulas.parse import (
     Formula,
     FormulaError,
     compare,
@@ -264,7 +264,7 @@ def test_error_messages_name_the_problem_and_column() -> None:
 def test_no_dynamic_code_paths_in_source() -> None:
     builtins_banned = {"eval", "exec", "compile", "__import__"}
     sympy_banned = {"sympify", "parse_expr", "lambdify", "S"}
-    for module in (tutor.formulas, tutor.formula_display, tutor.formula_eval):
+    for module in (tutor.formulas.parse, tutor.formulas.display, tutor.formulas.evaluate):
         tree = ast.parse(Path(module.__file__).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -321,7 +321,7 @@ _atoms = st.sampled_from(["Q", "K", "x", "d_k", "2", "0.5", "1e-3", "gamma"])
 
 def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     pair = st.tuples(inner, st.sampled_from("+-*/@"), inner)
-    call = st.tuples(st.sampled_from(sorted(tutor.formula_eval.FUNCTIONS)), inner)
+    call = st.tuples(st.sampled_from(sorted(tutor.formulas.evaluate.FUNCTIONS)), inner)
     power = st.tuples(_atoms, st.sampled_from(["2", "0.5", "-1", "x"]))
     return st.one_of(
         pair.map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
@@ -347,7 +347,7 @@ def test_generated_formulas_render_and_evaluate(text: str) -> None:
 
 
 def test_right_grouped_products_keep_their_brackets():
-    from tutor.formulas import formula_latex, parse_formula, render_formula
+    from tutor.formulas.parse import formula_latex, parse_formula, render_formula
 
     right = parse_formula("Q @ (K.T @ V)", matrices=["Q", "K", "V"])
     left = parse_formula("(Q @ K.T) @ V", matrices=["Q", "K", "V"])

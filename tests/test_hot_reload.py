@@ -5,11 +5,11 @@ from pathlib import Path
 from textual.widgets import Tree
 
 from journey_helpers import text_of, wait_until
-from tutor.app import TutorApp
-from tutor.catalog import load_catalog
-from tutor.lesson_watcher import LessonWatcher, apply_changes
-from tutor.lessons_command import template_text
-from tutor.screens.lesson import LessonScreen
+from tutor.ui.app import TutorApp
+from tutor.course.catalog import load_catalog
+from tutor.course.watcher import LessonWatcher, apply_changes
+from tutor.cli.lessons import template_text
+from tutor.ui.screens.lesson import LessonScreen
 
 
 def save(path: Path, text: str) -> None:

@@ -6,11 +6,11 @@ from datetime import datetime, timedelta, timezone
 from journey_helpers import record_notifications, text_of, type_answer, wait_for_live, write_lesson
 from textual.widgets import Tree
 
-from tutor.app import TutorApp
-from tutor.progress import ProgressStore
-from tutor.screens.lesson import LessonScreen
-from tutor.screens.review import ReviewScreen
-from tutor.screens.roadmap import RoadmapScreen
+from tutor.ui.app import TutorApp
+from tutor.progress.store import ProgressStore
+from tutor.ui.screens.lesson import LessonScreen
+from tutor.ui.screens.review import ReviewScreen
+from tutor.ui.screens.roadmap import RoadmapScreen
 
 
 def make_app(home, lessons, **kw):
@@ -159,7 +159,7 @@ async def test_a_corrupt_database_is_moved_aside_and_the_learner_told_where(tmp_
 def test_due_times_and_day_counts_read_as_a_person_says_them():
     from datetime import date
 
-    from tutor.progress_view import recent_days, when
+    from tutor.ui.progress_labels import recent_days, when
 
     now = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
     assert when(now - timedelta(minutes=1), now) == "now"
@@ -170,7 +170,7 @@ def test_due_times_and_day_counts_read_as_a_person_says_them():
 
 
 def test_settings_survive_a_restart_and_a_broken_file_means_defaults(tmp_path):
-    from tutor.settings import SETTINGS_NAME, load_settings, save_setting
+    from tutor.common.settings import SETTINGS_NAME, load_settings, save_setting
 
     assert load_settings(tmp_path) == {}
     save_setting(tmp_path / "new", "theme", "textual-light")

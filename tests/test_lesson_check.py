@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from tutor.lesson_check import KNOWN_SIZES, check_paths
-from tutor.lessons_command import template_text
+from tutor.authoring.check import KNOWN_SIZES, check_paths
+from tutor.cli.lessons import template_text
 
 
 def template(lesson_id: str = "my-lesson", track: str = "pr") -> str:
@@ -34,9 +34,9 @@ def test_the_template_passes_the_full_check(tmp_path):
 
 
 def test_check_knows_every_size_the_live_model_reports():
-    from tutor.catalog import load_catalog
-    from tutor.live import compute_live
-    from tutor.model_hub import ModelHub
+    from tutor.course.catalog import load_catalog
+    from tutor.live.compute import compute_live
+    from tutor.live.hub import ModelHub
 
     lesson = load_catalog().get("la-scaled-scores").lesson
     assert set(compute_live(lesson, ModelHub()).sizes) == set(KNOWN_SIZES)
@@ -151,8 +151,8 @@ def test_sizes_that_cannot_run_are_reported_on_the_model(tmp_path):
 
 
 def test_trained_lessons_without_a_checkpoint_say_so(tmp_path, monkeypatch):
-    from model.checkpoint import CheckpointError
-    from tutor.model_hub import ModelHub
+    from tutor.model.checkpoint import CheckpointError
+    from tutor.live.hub import ModelHub
 
     def missing(self):
         raise CheckpointError("model/checkpoints/default.pt: no such file")

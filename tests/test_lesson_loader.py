@@ -2,8 +2,8 @@
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tutor.lesson_loader import MAX_FILE_BYTES, Problem, column_in_value, read_yaml, validate, value_node
-from tutor.lesson_schema import Lesson, LessonIndex
+from tutor.course.loader import MAX_FILE_BYTES, Problem, column_in_value, read_yaml, validate, value_node
+from tutor.course.schema import Lesson, LessonIndex
 
 GOOD = """\
 format_version: 1
@@ -77,7 +77,7 @@ def test_trained_weights_refuse_chosen_sizes():
 
 
 def test_index_schema_reads_the_shipped_index():
-    from tutor.catalog import builtin_lessons_dir
+    from tutor.course.catalog import builtin_lessons_dir
 
     assert problems((builtin_lessons_dir() / "index.yaml").read_text(encoding="utf-8"), LessonIndex) == []
 

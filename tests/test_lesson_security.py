@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tutor.catalog import load_lesson
-from tutor.lesson_check import check_paths
-from tutor.lesson_loader import MAX_FILE_BYTES, LessonFileError, read_yaml
-from tutor.lessons_command import template_text
+from tutor.course.catalog import load_lesson
+from tutor.authoring.check import check_paths
+from tutor.course.loader import MAX_FILE_BYTES, LessonFileError, read_yaml
+from tutor.cli.lessons import template_text
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
 """Every shipped lesson loads, and its questions can be answered from the live model."""
 import pytest
 
-from tutor.catalog import load_catalog
-from tutor.lesson_loader import LessonFileError
-from tutor.catalog import load_lesson
-from tutor.quiz import grade, truth_for
+from tutor.course.catalog import load_catalog
+from tutor.course.loader import LessonFileError
+from tutor.course.catalog import load_lesson
+from tutor.grading.quiz import grade, truth_for
 
 CATALOG = load_catalog()
 
@@ -21,8 +21,8 @@ def test_the_first_tracks_teach_the_three_core_lessons():
 
 
 def test_scores_shape_answer_comes_from_the_model():
-    from tutor.live import compute_live
-    from tutor.model_hub import ModelHub
+    from tutor.live.compute import compute_live
+    from tutor.live.hub import ModelHub
 
     lesson = CATALOG.get("la-scaled-scores").lesson
     live = compute_live(lesson, ModelHub())
@@ -51,7 +51,7 @@ def test_python_object_tags_are_refused(tmp_path):
 
 def test_every_shipped_lesson_passes_the_full_check():
     """The CI gate for lesson authors: `tutor lessons check` on the built-in lessons, live model included."""
-    from tutor.lesson_check import check_paths
+    from tutor.authoring.check import check_paths
 
     report = check_paths(variants=1)   # own sizes, both corners of model.vary and one draw: fast enough for CI
     assert report.lessons, "no lessons checked"
@@ -59,9 +59,9 @@ def test_every_shipped_lesson_passes_the_full_check():
 
 
 def test_token_ids_can_replace_text_and_are_checked_against_the_vocabulary():
-    from tutor.lesson_schema import Lesson
-    from tutor.live import compute_live
-    from tutor.model_hub import ModelHub
+    from tutor.course.schema import Lesson
+    from tutor.live.compute import compute_live
+    from tutor.live.hub import ModelHub
 
     data = CATALOG.get("la-scaled-scores").lesson.model_dump()
     data["model"]["tokens"] = [[19, 20, 21, 22], [23, 24, 25, 26]]

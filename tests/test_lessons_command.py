@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tutor.cli import main
+from tutor.cli.main import main
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "lessons.md"
 
@@ -107,7 +107,7 @@ def test_docs_show_an_example_of_every_question_kind():
 
 def test_every_docs_example_passes_the_check(tmp_path):
     """Full lessons are checked as they are; question snippets inside the complete example."""
-    from tutor.lesson_check import check_paths
+    from tutor.authoring.check import check_paths
 
     examples = dict(_doc_examples())
     full = examples.pop("lesson")

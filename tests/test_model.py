@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from model import GPT, GPTConfig, CharTokenizer, probe_shapes, run_with_probes
+from tutor.model import GPT, GPTConfig, CharTokenizer, probe_shapes, run_with_probes
 
 B, L, D, H = 2, 4, 8, 2
 

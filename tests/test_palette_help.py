@@ -6,12 +6,12 @@ from journey_helpers import record_notifications, text_of, write_lesson
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable, Sparkline
 
-from tutor.app import TutorApp
-from tutor.progress import ProgressStore
-from tutor.screens.help import HelpScreen
-from tutor.screens.lesson import LessonScreen
-from tutor.screens.roadmap import RoadmapScreen
-from tutor.screens.stats import StatsScreen
+from tutor.ui.app import TutorApp
+from tutor.progress.store import ProgressStore
+from tutor.ui.screens.help import HelpScreen
+from tutor.ui.screens.lesson import LessonScreen
+from tutor.ui.screens.roadmap import RoadmapScreen
+from tutor.ui.screens.stats import StatsScreen
 
 
 def make_app(home, lessons=None):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tutor.placeholders import (Placeholder, PlaceholderError, fill, fill_report, find_placeholders, preview,
+from tutor.course.placeholders import (Placeholder, PlaceholderError, fill, fill_report, find_placeholders, preview,
                                 syntax_errors)
 
 TENSORS = {
@@ -214,7 +214,7 @@ def test_a_long_text_of_unclosed_braces_is_quick():
 
 
 def _lesson_with(tmp_path: Path, prompt: str, explanation_line: str = "Plain.") -> tuple[Path, str]:
-    from tutor.lessons_command import template_text
+    from tutor.cli.lessons import template_text
 
     text = template_text("ph-lesson", "Placeholders", "pr", 100, Path("ph-lesson.yaml"), ["pr"])
     old = '    prompt: "What do the weights in row 1 (head 0) add up to?"'
@@ -227,7 +227,7 @@ def _lesson_with(tmp_path: Path, prompt: str, explanation_line: str = "Plain.") 
 
 
 def test_checker_reports_an_unknown_probe_in_a_prompt_at_its_line_and_column(tmp_path):
-    from tutor.lesson_check import check_paths
+    from tutor.authoring.check import check_paths
 
     path, text = _lesson_with(tmp_path, "Row 1 starts {{ blocks.0.attn.patern[0, 0, 1, 0] | .2f }}. Its sum?")
     report = check_paths([path])
@@ -241,7 +241,7 @@ def test_checker_reports_an_unknown_probe_in_a_prompt_at_its_line_and_column(tmp
 
 
 def test_checker_tries_every_size_variant(tmp_path):
-    from tutor.lesson_check import check_paths
+    from tutor.authoring.check import check_paths
 
     # L varies from 3 to 6: position 4 exists for the lesson's own L = 4 but not for the smallest
     path, _ = _lesson_with(tmp_path, "Weight {{ blocks.0.attn.pattern[0, 0, 3, 0] | .3f }} at row 3. Row 1's sum?")
@@ -253,7 +253,7 @@ def test_checker_tries_every_size_variant(tmp_path):
 
 
 def test_static_check_finds_bad_syntax_in_a_block_scalar_at_its_line(tmp_path):
-    from tutor.lesson_check import check_paths
+    from tutor.authoring.check import check_paths
 
     path, text = _lesson_with(tmp_path, "Row 1's sum?", "The model has D = {{ D | .2q }} features.")
     report = check_paths([path], live=False)
@@ -265,7 +265,7 @@ def test_static_check_finds_bad_syntax_in_a_block_scalar_at_its_line(tmp_path):
 
 
 def test_static_check_refuses_placeholders_in_choices_and_the_title(tmp_path):
-    from tutor.lesson_check import check_paths
+    from tutor.authoring.check import check_paths
 
     path, text = _lesson_with(tmp_path, "Row 1's sum?")
     text = text.replace('title: "Placeholders"', 'title: "Placeholders {{ D }}"')
@@ -277,7 +277,7 @@ def test_static_check_refuses_placeholders_in_choices_and_the_title(tmp_path):
 
 
 def test_good_placeholders_pass_the_full_check(tmp_path):
-    from tutor.lesson_check import check_paths
+    from tutor.authoring.check import check_paths
 
     path, _ = _lesson_with(tmp_path, "With D = {{ D }}, row 1 is {{ blocks.0.attn.pattern[0, 0, 1, 0:2] | .3f }}. Sum?",
                            "Row 0 of head 0 gives itself {{ blocks.0.attn.pattern[0, 0, 0, 0] | % }}.")
@@ -286,7 +286,7 @@ def test_good_placeholders_pass_the_full_check(tmp_path):
 
 
 def test_size_names_are_the_ones_the_checker_and_the_live_model_know():
-    from tutor.lesson_check import KNOWN_SIZES
-    from tutor.placeholders import SIZE_NAMES
+    from tutor.authoring.check import KNOWN_SIZES
+    from tutor.course.placeholders import SIZE_NAMES
 
     assert set(SIZE_NAMES) == set(KNOWN_SIZES)

@@ -4,9 +4,9 @@ from pathlib import Path
 from textual.widgets import Input
 
 from journey_helpers import text_of, wait_until
-from tutor.app import TutorApp
-from tutor.lessons_command import template_text
-from tutor.screens.lesson import LessonScreen
+from tutor.ui.app import TutorApp
+from tutor.cli.lessons import template_text
+from tutor.ui.screens.lesson import LessonScreen
 
 
 def _text(screen, selector: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from tutor.progress import (
+from tutor.progress.store import (
     SCHEMA_VERSION,
     LessonStats,
     ProgressError,
@@ -27,7 +27,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 # reports each commit on stdout (n == 0 means "until killed").
 WRITER = r"""
 import os, sys, time
-from tutor.progress import ProgressStore
+from tutor.progress.store import ProgressStore
 home, tag, n, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 print("ready", flush=True)
 while not os.path.exists(go):

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tutor.progress import SCHEMA_VERSION, ProgressStore
-from tutor.progress_command import RESET_PROMPT, add_parser
+from tutor.progress.store import SCHEMA_VERSION, ProgressStore
+from tutor.cli.progress import RESET_PROMPT, add_parser
 
 
 def cli(argv, *, global_home=None):

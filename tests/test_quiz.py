@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from tutor.answers import AnswerError
-from tutor.lesson_schema import NumberQuestion, ShapeQuestion, ValuesQuestion
-from tutor.quiz import QuestionError, grade, truth_for
+from tutor.grading.answers import AnswerError
+from tutor.course.schema import NumberQuestion, ShapeQuestion, ValuesQuestion
+from tutor.grading.quiz import QuestionError, grade, truth_for
 
 PATTERN = np.array([[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.2, 0.3, 0.5]])
 TENSORS = {"blocks.0.attn.pattern": PATTERN[None, None], "logits": np.arange(12.0).reshape(1, 3, 4),

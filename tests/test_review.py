@@ -4,8 +4,8 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutor.progress import ProgressStore
-from tutor.review import MIN_EASE, RELEARN_DELAY, CardState, schedule_after_answer
+from tutor.progress.store import ProgressStore
+from tutor.progress.review import MIN_EASE, RELEARN_DELAY, CardState, schedule_after_answer
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 DAY = timedelta(days=1)

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from model import GPT, GPTConfig, CharTokenizer
-from model.sample import (beam_search, filter_logits, generate, next_token_distribution, sample_text,
+from tutor.model import GPT, GPTConfig, CharTokenizer
+from tutor.model.sample import (beam_search, filter_logits, generate, next_token_distribution, sample_text,
                           stream, stream_text)
 
 TOK = CharTokenizer()
@@ -128,7 +128,7 @@ def test_text_helpers_stop_and_truncate(model):
 
 
 def test_every_strategy_on_the_default_checkpoint_sorts():
-    from model.checkpoint import load_default_model
+    from tutor.model.checkpoint import load_default_model
     model, tok, meta = load_default_model()
     for kwargs in (dict(temperature=0), dict(temperature=1.0, seed=0), dict(top_k=3, seed=1),
                    dict(top_p=0.9, seed=2), dict(beam=3), dict(temperature=0, use_cache=False)):

@@ -9,8 +9,8 @@ import urllib.request
 
 import pytest
 
-from tutor.cli import main
-from tutor.serve_command import app_command, is_loopback
+from tutor.cli.main import main
+from tutor.cli.serve import app_command, is_loopback
 
 
 def free_port() -> int:
@@ -29,7 +29,7 @@ def fetch(url: str) -> tuple[int, str] | None:
 
 def test_serve_answers_with_the_textual_serve_page(tmp_path):
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tutor.cli", "--home", str(tmp_path), "serve", "--port",
+    server = subprocess.Popen([sys.executable, "-m", "tutor", "--home", str(tmp_path), "serve", "--port",
                                str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline, page = time.monotonic() + 30, None
@@ -66,6 +66,6 @@ def test_loopback_detection(host, loopback):
 
 def test_the_served_command_is_this_tutor_with_the_same_home_and_lessons(tmp_path):
     command = shlex.split(app_command(tmp_path / "home dir", [tmp_path / "mine"]))
-    assert command[:3] == [sys.executable, "-m", "tutor.cli"]
+    assert command[:3] == [sys.executable, "-m", "tutor"]
     assert command[3:] == ["--home", str((tmp_path / "home dir").resolve()), "--lessons", str(tmp_path / "mine")]
-    assert shlex.split(app_command(None, [])) == [sys.executable, "-m", "tutor.cli"]
+    assert shlex.split(app_command(None, [])) == [sys.executable, "-m", "tutor"]

@@ -6,9 +6,9 @@ import time
 import pytest
 import torch
 
-from model import GPT, GPTConfig, CharTokenizer
-from model.data import SyntheticTask
-from model.train import TrainConfig, Trainer, TrainMetrics, lr_at, resolve_device
+from tutor.model import GPT, GPTConfig, CharTokenizer
+from tutor.model.data import SyntheticTask
+from tutor.model.train import TrainConfig, Trainer, TrainMetrics, lr_at, resolve_device
 
 TOK = CharTokenizer()
 

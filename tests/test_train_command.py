@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from model.checkpoint import load_checkpoint
-from tutor import sample_command, train_command
+from tutor.model.checkpoint import load_checkpoint
+from tutor.cli import sample as sample_command
+from tutor.cli import train as train_command
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,7 +104,7 @@ def test_sample_notes_go_to_stderr(tmp_path, capsys):
 
 
 def test_sample_in_a_subprocess_keeps_stdout_clean():
-    proc = subprocess.run([sys.executable, "-m", "tutor.sample_command", "3141>", "--seed", "0"],
+    proc = subprocess.run([sys.executable, "-m", "tutor", "sample", "3141>", "--seed", "0"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout == "1134\n", proc.stderr
 
@@ -111,7 +112,7 @@ def test_sample_in_a_subprocess_keeps_stdout_clean():
 def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
     out = tmp_path / "stopped.pt"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "tutor.train_command", "--steps", "100000", "--batch-size", "8",
+    proc = subprocess.Popen([sys.executable, "-m", "tutor", "train", "--steps", "100000", "--batch-size", "8",
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
     line = proc.stderr.readline()          # "training ... Ctrl+C stops and saves": the handler is in place

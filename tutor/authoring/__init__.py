@@ -1,0 +1,1 @@
+"""The author's toolkit: lessons check (static and live), the lesson template and the probe listing."""

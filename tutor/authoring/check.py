@@ -1,0 +1,217 @@
+"""``tutor lessons check``: find every mistake in a lesson file before a learner does.
+
+Three layers, each pinned to ``path:line:col``: the loader (YAML and schema), the catalog
+(tracks, prerequisites, cycles, duplicate ids) and this module (concept ids, the formula,
+bindings); then :mod:`tutor.authoring.check_live` runs the lesson's model and answers every
+question from it.  Checking a user folder loads the built-in lessons as context, so its
+prerequisites may name them, but only the files asked about are reported.  No Textual here,
+and torch loads only for the live layer.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from tutor.course.catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_problems, \
+    lesson_files, load_index, load_lesson
+from tutor.course.loader import LessonFileError, Problem, column_in_value, locate, read_yaml, value_node
+from tutor.course.schema import Lesson
+from tutor.course.placeholders import has_placeholders, lesson_texts, syntax_errors, unfilled_texts
+from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
+
+# the size names compute_live reports; a formula may bind a symbol to any of them
+KNOWN_SIZES = ("B", "L", "D", "H", "D_head", "d_k", "d_model", "V", "N", "T")
+
+
+@dataclass
+class CheckReport:
+    files: list[Path] = field(default_factory=list)
+    lessons: list[str] = field(default_factory=list)     # ids of the lessons that loaded
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def text(self) -> str:
+        return "\n".join(str(p) for p in self.problems)
+
+
+class Pinned:
+    """Problems for one file, each placed at the line of the field it is about."""
+
+    def __init__(self, path: Path, root: yaml.Node | None):
+        self.path, self.root = path, root
+        self.problems: list[Problem] = []
+        self.first_only = False   # set while checking extra size variants: one report per field is enough
+
+    def add(self, loc: tuple, message: str, at: tuple[int, int] | None = None) -> None:
+        line, col = at or locate(self.root, loc)
+        problem = Problem(str(self.path), line, col, ".".join(str(p) for p in loc), message)
+        if self.first_only and any(p.field == problem.field for p in self.problems):
+            return
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+
+def lesson_targets(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
+    """Files to check: each PATH is a lesson file or a folder of them; none means the built-ins."""
+    if not paths:
+        return lesson_files(builtin_lessons_dir()), []
+    files, problems = [], []
+    for path in paths:
+        if path.is_dir():
+            found = lesson_files(path)
+            files += found
+            if not found:
+                problems.append(Problem(str(path), 1, 1, "", "no lesson files (*.yaml) in this folder"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            problems.append(Problem(str(path), 1, 1, "", "no such file or folder"))
+    return list(dict.fromkeys(files)), problems
+
+
+def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
+    """The checked files on top of the built-in lessons (and --lessons folders) as context."""
+    checked = {f.resolve() for f in files}
+    catalog = Catalog(index=load_index())
+    for folder in [builtin_lessons_dir(), *context_dirs]:
+        if folder.is_dir():
+            for path in lesson_files(folder):
+                if path.resolve() not in checked:
+                    add_lesson_file(catalog, path, builtin=True)
+    catalog.broken.clear()          # context files are not ours to report
+    for path in files:
+        add_lesson_file(catalog, path, builtin=False)
+    catalog.problems = cross_file_problems(catalog)
+    return catalog
+
+
+def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: bool = True,
+                variants: int = 3) -> CheckReport:
+    """Check files and folders (none: the built-in lessons); never raises for a bad lesson."""
+    files, problems = lesson_targets(list(paths))
+    report = CheckReport(files=files, problems=problems)
+    try:
+        catalog = build_catalog(files, list(context_dirs))
+    except Exception as error:   # the built-in index itself is broken: say so, no traceback
+        report.problems.append(Problem(str(builtin_lessons_dir() / "index.yaml"), 1, 1, "", str(error)))
+        return report
+    checked = {str(f) for f in files}
+    report.problems += [p for b in catalog.broken for p in b.problems]
+    report.problems += [p for p in catalog.problems if p.path in checked]
+    hub = None
+    for path, lesson in _loaded(files, catalog):
+        report.lessons.append(lesson.id)
+        pinned = Pinned(path, read_yaml(path)[1])
+        formula_ok = check_static(lesson, catalog, pinned)
+        if live:
+            from tutor.authoring.check_live import check_live
+            from tutor.live.hub import ModelHub
+
+            hub = hub or ModelHub()
+            try:
+                check_live(lesson, hub, pinned, variants, formula_ok)
+            except Exception as error:   # a bug of ours must not hide the other lessons' results
+                pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
+        report.problems += pinned.problems
+    # by file and line; "required field is missing" (always at 1:1) after the located problems
+    report.problems.sort(key=lambda p: (p.path, p.message.startswith("required field"), p.line, p.column))
+    return report
+
+
+def _loaded(files: list[Path], catalog: Catalog):
+    """(path, lesson) for each checked file that validates, duplicate ids included, so a file
+    refused for its id still has the rest of its mistakes found in the same run."""
+    by_path = {item.path: item.lesson for item in catalog.lessons.values()}
+    for path in sorted(set(files), key=str):
+        lesson = by_path.get(path)
+        if lesson is None:
+            try:
+                lesson = load_lesson(path)
+            except LessonFileError:
+                continue       # its problems are already in the report
+        yield path, lesson
+
+
+def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
+    """Checks that need no model; returns whether the formula parsed."""
+    known = catalog.index.concepts
+    for i, concept in enumerate(lesson.concepts):
+        if concept not in known:
+            close = difflib.get_close_matches(concept, list(known), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "see the concepts: list in lessons/index.yaml"
+            pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}")
+    check_placeholder_syntax(lesson, pinned)
+    return check_formula_text(lesson, pinned)
+
+
+def placeholder_at(pinned: Pinned, loc: tuple, offset: int) -> tuple[int, int] | None:
+    """File line and column of character ``offset`` of a text field, where the file allows:
+    one-line scalars and ``|`` blocks; otherwise None (the field's own position)."""
+    node = value_node(pinned.root, loc)
+    if node is None or not isinstance(node, yaml.ScalarNode):
+        return None
+    if node.start_mark.line == node.end_mark.line:
+        return column_in_value(node, offset + 1)
+    if node.style != "|":
+        return None
+    before = node.value[:offset]
+    row = before.count("\n")
+    line = node.start_mark.line + 2 + row            # the content starts on the line after '|'
+    try:
+        file_line = pinned.path.read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return line, 1
+    content = node.value.split("\n")[row]
+    indent = file_line.find(content) if content else -1
+    return line, (indent if indent >= 0 else 0) + len(before) - (before.rfind("\n") + 1) + 1
+
+
+def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
+    """{{ placeholders }} that do not parse, and placeholders where the screen shows text as written."""
+    for loc, text in lesson_texts(lesson):
+        for error in syntax_errors(text):
+            pinned.add(loc, str(error), placeholder_at(pinned, loc, error.start))
+    for loc, text in unfilled_texts(lesson):
+        if has_placeholders(text):
+            what = "a choice" if "choices" in loc else "the title"
+            pinned.add(loc, f"{what} is shown as written, so a {{{{ placeholder }}}} is not filled there; "
+                            "put the live number in the prompt, explanation or reveal")
+
+
+def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
+    from tutor.live.formula_check import parse_spec
+    from tutor.formulas.parse import FormulaError, formula_symbols
+
+    spec = lesson.formula
+    try:
+        symbols = formula_symbols(parse_spec(spec))
+    except FormulaError as error:
+        node = value_node(pinned.root, ("formula", "expr"))
+        at = column_in_value(node, error.column) if error.column else None
+        near = f" (near {spec.expr[max(0, error.column - 6):error.column + 5]!r})" if error.column else ""
+        pinned.add(("formula", "expr"), f"formula does not parse: {error.message}{near}", at)
+        return False
+    for symbol, source in spec.bind.items():
+        if symbol not in symbols:
+            pinned.add(("formula", "bind", symbol), f"{symbol!r} is not in the formula; remove it or use it")
+        if isinstance(source, str) and source not in KNOWN_SIZES:
+            try:
+                parse_probe_ref(source)
+            except ProbeRefError as error:
+                pinned.add(("formula", "bind", symbol), f"{error}; bind a probe slice, a size name "
+                                                        f"({', '.join(KNOWN_SIZES)}) or a number")
+    if spec.reproduces is not None:
+        for symbol in sorted(symbols - set(spec.bind)):
+            pinned.add(("formula", "bind") if spec.bind else ("formula", "reproduces"),
+                       f"symbol {symbol!r} has no value; add '{symbol}: <probe slice, size name or number>' "
+                       "under formula.bind")
+    for i, name in enumerate(spec.matrices):
+        if name not in symbols:
+            pinned.add(("formula", "matrices", i), f"{name!r} is not in the formula; remove it")
+    return True

@@ -1,0 +1,241 @@
+"""The live half of ``tutor lessons check``: run the lesson's model and answer every question.
+
+Answers come from the model, so what can go wrong is the lesson asking for something the
+model does not have: a probe that does not exist, a slice out of range for some sizes in
+``model.vary``, an answer written in the file that the model contradicts, a formula that does
+not reproduce its probe.  Each is checked on the lesson's own sizes, on the smallest and the
+largest sizes its ranges allow, and on a few random draws, since a learner may meet any.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+
+import numpy as np
+
+from tutor.grading.answers import AnswerError, parse_number
+from tutor.live.formula_check import bind_values, check_formula, parse_spec
+from tutor.formulas.parse import FormulaError, evaluate_formula
+from tutor.authoring.check import Pinned, placeholder_at
+from tutor.course.schema import Lesson, NumberQuestion, ShapeQuestion, SymbolicShapeQuestion, ValuesQuestion
+from tutor.course.placeholders import Placeholder, PlaceholderError, lesson_texts, scan, value_of
+from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
+from tutor.grading.quiz import QuestionError, format_number, format_values, probe_slice, truth_for
+
+
+def variants(lesson: Lesson, count: int):
+    """(variant_seed, lesson, label): own sizes first, then the ranges' corners, then draws."""
+    yield None, lesson, ""
+    vary = lesson.model.vary
+    if not vary:
+        return
+    for end, label in ((0, "smallest"), (1, "largest")):
+        fixed = {name: (pair[end], pair[end]) for name, pair in vary.items()}
+        setup = lesson.model.model_copy(update={"vary": fixed})
+        yield 0, lesson.model_copy(update={"model": setup}), f"the {label} sizes in model.vary"
+    for seed in range(1, count + 1):
+        yield seed, lesson, f"variant seed {seed}"
+
+
+def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: bool = True) -> None:
+    from tutor.live.compute import compute_live
+
+    seen: set[str] = set()
+    for seed, variant_lesson, label in variants(lesson, count):
+        pinned.first_only = bool(label)
+        try:
+            live = compute_live(variant_lesson, hub, seed)
+        except Exception as error:   # CheckpointError, sizes that do not fit: all the author's to fix
+            pinned.add(_setup_field(lesson, error, label), _model_error(error, label))
+            continue
+        if live.variant in seen:
+            continue
+        seen.add(live.variant)
+        where = f" (with {live.variant}: {label})" if label else ""
+        if not label:
+            _check_vocabulary(lesson, hub, pinned)
+        LiveChecker(lesson, live, pinned, where, own_sizes=not label).run(formula_ok)
+    pinned.first_only = False
+
+
+def _setup_field(lesson: Lesson, error: Exception, label: str) -> tuple:
+    text = str(error)
+    if type(error).__name__ == "CheckpointError":
+        return ("model", "weights")
+    if label and lesson.model.vary:
+        return ("model", "vary")
+    if "block_size" in text:
+        return ("model", "text")
+    if "divisible" in text:
+        return ("model", "d_model")
+    return ("model",)
+
+
+def _model_error(error: Exception, label: str) -> str:
+    where = f" with {label}" if label else ""
+    if type(error).__name__ == "CheckpointError":
+        return (f"weights: trained needs the default checkpoint, which could not be loaded: {error}; "
+                "rebuild it (see the README) or use weights: random")
+    return f"the lesson's model cannot run{where}: {error}"
+
+
+def _check_vocabulary(lesson: Lesson, hub, pinned: Pinned) -> None:
+    from tutor.model import CharTokenizer
+
+    tokenizer = hub.tokenizer if lesson.model.weights == "trained" and hub.tokenizer else CharTokenizer()
+    unknown = sorted({ch for row in lesson.model.rows for ch in row if ch not in tokenizer.chars})
+    if unknown:
+        pinned.add(("model", "text"), f"characters {''.join(unknown)!r} are not in the model's vocabulary and "
+                                      "would be read as '?'; use printable ASCII")
+
+
+class LiveChecker:
+    """Every probe, question, answer and the formula, against one run of the model."""
+
+    def __init__(self, lesson: Lesson, live, pinned: Pinned, where: str, own_sizes: bool):
+        self.lesson, self.live, self.pinned, self.where, self.own_sizes = lesson, live, pinned, where, own_sizes
+
+    def run(self, formula_ok: bool) -> None:
+        for i, reference in enumerate(self.lesson.probes):
+            self.resolve(("probes", i), reference)
+        for i, question in enumerate(self.lesson.questions):
+            self.check_question(i, question)
+        if formula_ok:
+            self.check_formula()
+        self.check_placeholders()
+
+    def check_placeholders(self) -> None:
+        """Every {{ placeholder }} of the text must fill from this run (syntax is the static check's)."""
+        for loc, text in lesson_texts(self.lesson):
+            for item in scan(text):
+                if not isinstance(item, Placeholder):
+                    continue
+                try:
+                    value_of(item, self.live.tensors, self.live.sizes)
+                except PlaceholderError as error:
+                    self.pinned.add(loc, f"{error}{self.where}", placeholder_at(self.pinned, loc, item.start))
+
+    def resolve(self, loc: tuple, reference: str) -> np.ndarray | None:
+        """The probe slice, or None after pinning a problem with the valid names."""
+        tensors = self.live.tensors
+        try:
+            name = parse_probe_ref(reference).name
+        except ProbeRefError:
+            return None   # a malformed reference was reported by the schema or the static check
+
+        if name not in tensors:
+            close = difflib.get_close_matches(name, list(tensors), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            probes = ", ".join(n for n in tensors if not n.startswith("params."))
+            self.pinned.add(loc, f"unknown probe {name!r}; {hint}valid probes for this model: {probes} "
+                                 "(and params.*; 'tutor lessons probes' lists them with shapes)")
+            return None
+        try:
+            return probe_slice(tensors, reference)
+        except QuestionError as error:
+            self.pinned.add(loc, f"{error}{self.where}")
+            return None
+
+    def check_question(self, i: int, question) -> None:
+        base = ("questions", i)
+        for name in ("probe", "show"):
+            reference = getattr(question, name, None)
+            if reference is not None and self.resolve(base + (name,), reference) is None:
+                return
+        try:
+            truth = truth_for(question, self.live.tensors, self.live.sizes)
+        except (QuestionError, AnswerError) as error:
+            by_answer = isinstance(error, AnswerError) or not getattr(question, "probe", None)
+            field = "answer" if by_answer or isinstance(question, SymbolicShapeQuestion) else "probe"
+            self.pinned.add(base + (field,), f"{error}{self.where}")
+            return
+        if isinstance(question, SymbolicShapeQuestion):
+            self.check_symbolic(base, question, truth.value)
+        elif getattr(question, "answer", None) is not None and self.own_sizes:
+            check = {ShapeQuestion: self.check_shape, ValuesQuestion: self.check_values,
+                     NumberQuestion: self.check_number}.get(type(question))
+            if check is not None and (not isinstance(question, NumberQuestion) or question.probe):
+                check(base, question, truth)
+
+    def check_shape(self, base, question: ShapeQuestion, truth) -> None:
+        if tuple(question.answer) != truth.value:
+            self.pinned.add(base + ("answer",), f"answer {tuple(question.answer)} disagrees with the model: "
+                            f"{question.probe} has shape {truth.value}; correct the answer or remove it")
+
+    def check_values(self, base, question: ValuesQuestion, truth) -> None:
+        given = []
+        for j, entry in enumerate(question.answer):
+            try:
+                given.append(parse_number(str(entry)))
+            except AnswerError as error:
+                self.pinned.add(base + ("answer", j), f"{error}; write a number such as 0.25, 1/4, -inf")
+                return
+        expected = np.asarray(truth.value, dtype=float).ravel()
+        if len(given) != expected.size:
+            self.pinned.add(base + ("answer",), f"answer has {len(given)} values but {question.probe} "
+                                                f"selects {expected.size}: {truth.display}")
+        elif not _close(given, expected, question.tolerance):
+            self.pinned.add(base + ("answer",), f"answer disagrees with the model beyond the tolerance "
+                            f"{format_number(question.tolerance)}: the model gives {format_values(expected)}")
+
+    def check_number(self, base, question: NumberQuestion, truth) -> None:
+        try:
+            given = parse_number(str(question.answer))
+        except AnswerError as error:
+            self.pinned.add(base + ("answer",), f"{error}; write a number such as 0.25, 1/4, -inf")
+            return
+        expected = float(truth.value)
+        tolerance = question.tolerance * abs(expected) if question.relative else question.tolerance
+        if not _close([given], np.array([expected]), tolerance):
+            self.pinned.add(base + ("answer",), f"answer {format_number(given)} disagrees with the model: "
+                            f"{question.reduce} of {question.probe} is {truth.display} "
+                            f"(tolerance {format_number(tolerance)})")
+
+    def check_symbolic(self, base, question: SymbolicShapeQuestion, substituted: tuple) -> None:
+        if question.probe is None:
+            return
+        actual = tuple(int(s) for s in probe_slice(self.live.tensors, question.probe).shape)
+        if substituted != actual:
+            self.pinned.add(base + ("answer",), f"answer {question.answer} gives {substituted} but "
+                            f"{question.probe} has shape {actual}{self.where or ' (' + self.live.variant + ')'}")
+
+    def check_formula(self) -> None:
+        spec = self.lesson.formula
+        if spec.reproduces is None:
+            return
+        for symbol, source in spec.bind.items():
+            if isinstance(source, str) and source not in self.live.sizes:
+                if self.resolve(("formula", "bind", symbol), source) is None:
+                    return
+        if self.resolve(("formula", "reproduces"), spec.reproduces) is None:
+            return
+        result = check_formula(spec, self.live.tensors, self.live.sizes)
+        if result.ok:
+            return
+        if result.max_error is None:
+            self.pinned.add(("formula", "expr"), result.message.replace("formula check failed: ",
+                                                                        "the formula cannot be evaluated: ") + self.where)
+            return
+        detail = self._shape_detail()
+        self.pinned.add(("formula", "reproduces"), f"{result.message}{self.where}{detail}; check the formula "
+                        "and its bind: slices, or raise formula.tolerance if the difference is rounding")
+
+    def _shape_detail(self) -> str:
+        spec = self.lesson.formula
+        try:
+            values = bind_values(spec, self.live.tensors, self.live.sizes)
+            got = np.asarray(evaluate_formula(parse_spec(spec), values)).shape
+        except (FormulaError, QuestionError):
+            return ""
+        want = probe_slice(self.live.tensors, spec.reproduces).shape
+        return "" if got == want else f"; the formula gives shape {tuple(got)}, {spec.reproduces} is {tuple(want)}"
+
+
+def _close(given: list[float], expected: np.ndarray, tolerance: float) -> bool:
+    for g, e in zip(given, expected):
+        if math.isinf(e) or math.isinf(g) or math.isnan(e):
+            if not (g == e or (math.isnan(e) and math.isnan(g))):
+                return False
+        elif abs(g - e) > tolerance + 1e-12:
+            return False
+    return True

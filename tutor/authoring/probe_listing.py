@@ -1,0 +1,137 @@
+"""Every name a lesson may read, with its shape in symbols, generated from the running code.
+
+Authors need the valid probe names, ``params.*`` weights and experiment tensors; a list typed
+into the docs would drift from the model, so ``tutor lessons probes`` builds it by running a
+tiny model twice with two sets of sizes and reading each axis back as a symbol: an axis that
+follows L in both runs is L, an axis that stays put is a constant of the experiment.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# two runs whose sizes are all different numbers, so each axis length names one size
+RUNS = (
+    {"B": 2, "L": 5, "H": 3, "D": 12, "rows": ["01234", "56789"]},
+    {"B": 3, "L": 7, "H": 2, "D": 10, "rows": ["0123456", "7890123", "4567890"]},
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    shape: str          # e.g. "(B, H, L, L)"
+    kind: str           # "probe", "param", "experiment" (a tensor) or "experiment-name"
+    description: str
+
+
+def _symbols(run: dict, sizes: dict[str, int]) -> dict[str, int]:
+    d, h, length = run["D"], run["H"], run["L"]
+    return {"B": run["B"], "L": length, "H": h, "D": d, "D_head": d // h, "4D": 4 * d, "V": sizes["V"],
+            "T": sizes["T"], "L-1": length - 1, "D/2": d // 2}
+
+
+def _symbolic(first: tuple, second: tuple, symbols: tuple[dict, dict]) -> str:
+    if len(first) != len(second):
+        return f"{first} (the number of axes depends on the sizes)"
+    parts = []
+    for a, b in zip(first, second):
+        name = next((n for n in symbols[0] if symbols[0][n] == a and symbols[1][n] == b), None)
+        parts.append(name or (str(a) if a == b else f"{a}~"))
+    return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
+
+
+def _lesson(run: dict, experiments: list[str]):
+    from tutor.course.schema import Lesson
+
+    return Lesson.model_validate({
+        "format_version": 1, "id": "probe-listing", "title": "probes", "track": "la", "position": 0,
+        "concepts": ["la.tensors"], "explanation": "-", "probes": ["embed"],
+        "formula": {"expr": "x", "translation": "-"},
+        "model": {"weights": "random", "text": run["rows"], "d_model": run["D"], "n_head": run["H"],
+                  "n_layer": 1, "experiments": experiments},
+        "questions": [{"id": "q", "kind": "shape", "prompt": "-", "probe": "embed"}],
+    })
+
+
+def listing(run_experiments: bool = False) -> list[Entry]:
+    """Entries in forward order; experiment tensors only when ``run_experiments`` (slower)."""
+    from tutor.model import describe_probe
+
+    from tutor.experiments import DESCRIPTIONS, EXPERIMENTS
+    from tutor.live.compute import compute_live
+    from tutor.live.hub import ModelHub
+
+    hub = ModelHub()
+    base = [compute_live(_lesson(run, []), hub) for run in RUNS]
+    symbols = tuple(_symbols(run, live.sizes) for run, live in zip(RUNS, base))
+    entries = []
+    for name, array in base[0].tensors.items():
+        shape = _symbolic(array.shape, base[1].tensors[name].shape, symbols)
+        if name.startswith("params."):
+            entries.append(Entry(name, shape, "param", _param_description(name)))
+        else:
+            entries.append(Entry(name, shape, "probe", describe_probe(name)))
+    for experiment in sorted(EXPERIMENTS):   # one at a time: the schema allows 8 per lesson
+        entries.append(Entry(experiment, "", "experiment-name", DESCRIPTIONS[experiment]))
+        if run_experiments:
+            entries += _experiment_entries(experiment, hub, base[0].tensors, symbols)
+    return entries
+
+
+def _experiment_entries(experiment: str, hub, known: dict, symbols) -> list[Entry]:
+    from tutor.live.compute import compute_live
+
+    try:
+        runs = [compute_live(_lesson(run, [experiment]), hub).tensors for run in RUNS]
+    except Exception as error:   # an experiment that needs other sizes is still listed by name
+        return [Entry(f"{experiment}.*", "", "experiment", f"(not run at these sizes: {error})")]
+    return [Entry(name, _symbolic(array.shape, runs[1][name].shape, symbols), "experiment",
+                  f"from experiment {experiment!r}")
+            for name, array in runs[0].items() if name not in known and name in runs[1]]
+
+
+def _param_description(name: str) -> str:
+    leaf = name.rsplit(".", 1)[-1]
+    if leaf == "W_U":
+        return "unembedding matrix, (in, out): turns the final LayerNorm's output into logits"
+    if leaf == "W_E":
+        return "token embedding table, one row per token id"
+    if leaf == "W_pos":
+        return "position embedding table, one row per position"
+    if leaf.startswith("W_"):
+        return "weight matrix, stored (in, out) so that formulas read x @ W"
+    if leaf.startswith("b_"):
+        return "bias vector"
+    return {"gamma": "LayerNorm gain", "beta": "LayerNorm shift"}.get(leaf, "")
+
+
+def trained_sizes() -> str:
+    """One line on the shipped checkpoint's sizes, or why it cannot be read."""
+    try:
+        from tutor.live.hub import ModelHub
+
+        hub = ModelHub()
+        hub.ensure_loaded()
+        c = hub.model.config
+        return (f"weights: trained uses D={c.d_model}, H={c.n_head}, D_head={c.d_model // c.n_head}, "
+                f"{c.n_layer} layers (blocks.0 .. blocks.{c.n_layer - 1}), V={c.vocab_size}, T={c.block_size}, "
+                f"positions {c.positions}")
+    except Exception as error:   # a missing checkpoint is information here, not a failure
+        return f"weights: trained is unavailable: {error}"
+
+
+def render(entries: list[Entry]) -> str:
+    lines = []
+    titles = {"probe": "Probes (activations of the forward pass)", "param": "Weights (params.*)",
+              "experiment-name": "Experiments (name them under model.experiments)",
+              "experiment": "Experiment tensors"}
+    for kind, title in titles.items():
+        group = [e for e in entries if e.kind == kind]
+        if not group:
+            continue
+        lines += ["", title]
+        width = max(len(e.name) for e in group) + 2
+        shape_width = max(len(e.shape) for e in group) + 2
+        for e in group:
+            lines.append(f"  {e.name:<{width}}{e.shape:<{shape_width}}{e.description}".rstrip())
+    return "\n".join(lines).lstrip("\n")

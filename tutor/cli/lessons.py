@@ -1,0 +1,143 @@
+"""``tutor lessons ...``: list, check, create lesson files, and list what a lesson may read."""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from string import Template
+
+
+def add_parser(commands) -> None:
+    lessons = commands.add_parser("lessons", help="list, check or create lesson files")
+    sub = lessons.add_subparsers(dest="lessons_command", metavar="ACTION", required=True)
+    listing = sub.add_parser("list", help="list the lessons on the roadmap")
+    listing.set_defaults(func=run_lessons_list)
+
+    check = sub.add_parser("check", help="check lesson files against the format and the live model",
+                           description="Check lesson files: the YAML, the schema, prerequisites, concept ids, "
+                                       "and every probe, answer and formula against the live model. "
+                                       "Exit status 0 when all are valid, 1 otherwise.")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                       help="a lesson file or a folder of them (default: the built-in lessons)")
+    check.add_argument("--static", action="store_true",
+                       help="skip the live model (fast; probes, answers and the formula are not checked)")
+    check.add_argument("--variants", type=int, default=3, metavar="N",
+                       help="random size draws to check for lessons with model.vary (default 3)")
+    check.set_defaults(func=run_lessons_check)
+
+    new = sub.add_parser("new", help="write a commented starting lesson file that passes the check")
+    new.add_argument("id", help="the new lesson's id, e.g. my-softmax (lower case, digits, '.', '_', '-')")
+    new.add_argument("--dir", type=Path, default=Path("."), help="folder to write ID.yaml in (default: here)")
+    new.add_argument("--track", default="pr", help="track id from lessons/index.yaml (default: pr)")
+    new.add_argument("--title", default=None, help="the lesson's title")
+    new.add_argument("--position", type=int, default=100, help="order inside the track (default 100)")
+    new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.set_defaults(func=run_lessons_new)
+
+    probes = sub.add_parser("probes", help="list the probe names, params.* weights and experiments with shapes")
+    probes.add_argument("--experiments", action="store_true",
+                        help="also run every experiment and list its tensors with shapes (slower)")
+    probes.set_defaults(func=run_lessons_probes)
+
+
+def run_lessons_list(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from tutor.course.catalog import load_catalog
+
+    catalog = load_catalog(args.lessons)
+    table = Table(title="Lessons", show_lines=False)
+    for column in ("track", "id", "title", "questions"):
+        table.add_column(column)
+    for track in catalog.index.tracks:
+        for item in catalog.track_lessons(track.id):
+            table.add_row(track.id, item.lesson.id, item.lesson.title, str(len(item.lesson.questions)))
+    console = Console()
+    console.print(table)
+    problems = [p for b in catalog.broken for p in b.problems] + catalog.problems
+    for problem in problems:
+        Console(stderr=True).print(f"[red]problem[/red] {problem}", markup=True, highlight=False)
+    return 1 if problems else 0
+
+
+def run_lessons_check(args: argparse.Namespace) -> int:
+    """Plain lines on stdout, one per problem, so editors and CI can parse them."""
+    from tutor.authoring.check import check_paths
+
+    variants = max(0, min(args.variants, 50))
+    report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants)
+    for problem in report.problems:
+        print(problem)
+    files = len(report.files)
+    summary = f"checked {files} file{'s' * (files != 1)}, {len(report.lessons)} lesson{'s' * (len(report.lessons) != 1)}"
+    if args.static:
+        summary += " (static only: the live model was not run)"
+    if report.ok:
+        print(f"{summary}: all valid")
+        return 0
+    count = len(report.problems)
+    print(f"{summary}: {count} problem{'s' * (count != 1)}")
+    return 1
+
+
+def template_text(lesson_id: str, title: str, track: str, position: int, path: Path, tracks: list[str]) -> str:
+    from importlib.resources import files
+
+    source = files("tutor.authoring").joinpath("template.yaml").read_text(encoding="utf-8")
+    title = " ".join(title.replace("\\", "/").replace('"', "'").split())[:300]
+    return Template(source).substitute(id=lesson_id, title=title, track=track, position=position,
+                                       filename=str(path), folder=str(path.parent), tracks=", ".join(tracks))
+
+
+def run_lessons_new(args: argparse.Namespace) -> int:
+    from tutor.course.catalog import load_catalog
+    from tutor.course.schema import ID_PATTERN
+
+    def fail(message: str) -> int:
+        print(f"tutor lessons new: {message}", file=sys.stderr)
+        return 1
+
+    if not re.fullmatch(ID_PATTERN.strip("^$"), args.id):
+        return fail(f"{args.id!r} is not a lesson id; use lower-case letters, digits, '.', '_' and '-' "
+                    "(at most 64 characters, starting with a letter or digit)")
+    catalog = load_catalog()
+    tracks = [t.id for t in catalog.index.tracks]
+    if args.track not in tracks:
+        return fail(f"unknown track {args.track!r}; use one of: {', '.join(tracks)}")
+    if args.id in catalog.lessons:
+        return fail(f"a built-in lesson already has the id {args.id!r}; choose another id")
+    if not 0 <= args.position <= 10_000:
+        return fail("--position must be between 0 and 10000")
+    path = args.dir / f"{args.id}.yaml"
+    if path.exists() and not args.force:
+        return fail(f"{path} already exists; choose another id or add --force to overwrite it")
+    title = args.title or f"New lesson: {args.id}"
+    try:
+        args.dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(template_text(args.id, title, args.track, args.position, path, tracks), encoding="utf-8")
+    except OSError as error:
+        return fail(f"cannot write {path}: {error.strerror or error}")
+    print(f"wrote {path}\n"
+          f"next: edit it (docs/lessons.md explains every field), then run\n"
+          f"  tutor lessons check {path}\n"
+          f"  tutor --lessons {args.dir}")
+    return 0
+
+
+def run_lessons_probes(args: argparse.Namespace) -> int:
+    from tutor.authoring.probe_listing import listing, render, trained_sizes
+
+    print("Names a lesson may use in probes:, probe:, show:, formula.bind and formula.reproduces,\n"
+          "with a slice such as blocks.0.attn.pattern[0, 1, 2:4]. Blocks repeat for every layer:\n"
+          "blocks.0 .. blocks.N-1. pos_embed exists unless model.positions is none.\n"
+          "Symbols: B batch rows, L tokens per row, D model width, H heads, D_head = D/H,\n"
+          "V vocabulary, T block size (the longest input); a number is a fixed size, and n~ a size\n"
+          "that depends on the lesson's sizes in another way. Size names for formula.bind and\n"
+          "symbolic shapes: B, L, D, H, D_head, d_k (= D_head), d_model (= D), V, N (layers), T.\n")
+    print(render(listing(run_experiments=args.experiments)))
+    if not args.experiments:
+        print("\n(run 'tutor lessons probes --experiments' to list every experiment's tensors)")
+    print("\n" + trained_sizes())
+    return 0

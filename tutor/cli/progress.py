@@ -1,0 +1,105 @@
+"""``tutor progress``: look at, back up, move or reset the learner's history
+without starting the full-screen app (which is no help over ssh or in a script).
+
+Every failure the user can cause (bad path, unreadable file, newer database)
+ends as one line on stderr and exit status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from datetime import datetime, timezone
+
+from rich.console import Console
+from rich.table import Table
+
+from tutor.progress.store import ProgressError, ProgressStore
+
+RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "progress",
+        help="show, export, import or reset your progress",
+        description="Without options, print a summary of your progress.",
+    )
+    # SUPPRESS: when the main CLI also has a global --home, an absent
+    # subcommand --home must not overwrite the global value with None.
+    parser.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
+                        help="tutor data directory (default: $TUTOR_HOME or the platform data dir)")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--export", metavar="FILE", help="write all answers to a JSON file")
+    action.add_argument("--import", dest="import_file", metavar="FILE",
+                        help="merge answers from a JSON export (safe to repeat)")
+    action.add_argument("--reset", action="store_true", help="back up, then clear all progress")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask before --reset")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    out = Console(file=sys.stdout, highlight=False, soft_wrap=True, markup=False)  # ids and paths may hold "[...]"
+    try:
+        with ProgressStore(getattr(args, "home", None)) as store:
+            if store.message:
+                print(f"tutor progress: warning: {store.message}", file=sys.stderr)
+            if getattr(args, "export", None):
+                n = store.export_json(args.export)
+                out.print(f"Exported {n} answers to {args.export}")
+            elif getattr(args, "import_file", None):
+                n = store.import_json(args.import_file)
+                out.print(f"Imported {n} new answers from {args.import_file}")
+            elif getattr(args, "reset", False):
+                if not getattr(args, "yes", False) and not _confirm():
+                    out.print("Nothing was changed.")
+                    return 0
+                backup = store.reset()
+                out.print(f"Progress reset. Backup kept at {backup}")
+            else:
+                _summary(store, out)
+    except (ProgressError, OSError, sqlite3.Error) as exc:
+        print(f"tutor progress: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("tutor progress: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _confirm() -> bool:
+    sys.stdout.write(RESET_PROMPT)
+    sys.stdout.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def _summary(store: ProgressStore, out: Console) -> None:
+    stats = store.all_lesson_stats()
+    out.print(f"Progress in {store.path}", style="bold")
+    if not stats:
+        out.print("No answers recorded yet.")
+        return
+    attempts = sum(s.attempts for s in stats.values())
+    correct = sum(s.correct_attempts for s in stats.values())
+    out.print(f"Answers: {attempts}   Accuracy: {_pct(correct / attempts)}   "
+              f"Streak: {store.streak_days()} day(s)")
+    table = Table("Lesson", "Questions", "Correct", "Attempts", "Accuracy", "Last seen")
+    for lesson_id, s in sorted(stats.items()):
+        last = s.last_seen.astimezone().strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
+        table.add_row(lesson_id, str(len(s.answered_questions)), str(len(s.correct_questions)),
+                      str(s.attempts), _pct(s.accuracy), last)
+    out.print(table)
+    now = datetime.now(timezone.utc)
+    due, upcoming = store.due_count(now), store.next_due()
+    if due:
+        out.print(f"Reviews due now: {due}")
+    elif upcoming:
+        out.print(f"Reviews due now: 0 (next {upcoming.astimezone().strftime('%Y-%m-%d %H:%M')})")
+    else:
+        out.print("Reviews due now: 0")

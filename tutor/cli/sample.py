@@ -1,0 +1,110 @@
+"""``tutor sample "PROMPT"``: continue a prompt with a checkpoint, printing only the text.
+
+stdout carries the generated text alone (so it can be piped); notes and errors go to stderr.
+Without ``--checkpoint`` the shipped default (a sort-task model) is used, and generation stops
+at the stop string the checkpoint was trained with (a newline for sort/reverse), so
+``tutor sample "3141>"`` prints ``1134``.  torch is imported inside ``run``.
+"""
+from __future__ import annotations
+
+import argparse
+import codecs
+import os
+import sys
+
+from tutor.cli.args import positive_int, real_number
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "sample", help="continue a prompt with a trained checkpoint",
+        description="Generate text after PROMPT. Only the generated text goes to stdout.")
+    p.add_argument("prompt", help="text to continue, e.g. '3141>' for the sort model")
+    p.add_argument("--checkpoint", default=None, help="checkpoint file (default: the shipped sort model)")
+    p.add_argument("--temperature", type=real_number(0, 100), default=1.0, help="0 means greedy (default 1)")
+    p.add_argument("--top-k", type=positive_int, default=None, help="sample only from the k likeliest tokens")
+    p.add_argument("--top-p", type=real_number(0, 1, open_below=True), default=None, help="nucleus: smallest set with mass >= p")
+    p.add_argument("--beam", type=positive_int, default=None, help="beam search of this width (ignores sampling flags)")
+    p.add_argument("--max-tokens", type=positive_int, default=100, help="most tokens to generate (default 100)")
+    p.add_argument("--seed", type=int, default=None, help="same seed, same text")
+    p.add_argument("--stop", default=None,
+                   help="stop after this text, escapes allowed ('\\n'); '' never stops "
+                        "(default: the checkpoint's, a newline for sort/reverse)")
+    p.add_argument("--no-cache", action="store_true", help="recompute every step instead of using the KV cache")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        sys.stdout.write("\n")
+        return 130
+    except BrokenPipeError:   # e.g. piped into `head`: the reader has gone, which is fine
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tutor.model.checkpoint import CheckpointError, default_checkpoint_path, load_checkpoint
+    from tutor.model.sample import beam_search, stream
+    from tutor.model.train import resolve_device
+
+    def note(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    if not args.prompt:
+        note("error: the prompt is empty; give some text to continue")
+        return 2
+    try:
+        device = resolve_device(args.device)
+    except ValueError as exc:
+        note(f"error: {exc}")
+        return 2
+    if device.type == "cpu":
+        import torch
+        torch.set_num_threads(1)  # one token at a time is too little work to share; threads only wait
+    path = args.checkpoint or default_checkpoint_path()
+    try:
+        model, tokenizer, meta = load_checkpoint(path, device)
+    except CheckpointError as exc:
+        note(f"error: {exc}")
+        return 1
+    stop = meta.get("stop") if args.stop is None else codecs.decode(args.stop, "unicode_escape")
+    stop = stop if isinstance(stop, str) and stop else None
+
+    ids = tokenizer.encode(args.prompt)
+    if set(args.prompt) - set(tokenizer.chars):
+        note("note: characters outside the vocabulary were replaced by '?'")
+    if len(ids) > model.config.block_size:
+        note(f"note: the prompt has {len(ids)} characters; only the last {model.config.block_size} "
+             f"(the model's block_size) are used")
+        ids = ids[-model.config.block_size:]
+    stop_ids = tokenizer.encode(stop) if stop and len(stop) == 1 else ()
+
+    if args.beam is not None:
+        if args.top_k is not None or args.top_p is not None or args.temperature != 1.0:
+            note("note: --beam searches for the likeliest text; temperature/top-k/top-p are ignored")
+        tokens = beam_search(model, ids, args.max_tokens, args.beam, stop_ids=stop_ids,
+                             use_cache=not args.no_cache)
+        text = tokenizer.decode(tokens)
+        if stop and stop in text:
+            text = text[: text.index(stop) + len(stop)]
+        sys.stdout.write(text)
+    else:
+        text = ""
+        for token in stream(model, ids, args.max_tokens, args.temperature, args.top_k, args.top_p,
+                            args.seed, not args.no_cache, stop_ids):
+            piece = tokenizer.decode([token])
+            text += piece
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+            if stop and text.endswith(stop):
+                break
+    if not text.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    return 0
+

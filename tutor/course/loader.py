@@ -1,0 +1,322 @@
+"""Loading lesson files as untrusted input, with every problem pinned to file:line:col.
+
+The YAML is read in three passes over plain data: the event stream (to refuse aliases and
+deep nesting before anything is built), the node tree (for line numbers and duplicate
+keys), and ``yaml.safe_load`` (which never builds Python objects).  Validation errors from
+pydantic are mapped back to the node tree so an author sees where to look.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+# libyaml's loaders are ~20x faster; the pure-Python ones behave the same where it is missing
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_FILE_BYTES = 200_000
+MAX_DEPTH = 20
+MAX_NODES = 20_000
+# Explicit tags that only restate a plain type; anything else (python/object, !custom) is refused
+# before a constructor ever sees it, so the message names the tag instead of a constructor error.
+SAFE_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map")}
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    column: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.field or '(file)'}: {self.message}"
+
+
+class LessonFileError(Exception):
+    """Raised with every problem found in one file."""
+
+    def __init__(self, problems: list[Problem]):
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+def _mark_of(node_or_event) -> tuple[int, int]:
+    mark = node_or_event.start_mark
+    return mark.line + 1, mark.column + 1
+
+
+def _screen_events(text: str, path: str) -> list[Problem]:
+    """Refuse anchors/aliases (alias bombs), tags, and deep or huge documents before building."""
+    depth = nodes = documents = 0
+    for event in yaml.parse(text, Loader=SafeLoader):
+        line, col = _mark_of(event)
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            return [Problem(path, line, col, "", "YAML anchors and aliases (& and *) are not allowed in lessons; write the value out")]
+        tag = getattr(event, "tag", None)
+        if tag and tag not in SAFE_TAGS:
+            shown = tag.replace("tag:yaml.org,2002:", "!!")
+            return [Problem(path, line, col, "", f"YAML tag {shown} is not allowed; lessons are plain data "
+                                                 "(remove the tag, and quote the value if it should be text)")]
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                return [Problem(path, line, col, "", "a lesson file holds one YAML document; remove the extra '---'")]
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return [Problem(path, line, col, "", f"nesting deeper than {MAX_DEPTH} levels is not allowed")]
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        nodes += 1
+        if nodes > MAX_NODES:
+            return [Problem(path, line, col, "", f"more than {MAX_NODES} YAML values; a lesson is far smaller")]
+    return []
+
+
+def _duplicate_keys(node: yaml.Node, path: str, trail: str = "") -> Iterable[Problem]:
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key, value in node.value:
+            name = str(key.value)
+            line, col = _mark_of(key)
+            if name in seen:
+                yield Problem(path, line, col, f"{trail}{name}", f"duplicate key (first at line {seen[name]}); keep one")
+            seen[name] = line
+            yield from _duplicate_keys(value, path, f"{trail}{name}.")
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _duplicate_keys(item, path, f"{trail}{i}.")
+
+
+def _node_at(root: yaml.Node | None, loc: tuple) -> tuple[yaml.Node | None, bool]:
+    """Walk a pydantic error location through the node tree; (node, whether loc[-1] is a key)."""
+    node, is_key, _ = _walk(root, loc)
+    return node, is_key
+
+
+def _walk(root: yaml.Node | None, loc: tuple) -> tuple[yaml.Node | None, bool, list]:
+    """(node, whether it is the key of loc[-1], loc without the parts that are not in the file).
+
+    pydantic puts union members in the location ('shape' for a question's kind, 'constrained-str'
+    for a text-or-list field); they do not move in the tree and mean nothing to an author.
+    """
+    node, kept = root, []
+    for i, part in enumerate(loc):
+        last = i == len(loc) - 1
+        if isinstance(node, yaml.MappingNode):
+            match = next(((k, v) for k, v in node.value if str(k.value) == str(part)), None)
+            if match is None:
+                if last:
+                    return node, False, kept
+                continue
+            kept.append(part)
+            if last:
+                return match[0], True, kept
+            node = match[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            kept.append(part)
+            node = node.value[part]
+    return node, False, kept
+
+
+def _did_you_mean(name: str, model: type[BaseModel] | None) -> str:
+    if model is None:
+        return ""
+    close = difflib.get_close_matches(name, list(model.model_fields), n=1)
+    return f"; did you mean {close[0]!r}?" if close else f"; allowed: {', '.join(model.model_fields)}"
+
+
+def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    """The pydantic model that owns the last part of ``loc`` (to suggest field names)."""
+    from tutor.course.schema import ChoiceQuestion, FormulaSpec, ModelSetup, NumberQuestion, ShapeQuestion, \
+        SymbolicShapeQuestion, ValuesQuestion, Track
+    kinds = {"shape": ShapeQuestion, "values": ValuesQuestion, "number": NumberQuestion,
+             "choice": ChoiceQuestion, "symbolic_shape": SymbolicShapeQuestion}
+    if len(loc) == 1:
+        return schema
+    if loc[0] == "formula":
+        return FormulaSpec
+    if loc[0] == "model":
+        return ModelSetup
+    if loc[0] == "tracks":
+        return Track
+    if loc[0] == "questions" and len(loc) >= 3:
+        return kinds.get(str(loc[2]))
+    return None
+
+
+def _validation_problems(error: ValidationError, root, path: str, schema) -> list[Problem]:
+    problems, seen = [], set()
+    for item in error.errors():
+        loc = tuple(item["loc"])
+        node, _, kept = _walk(root, loc)
+        line, col = _mark_of(node) if node is not None else (1, 1)
+        if item["type"] == "missing" and loc:
+            kept = kept + [loc[-1]]
+        field = ".".join(str(p) for p in kept)
+        if (field, line, col) in seen:
+            continue   # the other members of a union say the same thing less helpfully
+        seen.add((field, line, col))
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            message = f"unknown field{_did_you_mean(str(loc[-1]), _model_for(schema, loc))}"
+        elif item["type"] == "missing":
+            message = f"required field is missing; add '{loc[-1]}:'"
+        elif item["type"] == "union_tag_invalid":
+            message = "kind must be one of: shape, values, number, choice, symbolic_shape"
+        elif item["type"] == "union_tag_not_found":
+            message = "each question needs a kind: shape, values, number, choice or symbolic_shape"
+        elif item["type"] == "literal_error" and loc == ("format_version",):
+            message = "this tutor reads format_version: 1; convert the file or update the tutor"
+        elif item["type"] == "string_type" and isinstance(item.get("input"), (int, float, bool)):
+            message += "; put the value in quotes, e.g. \"1234\""
+        problems.append(Problem(path, line, col, field, message))
+    # a missing field is often the typo reported beside it ("titel"): the located problems first
+    return sorted(problems, key=lambda p: (p.message.startswith("required field is missing"), p.line, p.column))
+
+
+def _read_bounded(path: Path) -> bytes:
+    """At most MAX_FILE_BYTES + 1 bytes, and only from a regular file.
+
+    A lesson path may be a FIFO, a device such as /dev/zero, or a huge file: stat first so
+    nothing blocks, and never read more than the limit so nothing fills memory.
+    """
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(0, "not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        return b" " * (MAX_FILE_BYTES + 1)   # the caller reports the size; nothing is read
+    with open(path, "rb") as handle:
+        return handle.read(MAX_FILE_BYTES + 1)
+
+
+def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any, yaml.Node | None, list[Problem]]:
+    """Read one YAML file safely; returns (data, node tree, problems)."""
+    path = str(source)
+    try:
+        raw = _read_bounded(Path(source)) if text is None else text
+    except OSError as error:
+        return None, None, [Problem(path, 1, 1, "", f"cannot read the file: {error.strerror or error}")]
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_FILE_BYTES:
+            return None, None, [Problem(path, 1, 1, "", f"file is larger than {MAX_FILE_BYTES} bytes, the limit for a "
+                                                          "lesson; split it into several lessons")]
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = raw[: error.start].count(b"\n") + 1
+            return None, None, [Problem(path, line, 1, "", f"byte {error.start} is not UTF-8; save the file as UTF-8")]
+    if len(raw) > MAX_FILE_BYTES:
+        return None, None, [Problem(path, 1, 1, "", f"file is too long; lessons are limited to {MAX_FILE_BYTES} characters")]
+    try:
+        problems = _screen_events(raw, path)
+        if problems:
+            return None, None, problems
+        loader = SafeLoader(raw)
+        try:
+            root = loader.get_single_node()
+        finally:
+            loader.dispose()
+        data = _construct(root, path)
+        if isinstance(data, Problem):
+            return None, root, [data]
+        problems = list(_duplicate_keys(root, path)) if root is not None else []
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        reason = getattr(error, "problem", None) or str(error)
+        return None, None, [Problem(path, line, col, "", f"YAML syntax: {reason}")]
+    except RecursionError:
+        return None, None, [Problem(path, 1, 1, "", "the YAML is nested too deeply")]
+    return data, root, problems
+
+
+def _construct(root: yaml.Node | None, path: str):
+    """Plain data from the node tree, or a Problem at the value PyYAML cannot convert.
+
+    PyYAML's safe constructors raise ValueError for some plain scalars (a date such as
+    2001-13-45, an integer of more than 4300 digits); find the value and say where it is.
+    """
+    if root is None:
+        return None
+    try:
+        return yaml.constructor.SafeConstructor().construct_document(root)
+    except (ValueError, TypeError, OverflowError) as error:
+        reason = str(error)
+    for node in _scalar_nodes(root):
+        try:
+            yaml.constructor.SafeConstructor().construct_object(node)
+        except (ValueError, TypeError, OverflowError) as error:
+            line, col = _mark_of(node)
+            return Problem(path, line, col, "", f"cannot read this value ({error}); put it in quotes if it is text")
+    return Problem(path, 1, 1, "", f"cannot read the file: {reason}")
+
+
+def _scalar_nodes(node: yaml.Node) -> Iterable[yaml.Node]:
+    if isinstance(node, yaml.ScalarNode):
+        yield node
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            yield from _scalar_nodes(key)
+            yield from _scalar_nodes(value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield from _scalar_nodes(item)
+
+
+def validate(schema: type[BaseModel], data: Any, root, path: str):
+    """Validate parsed data against a schema; (model or None, problems)."""
+    if not isinstance(data, dict):
+        return None, [Problem(path, 1, 1, "", f"the file must be a YAML mapping of fields, not {type(data).__name__}")]
+    try:
+        return schema.model_validate(data), []
+    except ValidationError as error:
+        return None, _validation_problems(error, root, path, schema)
+
+
+def load_model_file(schema: type[BaseModel], source: Path | str, text: str | bytes | None = None):
+    """Read and validate one file; returns the model or raises LessonFileError."""
+    data, root, problems = read_yaml(source, text)
+    if not problems:
+        model, problems = validate(schema, data, root, str(source))
+        if not problems:
+            return model
+    raise LessonFileError(problems)
+
+
+def locate(root: yaml.Node | None, loc: tuple) -> tuple[int, int]:
+    """Line and column of a field given as a location tuple (for checks after validation)."""
+    node, _ = _node_at(root, loc)
+    return _mark_of(node) if node is not None else (1, 1)
+
+
+def value_node(root: yaml.Node | None, loc: tuple) -> yaml.Node | None:
+    """The value node (not the key) at ``loc``, or None when the file does not spell it out."""
+    node = root
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if str(k.value) == str(part)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+        else:
+            return None
+    return node
+
+
+def column_in_value(node: yaml.Node | None, offset: int) -> tuple[int, int] | None:
+    """File line and column of character ``offset`` (1-based) inside a one-line scalar.
+
+    Lets an error inside a formula point at the character, not just the field; block and
+    multi-line scalars fall back to the field's own position.
+    """
+    if not isinstance(node, yaml.ScalarNode) or node.start_mark.line != node.end_mark.line:
+        return None
+    quote = 1 if node.style in ("'", '"') else 0
+    return node.start_mark.line + 1, node.start_mark.column + quote + offset

@@ -1,0 +1,1 @@
+"""Safe formulas: parsed without eval, evaluated on numpy arrays, rendered by SymPy."""

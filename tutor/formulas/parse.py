@@ -1,0 +1,222 @@
+"""Safe lesson formulas: parse, pretty-print and evaluate author-written math.
+
+Lesson YAML is untrusted, so author text is never given to ``eval``, ``exec``,
+``sympify`` or ``parse_expr``.  It is parsed with ``ast.parse(mode="eval")``
+and every node is checked against a whitelist; anything else is a
+:class:`FormulaError` carrying a 1-based ``column``.
+
+Formula syntax (plain ASCII, at most 500 characters)::
+
+    names       Q, K, W_Q, d_k, x1, gamma   letters, digits, _ (no leading _ or __)
+    numbers     2, 0.5, 1e-5, 10000         integers up to 1e6, finite floats
+    operators   a + b  a - b  a * b  a / b  -a  +a   element-wise, broadcasting
+                a @ b                       matrix product (batched np.matmul)
+                a ** p                      power; p holds no **, |p| <= 100 if constant
+                a.T                         transpose of the last two axes
+    functions   softmax causal_mask sqrt exp log sum mean var max relu gelu
+                sigmoid tanh sin cos abs    one positional argument each
+
+``softmax``, ``sum``, ``mean``, ``var`` (population) and ``max`` work on the
+last axis and keep it; ``causal_mask`` sets entries above the diagonal to
+-inf.  Names declared as ``matrices`` print as non-commutative symbols, so
+``Q @ K.T`` renders as ``Q⋅Kᵀ`` and never reorders.  Limits: depth 30, 200
+nodes; ``a**b**c`` and ``(a**b)**c`` are rejected.
+
+Example: ``softmax(causal_mask(Q @ K.T / sqrt(d_k))) @ V``.
+
+This module is the gate every formula passes; drawing lives in
+:mod:`tutor.formulas.display` and numbers in :mod:`tutor.formulas.evaluate`, so the
+code that decides what is allowed stays small enough to audit.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from tutor.formulas.display import expr_latex, expr_unicode, to_sympy
+from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, compare, evaluate_tree, tree_names
+
+__all__ = ["Formula", "FormulaError", "compare", "evaluate_formula", "formula_latex",
+           "formula_symbols", "parse_formula", "render_formula"]
+
+MAX_CHARS, MAX_DEPTH, MAX_NODES, MAX_INT, MAX_EXPONENT = 500, 30, 200, 10**6, 100
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+# Harmless here, but a later lambdify/sympify of str(expr) would resolve them.
+_RESERVED = {"eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "globals",
+             "locals", "vars", "input", "breakpoint", "help", "exit", "quit", "type", "object", "dir"}
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
+_BAD_OPS = {ast.BitXor: "^", ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
+            ast.BitOr: "|", ast.BitAnd: "&", ast.Invert: "~", ast.Not: "not"}
+_KINDS = {ast.Subscript: "indexing like x[0]", ast.Lambda: "lambda", ast.Compare: "comparison",
+          ast.BoolOp: "and/or", ast.IfExp: "if/else", ast.JoinedStr: "f-string", ast.Tuple: "tuple",
+          ast.List: "list", ast.Set: "set", ast.Dict: "dict", ast.ListComp: "comprehension",
+          ast.SetComp: "comprehension", ast.DictComp: "comprehension", ast.GeneratorExp: "comprehension"}
+_ALLOWED = ", ".join(FUNCTIONS)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A validated formula: source text, sympy expression (display) and eval tree."""
+
+    text: str
+    expr: sp.Expr
+    tree: Node
+    matrices: frozenset[str] = frozenset()
+
+
+def parse_formula(text: str, matrices: Iterable[str] = (), scalars: Iterable[str] = ()) -> Formula:
+    """Validate ``text`` and build both its sympy form and its evaluation tree."""
+    matrices, scalars = frozenset(matrices), frozenset(scalars)
+    if not isinstance(text, str):
+        raise FormulaError(f"formula must be a string, got {type(text).__name__}")
+    if both := sorted(matrices & scalars):
+        raise FormulaError(f"'{both[0]}' is declared both as a matrix and as a scalar")
+    if len(text) > MAX_CHARS:
+        raise FormulaError(f"formula is too long ({len(text)} characters; the limit is {MAX_CHARS})")
+    if not text.strip():
+        raise FormulaError("formula is empty")
+    depth = 0
+    for i, ch in enumerate(text):  # ASCII only, so ast's byte offsets equal columns
+        if not (" " <= ch <= "~" or ch in "\t\n"):
+            raise FormulaError(f"character {ch!r} at column {i + 1} is not allowed (plain ASCII only)", i + 1)
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth > MAX_DEPTH:  # brackets add no AST nodes, so the depth check cannot see them
+            raise FormulaError(f"too many nested brackets at column {i + 1} (limit {MAX_DEPTH})", i + 1)
+    try:  # one line keeps columns simple and lets YAML block scalars span lines
+        tree = ast.parse(text.replace("\n", " ").replace("\t", " "), mode="eval")
+    except SyntaxError as exc:
+        col = exc.offset or 1
+        raise FormulaError(f"syntax error at column {col}: {exc.msg}", col) from None
+    except (ValueError, MemoryError, RecursionError) as exc:
+        raise FormulaError(f"cannot parse formula: {exc}") from None
+    if (count := sum(isinstance(n, ast.expr) for n in ast.walk(tree))) > MAX_NODES:
+        raise FormulaError(f"formula is too complex ({count} nodes; the limit is {MAX_NODES})")
+    node = _Validator(text).convert(tree.body, 1)
+    return Formula(text, to_sympy(node, matrices), node, matrices)
+
+
+class _Validator:
+    """Whitelist walk from Python's AST to :class:`Node`; everything else fails."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text.replace("\n", " ")  # comments run to the end, never between operands
+
+    @staticmethod
+    def fail(what: str, col: int, hint: str = "") -> FormulaError:
+        return FormulaError(f"{what} at column {col}{hint}", col)
+
+    def convert(self, node: ast.expr, depth: int) -> Node:
+        col = node.col_offset + 1
+        if depth > MAX_DEPTH:
+            raise self.fail("formula is nested too deeply", col, f" (limit {MAX_DEPTH})")
+        if isinstance(node, ast.Name):
+            return self.name(node.id, col)
+        if isinstance(node, ast.Constant):
+            return Node("num", self.number(node.value, col), col=col)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+            inner = self.convert(node.operand, depth + 1)
+            if isinstance(node.op, ast.UAdd):
+                return inner
+            if inner.kind == "num":
+                return Node("num", -inner.value, col=col)  # type: ignore[operator]
+            return Node("neg", None, (inner,), col)
+        if isinstance(node, ast.BinOp):
+            # Point at the operator itself: only spaces and brackets sit around it.
+            symbol = _OPS.get(type(node.op)) or _BAD_OPS.get(type(node.op), "")
+            col = self.text.find(symbol, node.left.end_col_offset or 0) + 1 or col
+        if isinstance(node, (ast.UnaryOp, ast.BinOp)) and type(node.op) in _BAD_OPS:
+            hint = "; use ** for powers" if isinstance(node.op, ast.BitXor) else ""
+            raise self.fail(f"operator '{_BAD_OPS[type(node.op)]}' is not allowed", col, hint)
+        if isinstance(node, ast.BinOp):
+            left, right = self.convert(node.left, depth + 1), self.convert(node.right, depth + 1)
+            op = _OPS[type(node.op)]
+            if op == "**":
+                self.check_power(left, right, col)
+            return Node("op", op, (left, right), col)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth, col)
+        if isinstance(node, ast.Attribute):
+            if node.attr != "T":
+                raise self.attribute_error(node)
+            return Node("T", None, (self.convert(node.value, depth + 1),), self.attr_col(node))
+        raise self.fail(f"{_KINDS.get(type(node), type(node).__name__)} is not allowed", col)
+
+    @staticmethod
+    def attr_col(node: ast.Attribute) -> int:
+        return (node.end_col_offset or 0) - len(node.attr) + 1
+
+    def attribute_error(self, node: ast.Attribute) -> FormulaError:
+        col = self.attr_col(node)
+        return FormulaError(f"attribute '.{node.attr}' at column {col} is not allowed (only .T)", col)
+
+    def name(self, name: str, col: int) -> Node:
+        if not _NAME.match(name) or "__" in name:
+            raise self.fail(f"name '{name}' is not allowed", col, " (use letters, digits and single _)")
+        if name in _RESERVED:
+            raise self.fail(f"name '{name}' is reserved", col)
+        if name in FUNCTIONS:
+            raise self.fail(f"'{name}' is a function", col, f"; call it like {name}(x)")
+        return Node("name", name, col=col)
+
+    def number(self, value: object, col: int) -> int | float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(f"constant {value!r} is not allowed", col, " (numbers only)")
+        if isinstance(value, int) and abs(value) > MAX_INT:
+            raise self.fail(f"integer {value} is too large", col, f" (limit {MAX_INT})")
+        if not math.isfinite(value):
+            raise self.fail("number is too large", col, " (not finite)")
+        return value
+
+    def call(self, node: ast.Call, depth: int, col: int) -> Node:
+        if isinstance(node.func, ast.Attribute) and node.func.attr != "T":
+            raise self.attribute_error(node.func)
+        if not isinstance(node.func, ast.Name):
+            raise self.fail("call is not allowed", col, f"; only these functions can be called: {_ALLOWED}")
+        fn = node.func.id
+        if fn not in FUNCTIONS:
+            raise self.fail(f"unknown function '{fn}'", col, f"; allowed: {_ALLOWED}")
+        if node.keywords:
+            raise self.fail(f"keyword argument in {fn}()", col, " is not allowed")
+        if len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
+            raise self.fail(f"{fn}()", col, " takes exactly one argument")
+        return Node("call", fn, (self.convert(node.args[0], depth + 1),), col)
+
+    def check_power(self, base: Node, exponent: Node, col: int) -> None:
+        """Bound powers up front: sympy's printers may evaluate nested numeric powers."""
+        if _has_power(base) or _has_power(exponent):
+            raise self.fail("nested power", col, " is not allowed (no a**b**c or (a**b)**c)")
+        if not tree_names(exponent):
+            value = evaluate_tree(exponent, {})
+            if not np.all(np.abs(value) <= MAX_EXPONENT):
+                raise self.fail("exponent", col, f" must be between -{MAX_EXPONENT} and {MAX_EXPONENT}")
+
+
+def _has_power(node: Node) -> bool:
+    return (node.kind == "op" and node.value == "**") or any(map(_has_power, node.args))
+
+
+def render_formula(f: Formula) -> str:
+    """Multi-line Unicode drawing for the terminal, in the author's term order."""
+    return expr_unicode(f.expr)
+
+
+def formula_latex(f: Formula) -> str:
+    return expr_latex(f.expr)
+
+
+def formula_symbols(f: Formula) -> set[str]:
+    """Symbol names as the author wrote them (``eps``, not ``epsilon``)."""
+    return tree_names(f.tree)
+
+
+def evaluate_formula(f: Formula, values: Mapping[str, np.ndarray | float]) -> np.ndarray:
+    """Evaluate on real tensors (numpy semantics; see the module docstring)."""
+    return evaluate_tree(f.tree, values)
+

@@ -1,0 +1,60 @@
+"""Formula <-> model: evaluate a lesson's formula on the live tensors and compare.
+
+This is what lets a lesson say "the formula and the model agree to 3e-8" instead of asking
+the learner to take it on trust.  No Textual and no torch: inputs are numpy arrays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tutor.formulas.parse import FormulaError, compare, evaluate_formula, parse_formula, render_formula
+from tutor.course.schema import FormulaSpec
+from tutor.grading.probe_ref import ProbeRefError
+from tutor.grading.quiz import QuestionError, probe_slice
+
+
+@dataclass(frozen=True)
+class FormulaCheck:
+    max_error: float | None   # None when the formula names no probe to reproduce
+    ok: bool
+    message: str
+
+
+def parse_spec(spec: FormulaSpec):
+    """Parse the lesson's formula; matrices are the declared ones (others are scalars)."""
+    return parse_formula(spec.expr, matrices=spec.matrices, scalars=())
+
+
+def render_spec(spec: FormulaSpec) -> str:
+    return render_formula(parse_spec(spec))
+
+
+def bind_values(spec: FormulaSpec, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> dict:
+    """Symbol -> value: a size name (D_head), a number, or a probe slice."""
+    values: dict[str, object] = {}
+    for symbol, source in spec.bind.items():
+        if isinstance(source, (int, float)):
+            values[symbol] = float(source)
+        elif source in sizes:
+            values[symbol] = float(sizes[source])
+        else:
+            values[symbol] = probe_slice(tensors, source).astype(np.float64)
+    return values
+
+
+def check_formula(spec: FormulaSpec, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> FormulaCheck:
+    if spec.reproduces is None:
+        return FormulaCheck(None, True, "this formula is not computed from the model's tensors")
+    try:
+        formula = parse_spec(spec)
+        result = evaluate_formula(formula, bind_values(spec, tensors, sizes))
+        expected = probe_slice(tensors, spec.reproduces).astype(np.float64)
+    except (FormulaError, QuestionError, ProbeRefError) as error:
+        return FormulaCheck(None, False, f"formula check failed: {error}")
+    error = compare(np.asarray(result), expected)
+    ok = error <= spec.tolerance
+    verdict = "agree" if ok else "DISAGREE"
+    return FormulaCheck(error, ok, f"formula and model {verdict}: max |difference| = {error:.2g} "
+                                   f"on {spec.reproduces} (tolerance {spec.tolerance:g})")

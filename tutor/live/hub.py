@@ -1,0 +1,66 @@
+"""The app's current model, shared by the lessons and the dashboard.
+
+Kept free of torch imports at module level so the app can create it before torch loads.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor.model import GPT, CharTokenizer
+
+
+@dataclass(frozen=True)
+class HubSnapshot:
+    model: "GPT"
+    tokenizer: "CharTokenizer"
+    label: str
+    version: int
+
+
+@dataclass
+class ModelHub:
+    """The app's current model: the shipped checkpoint until the learner trains their own.
+
+    The dashboard swaps in new weights; lessons read ``version`` to know their tensors are stale.
+    """
+
+    model: "GPT | None" = None
+    tokenizer: "CharTokenizer | None" = None
+    label: str = ""
+    version: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def ensure_loaded(self) -> None:
+        with self.lock:
+            if self.model is None:
+                from tutor.model.checkpoint import load_default_model
+                model, tokenizer, meta = load_default_model()
+                self.model, self.tokenizer = model.eval(), tokenizer
+                self.label = describe_checkpoint("shipped default checkpoint", meta)
+                self.version += 1
+
+    def current(self) -> "HubSnapshot":
+        """Model, tokenizer, label and version read together, so a lesson's tensors are never
+        labelled with weights the dashboard swapped in while they were being computed."""
+        self.ensure_loaded()
+        with self.lock:
+            return HubSnapshot(self.model, self.tokenizer, self.label, self.version)
+
+    def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str) -> None:
+        with self.lock:
+            self.model, self.tokenizer, self.label = model, tokenizer, label
+            self.version += 1
+
+
+def describe_checkpoint(name: str, meta: dict) -> str:
+    details = []
+    if meta.get("data"):
+        details.append(f"trained on {meta['data']}")
+    if meta.get("steps") is not None:
+        details.append(f"{meta['steps']} steps")
+    if meta.get("accuracy") is not None:
+        details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
+    return f"{name} ({', '.join(details)})" if details else name

@@ -1,0 +1,340 @@
+"""The learner's answer history, kept in one SQLite file.
+
+Why SQLite and these settings: two ``tutor`` processes (say, the app and
+``tutor progress``) may touch the file at once, and a killed process must lose
+at most the answer it was writing. WAL mode lets readers and one writer work
+side by side, ``busy_timeout`` makes a second writer wait instead of failing,
+and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
+
+The schema version is kept in ``PRAGMA user_version``. A file written by a newer
+tutor is refused untouched (we cannot know what dropping its data would break);
+a file SQLite cannot read is moved aside, never deleted, and a fresh one begins.
+
+Summaries live in :mod:`tutor.progress.stats`, export/import/reset in
+:mod:`tutor.progress.io`; the names callers know are still importable from here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from pathlib import Path
+
+import platformdirs
+
+from tutor.progress import review
+# LessonStats, TrackStats and track_stats are imported from here by callers.
+from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, lesson_stats_from_rows,
+                                  streak_ending, track_stats)
+from tutor.progress.review import iso, parse_iso
+
+SCHEMA_VERSION = 1
+EXPORT_FORMAT = "tutor-progress"
+EXPORT_VERSION = 1
+DB_NAME = "progress.db"
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+_SCHEMA = (
+    """
+CREATE TABLE IF NOT EXISTS answers (
+    id          INTEGER PRIMARY KEY,
+    ts          TEXT NOT NULL,
+    lesson_id   TEXT NOT NULL,
+    question_id TEXT NOT NULL,
+    answer      TEXT NOT NULL,
+    correct     INTEGER NOT NULL,
+    hints_used  INTEGER NOT NULL,
+    variant     TEXT,
+    UNIQUE (ts, lesson_id, question_id, answer)
+);
+CREATE INDEX IF NOT EXISTS answers_lesson ON answers(lesson_id, question_id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+    + review.CARDS_DDL
+)
+
+
+class ProgressError(Exception):
+    """A problem the user can act on; the message is meant to be shown as is."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    lesson_id: str
+    question_id: str
+    answer: str
+    correct: bool
+    hints_used: int
+    timestamp: datetime
+    variant: str | None = None
+
+
+def resolve_home(explicit: str | Path | None = None) -> Path:
+    """Explicit argument (``--home``) beats ``TUTOR_HOME`` beats the platform dir."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("TUTOR_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("tutor", appauthor=False))
+
+
+def _stamp() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _free_name(base: Path) -> Path:
+    """``base`` or ``base.N``: two recoveries in one second must not overwrite."""
+    candidate, n = base, 1
+    while candidate.exists():
+        candidate, n = base.with_name(f"{base.name}.{n}"), n + 1
+    return candidate
+
+
+@contextmanager
+def _opening_lock(home: Path) -> Iterator[None]:
+    """Serialise opening across processes: a second tutor starting while the first creates
+    the database would otherwise probe a half-written file, call it corrupt and move it aside."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; busy_timeout still guards the writes themselves
+        yield
+        return
+    try:
+        handle = open(home / "progress.lock", "a")
+    except OSError:  # a read-only home: opening will report the real problem
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _probe(path: Path) -> tuple[int, bool]:
+    """(user_version, corrupt) read through a read-only connection, so a file we
+    then refuse is left exactly as it was."""
+    if not path.exists() or path.stat().st_size == 0:
+        return 0, False
+    try:
+        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=5)
+        try:
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            ok = con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+            return version, not ok
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _CORRUPT_CODES:
+            return 0, True
+        raise ProgressError(f"cannot open progress database {path}: {exc}") from exc
+
+
+class ProgressStore:
+    """Open (creating if needed) the progress database under ``home``.
+
+    ``recovered_from`` is the path an unreadable database was moved to, and
+    ``message`` a sentence saying so, for the caller to show the learner.
+    """
+
+    def __init__(self, home: str | Path | None = None) -> None:
+        self.home = resolve_home(home)
+        self.path = self.home / DB_NAME
+        self.recovered_from: Path | None = None
+        self.message: str | None = None
+        self._lock = threading.RLock()
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ProgressError(f"cannot create tutor home {self.home}: {exc}") from exc
+        with _opening_lock(self.home):
+            self._open()
+
+    def _open(self) -> None:
+        """Probe, recover, connect and create the schema; the caller holds the opening lock."""
+        version, corrupt = _probe(self.path)
+        if corrupt:
+            self._move_aside()
+        elif version > SCHEMA_VERSION:
+            raise ProgressError(
+                f"{self.path} was written by a newer version of tutor (schema {version}, "
+                f"this version understands up to {SCHEMA_VERSION}). Upgrade tutor, or use "
+                f"--home / TUTOR_HOME to point at another directory. The file was not changed."
+            )
+        # check_same_thread=False: the app may record from a worker thread; _lock serialises use.
+        self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
+        try:
+            # FULL: one fsync per answer is invisible at human pace and survives power loss too.
+            for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = FULL"):
+                self._con.execute(f"PRAGMA {pragma}")
+            with self._tx() as con:  # IMMEDIATE: two first-time openers take turns
+                if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        con.execute(statement)
+                    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.Error as exc:
+            self._con.close()
+            raise ProgressError(f"cannot open progress database {self.path}: {exc}") from exc
+
+    def _move_aside(self) -> None:
+        target = _free_name(self.path.with_name(f"{DB_NAME}.corrupt-{_stamp()}"))
+        try:
+            os.replace(self.path, target)
+            for suffix in ("-wal", "-shm"):  # the WAL may hold the only copy of recent answers
+                side = self.path.with_name(DB_NAME + suffix)
+                if side.exists():
+                    os.replace(side, target.with_name(target.name + suffix))
+        except FileNotFoundError:  # another tutor process moved it first
+            return
+        except OSError as exc:
+            raise ProgressError(f"{self.path} is unreadable and could not be moved aside: {exc}") from exc
+        self.recovered_from = target
+        self.message = (
+            f"The progress database could not be read; it was moved to {target} "
+            f"and a new one was started."
+        )
+
+    # -- plumbing ---------------------------------------------------------
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction. IMMEDIATE takes the write lock up front, so a
+        busy database makes us wait (busy_timeout) rather than fail mid-way."""
+        with self._lock:
+            self._con.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._con
+            except BaseException:
+                self._con.execute("ROLLBACK")
+                raise
+            self._con.execute("COMMIT")
+
+    def _read(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        with self._lock:
+            return self._con.execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            self._con.close()
+
+    def __enter__(self) -> ProgressStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- answers ----------------------------------------------------------
+
+    def record_answer(
+        self,
+        lesson_id: str,
+        question_id: str,
+        answer: str,
+        correct: bool,
+        hints_used: int = 0,
+        variant: str | None = None,
+        now: datetime | None = None,
+    ) -> Answer:
+        """Store one answer and reschedule its review card, atomically.
+
+        (timestamp, lesson, question, answer) identifies an answer for import;
+        a genuine repeat within the clock's resolution is shifted by 1 µs so it
+        is kept, not mistaken for a duplicate.
+        """
+        now = now or datetime.now(timezone.utc)
+        with self._tx() as con:
+            while not con.execute(
+                "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (iso(now), lesson_id, question_id, answer, int(correct), int(hints_used), variant),
+            ).rowcount:
+                now += timedelta(microseconds=1)
+            review.record_review(con, lesson_id, question_id, correct, hints_used, now)
+        return Answer(lesson_id, question_id, answer, bool(correct), int(hints_used), parse_iso(iso(now)), variant)
+
+    def answers(self, lesson_id: str | None = None) -> list[Answer]:
+        sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant FROM answers"
+        rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
+                          (lesson_id,) if lesson_id else ())
+        return [Answer(l, q, a, bool(c), h, parse_iso(t), v) for l, q, a, c, h, t, v in rows]
+
+    def answer_count(self) -> int:
+        return self._read("SELECT COUNT(*) FROM answers")[0][0]
+
+    def set_last_position(self, lesson_id: str, question_index: int) -> None:
+        with self._tx() as con:
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_position', ?)",
+                        (json.dumps([lesson_id, int(question_index)]),))
+
+    def last_position(self) -> tuple[str, int] | None:
+        rows = self._read("SELECT value FROM meta WHERE key = 'last_position'")
+        if not rows:
+            return None
+        lesson_id, index = json.loads(rows[0][0])
+        return lesson_id, index
+
+    # -- summaries --------------------------------------------------------
+
+    def all_lesson_stats(self) -> dict[str, LessonStats]:
+        return lesson_stats_from_rows(self._read("SELECT lesson_id, question_id, COUNT(*), SUM(correct), MAX(ts)"
+                                                 " FROM answers GROUP BY lesson_id, question_id"))
+
+    def lesson_stats(self, lesson_id: str) -> LessonStats:
+        return self.all_lesson_stats().get(lesson_id, LessonStats())
+
+    def track_stats(self, tracks: Mapping[str, Sequence[tuple[str, Sequence[str]]]]) -> dict[str, TrackStats]:
+        return track_stats(tracks, self.all_lesson_stats())
+
+    def answers_per_day(self, tz: tzinfo | None = None) -> dict[date, int]:
+        """Local days, ``tz`` defaulting to this machine's; see :func:`tutor.progress.stats.answers_per_day`."""
+        tz = tz or datetime.now().astimezone().tzinfo
+        return answers_per_day((t for (t,) in self._read("SELECT ts FROM answers")), tz)
+
+    def streak_days(self, today: date | None = None, tz: tzinfo | None = None) -> int:
+        """Still alive if the last answer was yesterday; see :func:`tutor.progress.stats.streak_ending`."""
+        tz = tz or datetime.now().astimezone().tzinfo
+        return streak_ending(self.answers_per_day(tz), today or datetime.now(tz).date())
+
+    # -- review -----------------------------------------------------------
+
+    def due_cards(self, now: datetime | None = None) -> list[review.Card]:
+        with self._lock:
+            return review.due_cards(self._con, now or datetime.now(timezone.utc))
+
+    def due_count(self, now: datetime | None = None) -> int:
+        with self._lock:
+            return review.due_count(self._con, now or datetime.now(timezone.utc))
+
+    def next_due(self) -> datetime | None:
+        with self._lock:
+            return review.next_due(self._con)
+
+    def card(self, lesson_id: str, question_id: str) -> review.CardState | None:
+        with self._lock:
+            return review.load_card(self._con, lesson_id, question_id)
+
+    # -- export / import / reset -------------------------------------------
+    # The bodies live in tutor.progress.io, imported late because it imports this module.
+
+    def export_json(self, path: str | Path) -> int:
+        """Atomic JSON export; see :func:`tutor.progress.io.export_json`."""
+        from tutor.progress.io import export_json
+        return export_json(self, path)
+
+    def import_json(self, path: str | Path) -> int:
+        """Idempotent, all-or-nothing merge; see :func:`tutor.progress.io.import_json`."""
+        from tutor.progress.io import import_json
+        return import_json(self, path)
+
+    def reset(self, backup_dir: str | Path | None = None) -> Path:
+        """Back up, then clear; see :func:`tutor.progress.io.reset`."""
+        from tutor.progress.io import reset
+        return reset(self, backup_dir)

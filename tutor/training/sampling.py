@@ -1,0 +1,141 @@
+"""The Sample and Attention tabs' work on the current model, in plain Python (no Textual).
+
+Sampling goes through ``model.sample`` (the code the decoding lessons describe), one token at
+a time, and for each token also asks ``next_token_distribution`` what the model offered at
+that point, before and after the strategy's filters, so the learner sees why it was chosen.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+STRATEGIES = ("greedy", "temperature", "top-k", "top-p", "beam")
+TOP_N = 8                    # candidates shown beside the output
+
+
+@dataclass(frozen=True)
+class SampleRequest:
+    prompt: str
+    strategy: str = "greedy"
+    temperature: float = 1.0
+    top_k: int = 5
+    top_p: float = 0.9
+    beam: int = 4
+    max_new: int = 40
+    seed: int = 0
+    stop_at_newline: bool = True
+
+
+@dataclass(frozen=True)
+class Candidate:
+    text: str                # a printable label: ⏎ for a newline, ␣ for a space
+    before: float            # softmax of the raw logits
+    after: float             # what the strategy actually draws from
+    chosen: bool = False     # the token that was generated
+
+
+@dataclass(frozen=True)
+class SampleStep:
+    """One generated token and the distribution it came from."""
+
+    index: int
+    text: str                # the token as it prints in the output
+    candidates: tuple[Candidate, ...]
+
+
+def filters(request: SampleRequest) -> dict:
+    """temperature / top_k / top_p for ``model.sample``; beam search is scored without them."""
+    if request.strategy == "greedy":
+        return {"temperature": 0.0}
+    if request.strategy == "temperature":
+        return {"temperature": request.temperature}
+    if request.strategy == "top-k":
+        return {"temperature": request.temperature, "top_k": request.top_k}
+    if request.strategy == "top-p":
+        return {"temperature": request.temperature, "top_p": request.top_p}
+    if request.strategy == "beam":
+        return {"temperature": 1.0}
+    raise ValueError(f"unknown strategy {request.strategy!r}; choose {', '.join(STRATEGIES)}")
+
+
+def validate(request: SampleRequest) -> None:
+    from tutor.model.sample import validate_sampling
+
+    if not request.prompt:
+        raise ValueError("type a prompt first, e.g. 3142> for the sort task")
+    if request.max_new < 1:
+        raise ValueError("max tokens must be at least 1")
+    if request.beam < 1:
+        raise ValueError("the beam width must be at least 1")
+    knobs = filters(request)
+    validate_sampling(knobs["temperature"], knobs.get("top_k"), knobs.get("top_p"))
+
+
+def label(tokenizer, token: int) -> str:
+    text = tokenizer.decode([token])
+    return {"\n": "⏎", " ": "␣", "\t": "⇥"}.get(text, text)
+
+
+def _candidates(model, tokenizer, context: list[int], knobs: dict, chosen: int) -> tuple[Candidate, ...]:
+    """The TOP_N most likely next tokens, plus the chosen one when a high temperature picked another."""
+    from tutor.model.sample import next_token_distribution
+
+    dist = next_token_distribution(model, context, **knobs)
+    ids = [c.token_id for c in dist.top(TOP_N, tokenizer)]
+    if chosen not in ids:
+        ids.append(chosen)
+    return tuple(Candidate(label(tokenizer, i), float(dist.before[i]), float(dist.after[i]), i == chosen)
+                 for i in ids)
+
+
+def sample_steps(model, tokenizer, request: SampleRequest, lock=None) -> Iterator[SampleStep]:
+    """The generated tokens one by one, each with its candidates; ``lock`` guards each forward pass.
+
+    Greedy, temperature, top-k and top-p stream from ``model.sample.stream``; beam search
+    finds the whole continuation first (it cannot know earlier) and is then shown token by token.
+    """
+    import contextlib
+
+    from tutor.model.sample import beam_search, stream
+
+    validate(request)
+    guard = lock if lock is not None else contextlib.nullcontext()
+    knobs = filters(request)
+    context = tokenizer.encode(request.prompt)
+    stop_ids = tokenizer.encode("\n") if request.stop_at_newline else []
+    if request.strategy == "beam":
+        with guard:
+            tokens = iter(beam_search(model, context[-model.config.block_size:], request.max_new,
+                                      request.beam, stop_ids=stop_ids))
+    else:
+        tokens = stream(model, context, request.max_new, seed=request.seed, stop_ids=stop_ids, **knobs)
+    index = 0
+    while True:
+        with guard:
+            token = next(tokens, None)
+            if token is None:
+                return
+            candidates = _candidates(model, tokenizer, context, knobs, token)
+        context.append(token)
+        yield SampleStep(index, tokenizer.decode([token]), candidates)
+        index += 1
+
+
+def attention_pattern(model, tokenizer, text: str, layer: int, head: int, lock=None):
+    """(pattern (L, L) as numpy, token labels) of one head for ``text`` (its last block_size characters)."""
+    import contextlib
+
+    import torch
+
+    from tutor.model import run_with_probes
+
+    config = model.config
+    if not text:
+        raise ValueError("type some text to look at, e.g. 3142>1234")
+    if not (0 <= layer < config.n_layer and 0 <= head < config.n_head):
+        raise ValueError(f"this model has layers 0-{config.n_layer - 1} and heads 0-{config.n_head - 1}")
+    ids = tokenizer.encode(text)[-config.block_size:]
+    with lock if lock is not None else contextlib.nullcontext():
+        _, probes = run_with_probes(model, torch.tensor([ids]))
+    pattern = probes[f"blocks.{layer}.attn.pattern"][0, head].float().numpy()      # (L, L)
+    return pattern, [label(tokenizer, t) for t in ids]

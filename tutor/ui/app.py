@@ -1,0 +1,107 @@
+"""The Textual app: wiring only.  Lessons, grading and the model live in plain modules."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from tutor.ui.dashboard_mixin import DashboardMixin
+from tutor.ui.journey_mixin import JourneyMixin
+from tutor.course.catalog import Catalog, load_catalog
+from tutor.ui.palette import LessonCommands
+from tutor.ui.messages import ModelFailed, ModelReady
+from tutor.live.hub import ModelHub
+from tutor.ui.screens.roadmap import RoadmapScreen
+
+
+class TutorApp(JourneyMixin, DashboardMixin, App):
+    CSS_PATH = "app.tcss"
+    TITLE = "Transformer math tutor"
+    COMMANDS = App.COMMANDS | {LessonCommands}
+    BINDINGS = [
+        Binding("question_mark,f1", "help", "Help"),   # an answer box takes "?", so F1 works there
+        Binding("f2,ctrl+l", "toggle_theme", "Theme"),
+        # priority: an answer box would take ctrl+d (delete right); F3 works in any terminal
+        Binding("f3,ctrl+d", "dashboard", "Dashboard", priority=True),
+    ]
+
+    def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
+                 preload_model: bool = True, watch_interval: float | None = 1.0) -> None:
+        super().__init__()
+        self.catalog = catalog or load_catalog(list(lesson_dirs))
+        self.watch_interval = watch_interval   # seconds between lesson-file polls; None: no hot reload
+        self.lesson_watcher = None
+        self.hub = ModelHub()
+        self.home = home
+        self.preload_model = preload_model
+        self.model_status = "loading"
+        self.answers: list[tuple] = []   # this session's answers; the progress store keeps them for good
+        self.open_progress()
+
+    def on_mount(self) -> None:
+        self.push_screen(RoadmapScreen(self.catalog))
+        self.start_journey()
+        if self.watch_interval:
+            from tutor.course.watcher import LessonWatcher
+
+            self.lesson_watcher = LessonWatcher(self.catalog.sources)
+            self.set_interval(self.watch_interval, self.poll_lesson_files)
+        if self.preload_model:
+            # after the first paint: importing torch holds the GIL for a while
+            self.call_after_refresh(self.load_model)
+
+    @work(thread=True, exclusive=True, group="model")
+    def load_model(self) -> None:
+        """Import torch and read the checkpoint while the learner reads the roadmap."""
+        started = time.perf_counter()
+        try:
+            self.load_kept_model()   # the weights kept at the last quit, if any
+            self.hub.ensure_loaded()
+        except Exception as error:  # shown to the learner; the app keeps running
+            self.post_message(ModelFailed(f"{type(error).__name__}: {error}"))
+            return
+        self.post_message(ModelReady(self.hub.label, time.perf_counter() - started))
+
+    def on_model_ready(self, message: ModelReady) -> None:
+        self.model_status = "ready"
+        self.sub_title = f"model ready in {message.seconds:.1f}s"
+        self.model_replaced()   # the dashboard, if open, names the weights
+
+    def on_model_failed(self, message: ModelFailed) -> None:
+        self.model_status = "failed"
+        self.sub_title = "model failed to load"
+        self.notify(message.error, title="The built-in model could not be loaded", severity="error", timeout=10, markup=False)
+
+    def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
+        item = self.catalog.get(lesson_id)
+        if item is None:
+            self.notify(f"No lesson {lesson_id!r}", severity="warning", markup=False)
+            return
+        from tutor.ui.screens.lesson import LessonScreen  # numpy and the quiz load on first use
+
+        self.push_screen(LessonScreen(item, question_index=question_index))
+
+    def poll_lesson_files(self) -> list:
+        """Hot reload: re-read edited lesson files, refresh the roadmap and any open lesson."""
+        from tutor.course.watcher import apply_changes
+
+        changes = self.lesson_watcher.poll() if self.lesson_watcher else []
+        if not changes:
+            return []
+        reloads = apply_changes(self.catalog, changes)
+        for screen in self.screen_stack:
+            if hasattr(screen, "lessons_changed"):
+                screen.lessons_changed(reloads)
+        for reload in reloads:
+            self.notify(reload.summary(), title="Lesson file has a problem" if reload.broken else "Lesson file",
+                        severity="error" if reload.broken else "information", timeout=8 if reload.broken else 3,
+                        markup=False)
+        return reloads
+
+    def record_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,
+                      variant: str | None) -> None:
+        self.answers.append((lesson_id, question_id, text, correct, hints, variant))
+        self.save_answer(lesson_id, question_id, text, correct, hints, variant)

@@ -1,0 +1,103 @@
+"""The dashboard's part of ``TutorApp``, as a mixin: opening it, swapping the app's model, quitting.
+
+Kept out of app.py so the app stays wiring.  Every change of the app's model goes through
+``publish_model``, which tells each open screen (lessons recompute their tensors, the
+dashboard relabels), so no screen has to poll the hub.
+"""
+from __future__ import annotations
+
+from textual.screen import ModalScreen
+
+from tutor.ui.messages import KeptModelLoaded
+
+DASHBOARD = "dashboard"
+
+
+class DashboardMixin:
+    def dashboard_screen(self, create: bool = True):
+        """The one dashboard (installed on first use, then kept), or None if never opened."""
+        if not self.is_screen_installed(DASHBOARD):
+            if not create:
+                return None
+            from tutor.ui.screens.dashboard import DashboardScreen
+
+            self.install_screen(DashboardScreen(), DASHBOARD)
+        return self.get_screen(DASHBOARD)
+
+    def action_dashboard(self) -> None:
+        """F3 / ctrl+d: open the dashboard, or go back from it."""
+        if isinstance(self.screen, ModalScreen):
+            return
+        screen = self.dashboard_screen()
+        if self.screen is screen:
+            self.pop_screen()
+        elif screen in self.screen_stack:
+            while self.screen is not screen:
+                self.pop_screen()
+        else:
+            self.push_screen(screen)
+
+    def publish_model(self, model, tokenizer, label: str) -> None:
+        """Make ``model`` the app's model (on the UI thread) and tell the screens that show it."""
+        self.hub.replace(model, tokenizer, label)
+        self.model_replaced()
+
+    def model_replaced(self) -> None:
+        for screen in self.screen_stack:
+            if hasattr(screen, "model_changed"):
+                screen.model_changed()
+
+    # -- the weights kept at the last quit ------------------------------------------------
+
+    def load_kept_model(self) -> None:
+        """On the model thread at start: load the checkpoint the learner kept, if any."""
+        from tutor.training.runs import load_kept
+
+        try:
+            kept = load_kept(self.settings_home)
+        except Exception as error:   # gone or broken: the shipped model it is, and the learner is told
+            self.post_message(KeptModelLoaded("", f"{error}"))
+            return
+        if kept is not None:
+            model, tokenizer, label = kept
+            self.hub.replace(model, tokenizer, label)
+            self.post_message(KeptModelLoaded(label))
+
+    def on_kept_model_loaded(self, message: KeptModelLoaded) -> None:
+        if message.error:
+            self.notify(f"{message.error}\nUsing the shipped model instead.", title="Your kept model could not be loaded",
+                        severity="warning", timeout=12, markup=False)
+            return
+        self.model_replaced()
+        self.notify(f"Lessons read {message.label}. The dashboard (F3) has Shipped to go back to the built-in model.",
+                    title="Your model is back", timeout=8, markup=False)
+
+    # -- quitting ---------------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        """Ask to keep trained weights that are not saved; a second ctrl+q quits without asking."""
+        from tutor.ui.screens.keep_weights import KeepWeightsScreen
+
+        dashboard = self.dashboard_screen(create=False)
+        panel = dashboard.train_panel if dashboard is not None else None
+        if panel is None or isinstance(self.screen, KeepWeightsScreen) or not (panel.training_active or panel.unsaved):
+            self.exit()
+            return
+        from tutor.training.runs import kept_path
+
+        where = str(kept_path(self.settings_home))
+        self.push_screen(KeepWeightsScreen(panel.training_active, where), self._quit_answered)
+
+    async def _quit_answered(self, choice: str | None) -> None:
+        if choice not in ("keep", "discard"):
+            return
+        panel = self.dashboard_screen().train_panel
+        if panel.training_active:
+            self.notify("Stopping the training…", timeout=3)
+        try:
+            path = await panel.finish(keep=choice == "keep")
+        except (OSError, ValueError) as error:
+            self.notify(f"{error}\nSave them from the dashboard to another place, or quit again to leave them.",
+                        title="Could not keep the weights", severity="error", timeout=20, markup=False)
+            return
+        self.exit(message=f"Kept your weights in {path}; the next start loads them." if path else None)

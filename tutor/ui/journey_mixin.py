@@ -1,0 +1,139 @@
+"""The learner's journey, as a mixin of ``TutorApp``: progress, resume, review, stats, help, theme.
+
+Kept out of app.py so the app stays wiring; everything here is reached through the app
+(screens call ``app.record_answer``, ``app.save_position``, ``app.progress_snapshot``) so
+screens never hold the store themselves.
+
+Database writes run on the UI thread: each is one short SQLite transaction (measured well
+under 1 ms), and doing it inline means quitting right after an answer can never drop it.
+"""
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+
+from tutor.progress.store import ProgressError, ProgressStore, resolve_home
+from tutor.ui.progress_labels import Snapshot, take_snapshot, when
+from tutor.common.settings import load_settings, save_setting
+
+LIGHT, DARK = "textual-light", "textual-dark"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class JourneyMixin:
+    def open_progress(self) -> None:
+        """Open the store; a refused database leaves the app usable, just not saving."""
+        self.clock = utc_now   # tests replace it to come back "tomorrow"
+        self.store: ProgressStore | None = None
+        self.store_problem: str | None = None
+        self._saved_position = None
+        self._save_failed = False
+        try:
+            self.store = ProgressStore(self.home)
+        except ProgressError as error:
+            self.store_problem = str(error)
+        self.settings_home = resolve_home(self.home)
+
+    def start_journey(self) -> None:
+        """After the roadmap is up: theme, any database news, then reopen where the learner left off."""
+        theme = load_settings(self.settings_home).get("theme")
+        if theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if self.store_problem:
+            self.notify(f"{self.store_problem}\nThis session still works, but your answers will NOT be saved.",
+                        title="Progress is not being saved", severity="error", timeout=30, markup=False)
+        elif self.store is not None and self.store.message:
+            self.notify(self.store.message, title="Progress database recovered", severity="warning",
+                        timeout=20, markup=False)
+        position = self.store.last_position() if self.store else None
+        item = self.catalog.get(position[0]) if position else None
+        if item is not None:
+            index = max(0, min(position[1], len(item.lesson.questions) - 1))
+            self.open_lesson(item.lesson.id, index)
+            self.notify(f"Reopened “{item.lesson.title}” at question {index + 1}. Escape goes to the roadmap.",
+                        title="Welcome back", timeout=6, markup=False)
+
+    def on_unmount(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    # -- progress -------------------------------------------------------
+
+    def save_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,
+                    variant: str | None) -> None:
+        if self.store is None:
+            return
+        try:
+            self.store.record_answer(lesson_id, question_id, text, correct, hints, variant, now=self.clock())
+        except (ProgressError, sqlite3.Error) as error:
+            self._tell_save_failed(error)
+
+    def save_position(self, lesson_id: str, question_index: int) -> None:
+        if self.store is None or self._saved_position == (lesson_id, question_index):
+            return
+        try:
+            self.store.set_last_position(lesson_id, question_index)
+            self._saved_position = (lesson_id, question_index)
+        except (ProgressError, sqlite3.Error) as error:
+            self._tell_save_failed(error)
+
+    def _tell_save_failed(self, error: Exception) -> None:
+        if not self._save_failed:   # once: a full disk would otherwise notify on every answer
+            self._save_failed = True
+            self.notify(f"{error}\nAnswers are kept for this session only.", title="Could not save progress",
+                        severity="error", timeout=20, markup=False)
+
+    def last_variant(self, lesson_id: str, question_id: str) -> str | None:
+        """The sizes of the last answer to a question, so review can pick different ones."""
+        if self.store is None:
+            return None
+        answers = [a for a in self.store.answers(lesson_id) if a.question_id == question_id]
+        return answers[-1].variant if answers else None
+
+    def progress_snapshot(self) -> Snapshot:
+        try:
+            return take_snapshot(self.store, self.catalog, self.clock())
+        except sqlite3.Error:
+            return Snapshot(saving=False)
+
+    # -- screens ----------------------------------------------------------
+
+    def action_open_review(self) -> None:
+        from tutor.ui.screens.review import ReviewScreen
+
+        snapshot = self.progress_snapshot()
+        if not snapshot.saving:
+            self.notify("Review needs saved progress, which is off this session.", severity="warning", markup=False)
+            return
+        if not snapshot.due:
+            later = f" The next one is due {when(snapshot.next_due, self.clock())}." if snapshot.next_due else ""
+            self.notify("Nothing to review right now." + later, title="Review", markup=False)
+            return
+        queue = [(self.catalog.get(d.lesson_id), d.question_index) for d in snapshot.due]
+        self.push_screen(ReviewScreen(queue))
+
+    def action_open_stats(self) -> None:
+        from tutor.ui.screens.stats import StatsScreen
+
+        self.push_screen(StatsScreen())
+
+    def action_help(self) -> None:
+        from tutor.ui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(HelpScreen())
+
+    def action_toggle_theme(self) -> None:
+        self.theme = LIGHT if self.current_theme.dark else DARK
+
+    def _remember_theme(self, theme) -> None:
+        try:
+            save_setting(self.settings_home, "theme", theme.name)
+        except OSError:
+            pass   # a read-only home only costs the preference, not the session

@@ -1,0 +1,106 @@
+"""What the screens say about progress, as plain strings (no Textual here).
+
+Kept apart from the screens so the wording can be tested without running the app, and so
+the roadmap, the stats screen and the review screen agree on it.  Every status is spelled out
+in text (✓ / ◐ / ○ plus counts), never signalled by colour alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from tutor.progress.store import LessonStats, ProgressStore, TrackStats, track_stats
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """A due card the current catalog can still ask (its lesson and question exist)."""
+
+    lesson_id: str
+    question_index: int
+
+
+@dataclass
+class Snapshot:
+    """Everything the roadmap and stats screen show, read once per refresh."""
+
+    lessons: dict[str, LessonStats] = field(default_factory=dict)
+    tracks: dict[str, TrackStats] = field(default_factory=dict)
+    due: list[ReviewItem] = field(default_factory=list)
+    next_due: datetime | None = None
+    per_day: dict[date, int] = field(default_factory=dict)
+    streak: int = 0
+    saving: bool = True
+
+
+def course_questions(catalog) -> dict[str, list[tuple[str, list[str]]]]:
+    """{track: [(lesson, [question ids])]}: the shape ``track_stats`` wants."""
+    return {track.id: [(item.lesson.id, [q.id for q in item.lesson.questions])
+                       for item in catalog.track_lessons(track.id)]
+            for track in catalog.index.tracks}
+
+
+def take_snapshot(store: ProgressStore | None, catalog, now: datetime) -> Snapshot:
+    if store is None:
+        return Snapshot(saving=False)
+    lessons = store.all_lesson_stats()
+    due = []
+    for card in store.due_cards(now):
+        item = catalog.get(card.lesson_id)
+        ids = [q.id for q in item.lesson.questions] if item else []
+        if card.question_id in ids:
+            due.append(ReviewItem(card.lesson_id, ids.index(card.question_id)))
+    today = now.astimezone().date()
+    return Snapshot(lessons, track_stats(course_questions(catalog), lessons), due, store.next_due(),
+                    store.answers_per_day(), store.streak_days(today=today))
+
+
+def lesson_label(item, stats: LessonStats | None) -> str:
+    """'✓ 3/3 Title · 83% right': done means answered right at least once."""
+    ids = {q.id for q in item.lesson.questions}
+    done = len(ids & stats.correct_questions) if stats else 0
+    mark = "✓" if ids and done == len(ids) else ("◐" if stats and stats.attempts else "○")
+    label = f"{mark} {done}/{len(ids)} {item.lesson.title}"
+    if stats and stats.accuracy is not None:
+        label += f" · {stats.accuracy:.0%} right"
+    return label
+
+
+def track_label(title: str, lesson_count: int, stats: TrackStats | None) -> str:
+    if not lesson_count:
+        return f"{title} (no lessons yet)"
+    done = stats.completion if stats else 0.0
+    lessons = "lesson" if lesson_count == 1 else "lessons"
+    return f"{title} · {lesson_count} {lessons} · {done:.0%} done"
+
+
+def review_label(snapshot: Snapshot, now: datetime) -> str:
+    if not snapshot.saving:
+        return "Review (off: progress is not being saved)"
+    label = f"Review ({len(snapshot.due)} due)"
+    if not snapshot.due and snapshot.next_due is not None:
+        label += f" · next {when(snapshot.next_due, now)}"
+    return label
+
+
+def stats_label(snapshot: Snapshot) -> str:
+    days = "day" if snapshot.streak == 1 else "days"
+    return f"Stats · streak {snapshot.streak} {days}"
+
+
+def when(moment: datetime, now: datetime) -> str:
+    """A due time as a person says it: 'now', 'in 8 min', 'in 3 h', 'in 2 days'."""
+    delta = moment - now
+    if delta <= timedelta(0):
+        return "now"
+    minutes = delta.total_seconds() / 60
+    if minutes < 60:
+        return f"in {max(1, round(minutes))} min"
+    if minutes < 48 * 60:
+        return f"in {round(minutes / 60)} h"
+    return f"in {round(minutes / 1440)} days"
+
+
+def recent_days(per_day: dict[date, int], today: date, days: int = 30) -> list[int]:
+    """Answers on each of the last ``days`` days, oldest first, zeros included."""
+    return [per_day.get(today - timedelta(days=offset), 0) for offset in range(days - 1, -1, -1)]

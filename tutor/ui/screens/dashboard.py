@@ -1,0 +1,88 @@
+"""The dashboard: train the model, sample from it, look at its attention; F3 from anywhere.
+
+Installed once and kept (never unmounted), so a run started here goes on while the learner
+reads a lesson, and its metrics keep arriving; F3 or Escape only hides it.
+"""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+
+from tutor.ui.widgets.attention_view import AttentionView
+from tutor.ui.widgets.sample_panel import SamplePanel
+from tutor.ui.widgets.train_panel import TrainPanel
+
+
+class DashboardScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("f5", "start", "Start"),
+        Binding("f6", "pause", "Pause"),
+        Binding("f7", "stop", "Stop"),
+        Binding("f8", "next_tab", "Next tab"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="dash-weights")
+        with TabbedContent(id="dash-tabs"):
+            with TabPane("Train", id="tab-train"):
+                yield TrainPanel(id="train-panel")
+            with TabPane("Sample", id="tab-sample"):
+                yield SamplePanel(id="sample-panel")
+            with TabPane("Attention", id="tab-attention"):
+                yield AttentionView(id="attention-view")
+        yield Footer()
+
+    @property
+    def train_panel(self) -> TrainPanel:
+        return self.query_one(TrainPanel)
+
+    def on_mount(self) -> None:
+        self.title = "Dashboard"
+        self.model_changed()
+
+    def on_screen_resume(self) -> None:
+        self.model_changed()
+
+    def model_changed(self) -> None:
+        """The app's model was replaced (trained, loaded, reset): say which, redraw attention."""
+        hub = self.app.hub
+        label = hub.label or ("loading the model…" if hub.model is None else "")
+        line = Text("Weights: ", style="bold")
+        line.append(label)
+        self.query_one("#dash-weights", Static).update(line)
+        if hub.model is not None:
+            self.query_one(AttentionView).model_changed(hub.model.config)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        first = {"tab-train": "#train-go", "tab-sample": "#sample-prompt", "tab-attention": "#attn-text"}
+        self.query_one(first[event.pane.id]).focus()   # Enter then does the tab's main thing
+        if event.pane.id == "tab-attention":
+            view = self.query_one(AttentionView)
+            sample = self.query_one(SamplePanel)
+            view.fill_from_sample(sample.prompt_used + sample.output)
+            view.show()
+
+    def action_close(self) -> None:
+        self.app.pop_screen()
+
+    def action_start(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        if tabs.active != "tab-train":   # even an unchanged value is re-applied later, undoing a quick F8
+            tabs.active = "tab-train"
+        self.train_panel.start_or_resume()
+
+    def action_pause(self) -> None:
+        self.train_panel.toggle_pause()
+
+    def action_stop(self) -> None:
+        self.train_panel.stop()
+
+    def action_next_tab(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        order = ["tab-train", "tab-sample", "tab-attention"]
+        tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]

@@ -1,0 +1,70 @@
+"""``?`` / F1: every key, per screen.
+
+The lists are read from each screen's BINDINGS rather than written out, so a key added to a
+screen appears here without anyone remembering to update the help.
+"""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+NOTES = (
+    "Answering: type your prediction and press Enter. After the reveal, Enter on an empty line "
+    "goes to the next question. Shapes: 2x3x4 or (2, 3, 4); values: 1, 2.5, -inf; choices: a, b, c.\n"
+    "While you type an answer, keys that would type a letter (like ?) go into the answer: use F1 for help.\n"
+    "Review brings back questions you missed or needed hints for, on a spaced-repetition schedule.\n"
+    "Your progress is saved after every answer; 'tutor progress' prints it, exports or imports it."
+)
+
+
+class HelpScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="help-body"):
+            yield Static(self._keys(), id="help-keys")
+            yield Static(Text(NOTES), id="help-notes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Keys"
+        self.query_one("#help-body").focus()
+
+    def _keys(self) -> Text:
+        text = Text()
+        for title, bindings in self._sections():
+            text.append(title + "\n", style="bold")
+            for binding in bindings:
+                if not binding.description:
+                    continue
+                text.append(f"  {self._key_text(binding):<16} {binding.description}\n")
+            text.append("\n")
+        return text
+
+    def _key_text(self, binding: Binding) -> str:
+        if binding.key_display:
+            return binding.key_display
+        return " / ".join(self.app.get_key_display(Binding(key.strip(), "")) for key in binding.key.split(","))
+
+    def _sections(self) -> list[tuple[str, list[Binding]]]:
+        from tutor.ui.screens.dashboard import DashboardScreen
+        from tutor.ui.screens.lesson import LessonScreen
+        from tutor.ui.screens.review import ReviewScreen
+        from tutor.ui.screens.roadmap import RoadmapScreen
+        from tutor.ui.screens.stats import StatsScreen
+
+        everywhere = list(type(self.app).BINDINGS) + [
+            Binding(self.app.COMMAND_PALETTE_BINDING, "", "Command palette: type a lesson's name to open it"),
+            Binding("ctrl+q", "", "Quit"),
+            Binding("escape", "", "Back (closes this help too)"),
+        ]
+        return [("Everywhere", everywhere), ("Roadmap", RoadmapScreen.BINDINGS), ("Lesson", LessonScreen.BINDINGS),
+                ("Review (the lesson keys, plus)", [b for b in ReviewScreen.BINDINGS if b.show]),
+                ("Stats", StatsScreen.BINDINGS), ("Dashboard (F3)", DashboardScreen.BINDINGS)]

@@ -1,0 +1,83 @@
+"""Review: the due questions, one after another, on the lesson screen the learner already knows.
+
+A subclass rather than a new screen, so grading, hints, the reveal and hot reload behave
+exactly as in a lesson; only the order of questions differs.  Lessons that vary their sizes
+get a fresh seed for each review question, so the learner re-derives the answer instead of
+remembering the numbers.  Answers go through ``app.record_answer`` as usual, which is what
+moves each card along its spaced-repetition schedule.
+"""
+from __future__ import annotations
+
+import random
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Static
+
+from tutor.course.catalog import LoadedLesson
+from tutor.ui.messages import LiveReady
+from tutor.ui.screens.lesson import LessonScreen
+
+MAX_REDRAWS = 5   # a lesson whose ranges allow few sizes may have to repeat one
+
+
+def fresh_seed(item: LoadedLesson) -> int | None:
+    return random.randrange(1, 2**31) if item.lesson.model.vary else None
+
+
+class ReviewScreen(LessonScreen):
+    BINDINGS = [
+        Binding("ctrl+n", "next_question", "Skip"),
+        Binding("ctrl+b", "previous_question", "Prev", show=False),
+    ]
+
+    def __init__(self, queue: list[tuple[LoadedLesson, int]]) -> None:
+        self.queue = queue
+        self.step = 0
+        self.redraws = 0
+        item, index = queue[0]
+        super().__init__(item, variant_seed=fresh_seed(item), question_index=index)
+
+    def on_mount(self) -> None:
+        # Textual then runs LessonScreen.on_mount too (handlers run along the MRO): no super() here
+        self._show_step()
+
+    def on_live_ready(self, message: LiveReady) -> None:
+        """Runs before LessonScreen's handler: sizes that repeat the last answer's are drawn again."""
+        if getattr(message, "generation", self.generation) != self.generation or not self.lesson.model.vary:
+            return
+        if self.redraws < MAX_REDRAWS and \
+                message.live.variant == self.app.last_variant(self.lesson.id, self.question.id):
+            self.redraws += 1
+            message.prevent_default()   # LessonScreen never shows the repeated sizes
+            self.variant_seed = fresh_seed(self.item)
+            self.load_live()
+
+    def remember_position(self) -> None:
+        """Review is not a place to resume: the lesson position stays where the learner left it."""
+
+    def _show_step(self) -> None:
+        self.sub_title = f"Review {self.step + 1}/{len(self.queue)}"
+        self.query_one("#lesson-title", Static).update(
+            Text(f"Review {self.step + 1} of {len(self.queue)} · {self.lesson.title}", style="bold"))
+
+    def action_previous_question(self) -> None:
+        self.query_one("#feedback", Static).update(Text("Review goes forward only; ctrl+n skips a question.",
+                                                        style="dim"))
+
+    def action_next_question(self) -> None:
+        if self.step + 1 >= len(self.queue):
+            self.query_one("#feedback", Static).update(Text(
+                "✓ Review finished: no more questions due. Escape returns to the roadmap.", style="bold"))
+            return
+        self.step += 1
+        self.redraws = 0
+        item, index = self.queue[self.step]
+        self.question_index = index
+        if item.lesson is self.lesson and not item.lesson.model.vary:
+            self.show_question()   # same lesson, same sizes: the live tensors still hold
+        else:
+            self.variant_seed = fresh_seed(item)
+            self.swap_lesson(item)   # also recomputes the live tensors, with the new seed
+            self.query_one("#live-status", Static).update(Text("Computing the live tensors…"))
+        self._show_step()

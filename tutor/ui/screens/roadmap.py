@@ -1,0 +1,135 @@
+"""The roadmap: tracks in teaching order, their lessons, and any lesson file that is broken."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, Tree
+
+from tutor.course.catalog import Catalog
+from tutor.ui.progress_labels import Snapshot, lesson_label, review_label, stats_label, track_label
+
+REVIEW, STATS = "@review", "@stats"   # tree data of the journey entries; no lesson id starts with "@"
+
+
+class RoadmapScreen(Screen):
+    BINDINGS = [
+        Binding("enter", "open_lesson", "Open lesson", show=True),
+        Binding("r", "app.open_review", "Review"),
+        Binding("s", "app.open_stats", "Stats"),
+        Binding("d", "app.dashboard", "Dashboard", show=False),   # the footer already shows F3
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, catalog: Catalog) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.snapshot = Snapshot()
+        self._track_nodes = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self._status_line(), id="roadmap-status", markup=False)
+        yield Tree("Roadmap", id="roadmap-tree")
+        yield Footer()
+
+    def _status_line(self) -> str:
+        count = len(self.catalog.lessons)
+        saving = "" if getattr(self.app, "store", None) is not None else " · progress is NOT being saved"
+        return f"{count} lessons in {len(self.catalog.index.tracks)} tracks · Enter opens a lesson · ? help{saving}"
+
+    def on_mount(self) -> None:
+        tree = self.query_one(Tree)
+        tree.show_root = False
+        tree.guide_depth = 3
+        self._fill_tree(tree)
+        tree.focus()
+        self.call_after_refresh(tree.move_cursor, self._start_node(tree))
+
+    def lessons_changed(self, reloads) -> None:
+        """Hot reload: rebuild the tree from the catalog, keeping the cursor on the same lesson."""
+        tree = self.query_one(Tree)
+        selected = tree.cursor_node.data if tree.cursor_node is not None else None
+        tree.clear()
+        self._fill_tree(tree)
+        self.query_one("#roadmap-status", Static).update(self._status_line())
+        for node in (n for track in tree.root.children for n in track.children):
+            if selected and node.data == selected:
+                self.call_after_refresh(tree.move_cursor, node)
+
+    def _fill_tree(self, tree: Tree) -> None:
+        self.snapshot = self.app.progress_snapshot()
+        now = self.app.clock()
+        tree.root.add_leaf(Text(review_label(self.snapshot, now)), data=REVIEW)
+        tree.root.add_leaf(Text(stats_label(self.snapshot)), data=STATS)
+        self._track_nodes = {}
+        for track in self.catalog.index.tracks:
+            items = self.catalog.track_lessons(track.id)
+            # Text, not str: a str label is parsed as markup, and titles are untrusted
+            node = tree.root.add(Text(track_label(track.title, len(items), self.snapshot.tracks.get(track.id))),
+                                 data=None, expand=True)
+            self._track_nodes[track.id] = node
+            if not items:
+                node.add_leaf("no lessons yet", data=None)
+            for item in items:
+                node.add_leaf(Text(lesson_label(item, self.snapshot.lessons.get(item.lesson.id))),
+                              data=item.lesson.id)
+        problems = [(b.path, b.problems) for b in self.catalog.broken]
+        problems += [(p.path, [p]) for p in self.catalog.problems]
+        if problems:
+            node = tree.root.add(f"Lesson files with problems ({len(problems)})", expand=True)
+            for path, items in problems:
+                node.add_leaf(Text(str(items[0])[:200]), data=None)
+
+    def action_open_lesson(self) -> None:
+        node = self.query_one(Tree).cursor_node
+        if node is not None:
+            self._activate(node.data)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        self._activate(event.node.data)
+
+    def _activate(self, data) -> None:
+        if data == REVIEW:
+            self.app.action_open_review()
+        elif data == STATS:
+            self.app.action_open_stats()
+        elif data:
+            self.app.open_lesson(data)
+
+    def _start_node(self, tree: Tree):
+        """Review when something is due, else the first lesson not yet done, else the first lesson."""
+        lessons = [n for track in tree.root.children for n in track.children if n.data]
+        if self.snapshot.due or not lessons:
+            return tree.root.children[0]
+
+        def finished(node) -> bool:
+            stats = self.snapshot.lessons.get(node.data)
+            return stats is not None and {q.id for q in self.catalog.get(node.data).lesson.questions} \
+                <= stats.correct_questions
+
+        return next((n for n in lessons if not finished(n)), lessons[0])
+
+    def on_screen_resume(self) -> None:
+        self.refresh_progress()
+
+    def refresh_progress(self) -> None:
+        """Relabel in place after a lesson or review: the cursor and open tracks stay put."""
+        tree = self.query_one(Tree)
+        self.snapshot = self.app.progress_snapshot()
+        for node in tree.root.children:
+            if node.data == REVIEW:
+                node.set_label(Text(review_label(self.snapshot, self.app.clock())))
+            elif node.data == STATS:
+                node.set_label(Text(stats_label(self.snapshot)))
+        for track in self.catalog.index.tracks:
+            node = self._track_nodes.get(track.id)
+            if node is None:
+                continue
+            items = self.catalog.track_lessons(track.id)
+            node.set_label(Text(track_label(track.title, len(items), self.snapshot.tracks.get(track.id))))
+            for leaf in node.children:
+                item = self.catalog.get(leaf.data) if leaf.data else None
+                if item is not None:
+                    leaf.set_label(Text(lesson_label(item, self.snapshot.lessons.get(item.lesson.id))))

@@ -1,0 +1,129 @@
+"""The dashboard's Attention tab: one head's pattern for a text, tokens on both axes.
+
+Rows are the query (the position doing the looking), columns the key (the position looked
+at); each cell is the percentage of that row's attention, on a background as strong as the
+value.  Cells above the diagonal are the future, masked to exactly 0, and drawn as a dim dot.
+"""
+from __future__ import annotations
+
+import numpy as np
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.widgets import Button, Input, Label, Select, Static
+
+from tutor.ui.messages import AttentionFailed, AttentionReady
+
+
+
+def heatmap(pattern: np.ndarray, labels: list[str]) -> Table:
+    table = Table(box=None, pad_edge=False, padding=(0, 0), show_header=True, show_edge=False)
+    table.add_column(Text("q\\k", style="dim"), justify="right", no_wrap=True)
+    for label in labels:
+        table.add_column(Text(f"{label:>4}", style="bold"), justify="right", no_wrap=True, width=4)
+    for i, label in enumerate(labels):
+        cells = []
+        for j in range(len(labels)):
+            value = float(pattern[i, j])
+            if j > i:
+                cells.append(Text("   ·", style="dim"))
+                continue
+            level = int(25 + 200 * value)
+            style = f"on rgb({level // 3},{level // 2},{level})" + (" bold" if value >= 0.5 else "")
+            cells.append(Text(f"{round(100 * value):>4}", style=style))
+        table.add_row(Text(label, style="bold"), *cells)
+    return table
+
+
+class AttentionView(Vertical):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.edited = False          # typed by the learner: the Sample tab no longer fills it in
+        self.filled = "3142>1234"    # what the box was last given (the default, or the Sample tab's text)
+        self.shown: tuple | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="dash-row"):
+            yield Label("Text ")
+            yield Input(self.filled, compact=True, id="attn-text")
+            yield Label(" Layer ")
+            yield Select([(str(i), i) for i in range(2)], value=0, allow_blank=False, compact=True, id="attn-layer")
+            yield Label(" Head ")
+            yield Select([(str(i), i) for i in range(4)], value=0, allow_blank=False, compact=True, id="attn-head")
+            yield Label(" ")
+            yield Button("Show", id="attn-go", compact=True, variant="success")
+        with ScrollableContainer(id="attn-box"):
+            yield Static(Text("Choose a layer and a head; the pattern appears here.", style="dim"), id="attn-map")
+        yield Static(id="attn-message")
+
+    def fill_from_sample(self, text: str) -> None:
+        """Show the Sample tab's prompt and output, unless the learner typed their own text."""
+        if text and not self.edited:
+            self.filled = text.rstrip("\n")
+            self.query_one("#attn-text", Input).value = self.filled
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "attn-text" and event.value != self.filled:
+            self.edited = True
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "attn-text":
+            event.stop()
+            self.show()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id in ("attn-layer", "attn-head"):
+            event.stop()
+            if self.shown is not None:   # not before the tab was first opened: nothing to redraw
+                self.show()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "attn-go":
+            event.stop()
+            self.show()
+
+    def show(self) -> None:
+        text = self.query_one("#attn-text", Input).value
+        layer = self.query_one("#attn-layer", Select).value
+        head = self.query_one("#attn-head", Select).value
+        self.compute(text, layer, head)
+
+    def model_changed(self, config) -> None:
+        """Offer the new model's layers and heads and redraw for its weights."""
+        for name, count in (("#attn-layer", config.n_layer), ("#attn-head", config.n_head)):
+            select = self.query_one(name, Select)
+            value = select.value if isinstance(select.value, int) and select.value < count else 0
+            with self.prevent(Select.Changed):   # one redraw below, not one per Select
+                select.set_options([(str(i), i) for i in range(count)])
+                select.value = value
+        if self.shown is not None:
+            self.show()
+
+    @work(thread=True, group="attention", exclusive=True, exit_on_error=False)
+    def compute(self, text: str, layer: int, head: int) -> None:
+        from tutor.training.sampling import attention_pattern
+
+        hub = self.app.hub
+        try:
+            hub.ensure_loaded()
+            pattern, labels = attention_pattern(hub.model, hub.tokenizer, text, layer, head, lock=hub.lock)
+        except Exception as error:
+            self.post_message(AttentionFailed(f"{error}"))
+            return
+        self.post_message(AttentionReady(pattern, labels, layer, head))
+
+    def on_attention_ready(self, message: AttentionReady) -> None:
+        message.stop()
+        self.shown = (message.layer, message.head)
+        self.query_one("#attn-map", Static).update(heatmap(message.pattern, message.labels))
+        self.say(f"blocks.{message.layer}.attn.pattern[0, {message.head}]: row = query, column = key, "
+                 "% of the row's attention; · is the masked future.", "dim")
+
+    def on_attention_failed(self, message: AttentionFailed) -> None:
+        message.stop()
+        self.say(message.error, "bold red")
+
+    def say(self, message: str, style: str = "") -> None:
+        self.query_one("#attn-message", Static).update(Text(message, style=style))

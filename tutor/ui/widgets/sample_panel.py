@@ -1,0 +1,206 @@
+"""The dashboard's Sample tab: a prompt, a decoding strategy and its knobs, the output streaming
+in token by token, and beside it the distribution each token was drawn from.
+
+Tokens are paced (``pace`` seconds apart) because the tiny model makes one in a millisecond,
+too fast to watch; the tests set the pace to 0.  ◀ ▶ step through the tokens afterwards.
+"""
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.worker import get_current_worker
+
+from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
+from tutor.ui.messages import SampleEnded, SampleStepped
+
+KNOBS = {   # which inputs each strategy reads; the others are greyed out
+    "greedy": (), "temperature": ("temperature",), "top-k": ("temperature", "top-k"),
+    "top-p": ("temperature", "top-p"), "beam": ("beam",),
+}
+BAR = 10
+
+
+def distribution_text(step: SampleStep | None, index: int, count: int, strategy: str) -> Text:
+    text = Text()
+    if step is None:
+        text.append("The next-token distribution appears here, before and after the strategy's filters.",
+                    style="dim")
+        return text
+    text.append(f"token {index + 1}/{count}: ", style="bold")
+    text.append(repr(step.text), style="bold cyan")
+    text.append(f"\n{'':>3} {'before':>7} {'after':>7}\n", style="dim")
+    for c in step.candidates:
+        text.append("→" if c.chosen else " ", style="bold cyan")
+        text.append(f"{c.text:>2} {c.before:>7.1%} ", style="bold cyan" if c.chosen else "")
+        text.append(f"{c.after:>7.1%} ", style="bold" if c.after > 0 else "dim")
+        filled = round(c.after * BAR)
+        text.append("█" * filled, style="green")
+        text.append("░" * round(max(0.0, c.before - c.after) * BAR) if c.after < c.before else "", style="dim")
+        text.append("\n")
+    if strategy == "beam":
+        text.append("beam: the model's own probabilities at each step", style="dim")
+    return text
+
+
+class SamplePanel(Vertical):
+    pace = 0.05        # seconds between shown tokens
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.run_id = 0
+        self.steps: list[SampleStep] = []
+        self.shown = 0                 # which step's distribution is on screen
+        self.prompt_used = ""
+        self.request_used: SampleRequest | None = None
+        self.running = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="dash-row"):
+            yield Label("Prompt ")
+            yield Input("3142>", compact=True, id="sample-prompt")
+            yield Label(" ")
+            yield Select([(s, s) for s in STRATEGIES], value="greedy", allow_blank=False, compact=True,
+                         id="sample-strategy")
+            yield Label(" ")
+            yield Button("Sample", id="sample-go", compact=True, variant="success")
+        with Horizontal(classes="dash-row"):
+            for label, name, value in (("T", "temperature", "1.0"), (" top-k", "top-k", "5"),
+                                       (" top-p", "top-p", "0.9"), (" beam", "beam", "4"),
+                                       (" max", "max", "40"), (" seed", "seed", "0")):
+                yield Label(label + " ")
+                yield Input(value, compact=True, id=f"sample-{name}", classes="knob")
+            yield Checkbox("stop at ⏎", True, compact=True, id="sample-stop")
+        with Horizontal(id="sample-body"):
+            with VerticalScroll(id="sample-output-box"):
+                yield Static(id="sample-output")
+            with Vertical(id="sample-dist-box"):
+                yield Static(distribution_text(None, 0, 0, ""), id="sample-dist")
+                with Horizontal(classes="dash-row"):
+                    yield Button("◀", id="sample-prev", compact=True)
+                    yield Button("▶", id="sample-next", compact=True)
+        yield Static(id="sample-message")
+
+    def on_mount(self) -> None:
+        self.grey_knobs()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "sample-strategy":
+            self.grey_knobs()
+
+    def grey_knobs(self) -> None:
+        used = KNOBS[self.query_one("#sample-strategy", Select).value]
+        for name in ("temperature", "top-k", "top-p", "beam"):
+            self.query_one(f"#sample-{name}", Input).disabled = name not in used
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id and event.input.id.startswith("sample-"):
+            event.stop()
+            self.sample()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "sample-go":
+            self.sample()
+        elif event.button.id in ("sample-prev", "sample-next"):
+            self.show_step(self.shown + (1 if event.button.id == "sample-next" else -1))
+        else:
+            return
+        event.stop()
+
+    def request(self) -> SampleRequest:
+        def number(name: str, kind, what: str):
+            text = self.query_one(f"#sample-{name}", Input).value.strip()
+            try:
+                return kind(text)
+            except ValueError:
+                raise ValueError(f"{what} must be a {'whole ' if kind is int else ''}number, not {text!r}") from None
+
+        return SampleRequest(prompt=self.query_one("#sample-prompt", Input).value,
+                             strategy=self.query_one("#sample-strategy", Select).value,
+                             temperature=number("temperature", float, "the temperature T"),
+                             top_k=number("top-k", int, "top-k"), top_p=number("top-p", float, "top-p"),
+                             beam=number("beam", int, "the beam width"), max_new=number("max", int, "max tokens"),
+                             seed=number("seed", int, "the seed"),
+                             stop_at_newline=self.query_one("#sample-stop", Checkbox).value)
+
+    def sample(self) -> None:
+        from tutor.training.sampling import validate
+
+        try:
+            request = self.request()
+            validate(request)
+        except ValueError as error:
+            self.say(str(error), "bold red")
+            return
+        self.run_id += 1
+        self.steps, self.shown, self.running = [], 0, True
+        self.prompt_used, self.request_used = request.prompt, request
+        self.show_output()
+        self.say("sampling…", "dim")
+        self.generate(request, self.run_id)
+
+    @work(thread=True, group="sample", exclusive=True, exit_on_error=False)
+    def generate(self, request: SampleRequest, run_id: int) -> None:
+        from tutor.training.sampling import sample_steps
+
+        worker = get_current_worker()
+        hub = self.app.hub
+        try:
+            hub.ensure_loaded()
+            with hub.lock:
+                model, tokenizer = hub.model, hub.tokenizer
+            for step in sample_steps(model, tokenizer, request, lock=hub.lock):
+                if worker.is_cancelled:
+                    return
+                self.post_message(SampleStepped(run_id, step))
+                if self.pace:
+                    time.sleep(self.pace)
+        except Exception as error:   # a bad knob the checks missed, a model that failed to load
+            self.post_message(SampleEnded(run_id, f"{type(error).__name__}: {error}"))
+            return
+        self.post_message(SampleEnded(run_id))
+
+    def on_sample_stepped(self, message: SampleStepped) -> None:
+        message.stop()
+        if message.run != self.run_id:
+            return
+        self.steps.append(message.step)
+        self.shown = len(self.steps) - 1
+        self.show_output()
+
+    def on_sample_ended(self, message: SampleEnded) -> None:
+        message.stop()
+        if message.run != self.run_id:
+            return
+        self.running = False
+        if message.error:
+            self.say(message.error, "bold red")
+            return
+        self.say(f"{len(self.steps)} tokens from {self.app.hub.label}. ◀ ▶ show each token's distribution.", "dim")
+        self.show_step(0)
+
+    @property
+    def output(self) -> str:
+        return "".join(step.text for step in self.steps)
+
+    def show_output(self) -> None:
+        text = Text(self.prompt_used, style="dim")
+        for i, step in enumerate(self.steps):
+            shown = step.text.replace("\n", "⏎\n")
+            text.append(shown, style="bold reverse" if i == self.shown and not self.running else "bold")
+        self.query_one("#sample-output", Static).update(text)
+        step = self.steps[self.shown] if self.steps else None
+        strategy = self.request_used.strategy if self.request_used else ""
+        self.query_one("#sample-dist", Static).update(distribution_text(step, self.shown, len(self.steps), strategy))
+
+    def show_step(self, index: int) -> None:
+        if self.steps:
+            self.shown = max(0, min(index, len(self.steps) - 1))
+            self.show_output()
+
+    def say(self, message: str, style: str = "") -> None:
+        self.query_one("#sample-message", Static).update(Text(message, style=style))

@@ -1,0 +1,115 @@
+"""The Train tab's model buttons: Shipped (reset), Save, Load, and keeping the weights at quit.
+
+A mixin of ``TrainPanel``, kept apart because it is about the app's current model, not about
+training: each reads or writes a checkpoint on a worker thread and hands the result back as
+a message, so a slow disk never stalls the UI.
+"""
+from __future__ import annotations
+
+import asyncio
+
+from textual import work
+from textual.widgets import Input
+
+from tutor.training import runs as dt
+from tutor.ui.messages import CheckpointFailed, CheckpointLoaded, CheckpointSaved, TrainingEnded
+
+
+class CheckpointActions:
+    # --- the app's model: reset, save, load ---------------------------------------------------
+
+    def reset_to_shipped(self) -> None:
+        if self.training_active:
+            self.say("Stop the training first.", "yellow")
+            return
+        self.say("Loading the shipped model…")
+        self.reload_shipped()
+
+    @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
+    def reload_shipped(self) -> None:
+        from tutor.model.checkpoint import load_default_model
+
+        from tutor.live.hub import describe_checkpoint
+        try:
+            model, tokenizer, meta = load_default_model()
+            dt.remember_kept(self.app.settings_home, None)   # and no kept model at the next start
+        except Exception as error:
+            self.post_message(CheckpointFailed(f"Could not reload the shipped model: {error}"))
+            return
+        label = describe_checkpoint("shipped default checkpoint", meta)
+        self.post_message(CheckpointLoaded(model.eval(), tokenizer, label, meta, "Back to the shipped model."))
+
+    def on_checkpoint_loaded(self, message: CheckpointLoaded) -> None:
+        message.stop()
+        self.hub_meta, self.unsaved = message.meta, False
+        self.app.publish_model(message.model, message.tokenizer, message.label)
+        self.say(f"{message.note} Lessons now read: {message.label}", "green")
+
+    def on_checkpoint_failed(self, message: CheckpointFailed) -> None:
+        message.stop()
+        self.say(message.error, "bold red")
+
+    def save(self) -> None:
+        path = self.query_one("#train-path", Input).value.strip()
+        data = str(self.hub_meta.get("data") or "model")
+        self.save_to(path or str(dt.default_save_path(self.app.settings_home, data)))
+
+    @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
+    def save_to(self, path: str) -> None:
+        hub = self.app.hub
+        try:
+            hub.ensure_loaded()
+            saved = dt.save_model(path, hub.model, self.hub_meta)
+        except Exception as error:   # OSError: read-only place, a folder in the way, a full disk
+            self.post_message(CheckpointFailed(f"Could not save: {error}"))
+            return
+        self.post_message(CheckpointSaved(str(saved)))
+
+    def on_checkpoint_saved(self, message: CheckpointSaved) -> None:
+        message.stop()
+        self.unsaved = False
+        self.query_one("#train-path", Input).value = message.path
+        self.say(f"Saved {message.path}", "green")
+
+    def load(self) -> None:
+        if self.training_active:
+            self.say("Stop the training first.", "yellow")
+            return
+        path = self.query_one("#train-path", Input).value.strip()
+        if not path:
+            self.say("Type the checkpoint's path in the box beside Load.", "yellow")
+            return
+        self.load_from(path)
+
+    @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
+    def load_from(self, path: str) -> None:
+        try:
+            model, tokenizer, label = dt.load_model(path)
+        except Exception as error:   # CheckpointError names the file and what is wrong with it
+            self.post_message(CheckpointFailed(f"Could not load: {error}"))
+            return
+        self.post_message(CheckpointLoaded(model, tokenizer, label, {}, "Loaded."))
+
+    # --- quitting -----------------------------------------------------------------------
+
+    async def finish(self, keep: bool) -> str:
+        """Stop a run (waiting for its last weights) and, if ``keep``, save them to load next start."""
+        # the hub's model only if the dashboard trained it: a run stopped before its first
+        # evaluation must not keep the shipped model as "yours"
+        model, meta = (self.app.hub.model, self.hub_meta) if self.unsaved else (None, {})
+        if self.training_active:
+            self.stop()
+            try:
+                ended = await self.worker.wait()
+            except Exception:   # cancelled or failed: what the hub holds is the newest there is
+                ended = None
+            if isinstance(ended, TrainingEnded) and ended.snapshot is not None:
+                model, meta = ended.snapshot, ended.meta or {}
+        if not keep or model is None:
+            return ""
+        home = self.app.settings_home
+        path = dt.kept_path(home)
+        await asyncio.to_thread(dt.save_model, path, model, meta)
+        dt.remember_kept(home, path)
+        self.unsaved = False
+        return str(path)

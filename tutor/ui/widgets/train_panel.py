@@ -1,0 +1,261 @@
+"""The dashboard's Train tab: choose data and size, start/pause/stop, watch the loss fall.
+
+The trainer runs in a thread worker (torch releases the GIL inside its kernels, so the UI
+keeps answering keys), trains a private model, and posts metrics about ten times a second.
+After each evaluation it posts a copy of its weights, which the panel hands to the app's
+``ModelHub``: that copy is what the lessons, the Sample tab and the Attention tab read.
+The panel lives on an installed screen, so training goes on while the learner is elsewhere.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Label, Select, Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from tutor.training import runs as dt
+from tutor.ui.messages import TrainingEnded, TrainingProgress
+from tutor.ui.widgets.live_text import LiveText
+from tutor.ui.widgets.loss_chart import LossChart
+from tutor.ui.widgets.train_checkpoints import CheckpointActions
+
+DATA_OPTIONS = [("sort digits", "sort"), ("reverse digits", "reverse"), ("Python docs text", "text"),
+                ("a text file", "file")]
+START_OPTIONS = [("new weights", "new"), ("current model", "current")]
+CHART_INTERVAL = 0.25   # seconds between chart redraws: the status line still moves ten times a second
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class TrainPanel(CheckpointActions, Vertical):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.run: dt.TrainingRun | None = None
+        self.worker: Worker | None = None
+        self.stop_event = threading.Event()   # a Stop pressed before the run is built still counts
+        self.train_points: list[tuple[int, float]] = []
+        self.val_points: list[tuple[int, float]] = []
+        self.metrics = None
+        self.total_steps = 1
+        self.state = "idle"                    # idle | starting | training | paused | stopping
+        self.hub_meta: dict = {}               # what Save writes with the app's current model
+        self.unsaved = False                   # the app's model was trained here and not saved yet
+        self.chart_drawn = 0.0
+        self.published_step = 0                # the last step of this run the lessons were given
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="dash-row"):
+            yield Label("Data ")
+            yield Select(DATA_OPTIONS, value="sort", allow_blank=False, compact=True, id="train-data")
+            yield Label(" Size ")
+            yield Select([(p.title, name) for name, p in dt.PRESETS.items()], value="standard",
+                         allow_blank=False, compact=True, id="train-preset")
+            yield Label(" LR ")
+            yield Input("3e-3", compact=True, id="train-lr")
+        with Horizontal(classes="dash-row"):
+            yield Label("File ")
+            yield Input(placeholder="path of a UTF-8 text file (Data: a text file)", compact=True, id="train-file")
+            yield Label(" From ")
+            yield Select(START_OPTIONS, value="new", allow_blank=False, compact=True, id="train-start")
+        with Horizontal(classes="dash-row"):
+            yield Button("Start", id="train-go", compact=True, variant="success")
+            yield Button("Pause", id="train-pause", compact=True, disabled=True)
+            yield Button("Stop", id="train-stop", compact=True, variant="error", disabled=True)
+            yield Button("Shipped", id="train-reset", compact=True, tooltip="reset to the shipped model")
+            yield Button("Save", id="train-save", compact=True)
+            yield Button("Load", id="train-load", compact=True)
+            yield Input(placeholder="checkpoint path (Save: a new file)", compact=True, id="train-path")
+        yield LiveText(Text("Choose the data and a size, then Start (F5).", style="dim"), id="train-status")
+        yield LossChart(id="train-chart")
+        yield Static(id="train-message")
+
+    # --- what the buttons and keys do -------------------------------------------------------
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        actions = {"train-go": self.start_or_resume, "train-pause": self.toggle_pause, "train-stop": self.stop,
+                   "train-reset": self.reset_to_shipped, "train-save": self.save, "train-load": self.load}
+        action = actions.get(event.button.id or "")
+        if action is not None:
+            event.stop()
+            action()
+
+    @property
+    def training_active(self) -> bool:
+        return self.worker is not None and self.worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    def request(self) -> dt.TrainRequest:
+        """The choices on screen; ValueError names the one that is wrong."""
+        return dt.TrainRequest(data=self.query_one("#train-data", Select).value,
+                               path=self.query_one("#train-file", Input).value,
+                               preset=self.query_one("#train-preset", Select).value,
+                               lr=dt.parse_lr(self.query_one("#train-lr", Input).value.strip()),
+                               start=self.query_one("#train-start", Select).value)
+
+    def start_or_resume(self) -> None:
+        if self.state == "paused":
+            self.toggle_pause()
+            return
+        if self.training_active:
+            self.say("Training is already running: Pause (F6) or Stop (F7) it first.", "yellow")
+            return
+        try:
+            request = self.request()
+        except ValueError as error:
+            self.say(str(error), "bold red")
+            return
+        self.stop_event.clear()
+        self.train_points, self.val_points, self.metrics = [], [], None
+        self.published_step = 0
+        self.total_steps = dt.PRESETS[request.preset].steps
+        self.query_one(LossChart).set_data([], [], self.total_steps)
+        self.set_state("starting")
+        self.say("")
+        self.worker = self.train(request)
+
+    def toggle_pause(self) -> None:
+        if self.run is None or self.state not in ("training", "paused"):
+            return
+        if self.state == "paused":
+            self.run.trainer.resume()
+            self.set_state("training")
+        else:
+            self.run.trainer.pause()
+            self.set_state("paused")
+
+    def stop(self) -> None:
+        if not self.training_active:
+            return
+        self.stop_event.set()
+        if self.run is not None:
+            self.run.trainer.stop()
+        self.set_state("stopping")
+
+    def set_state(self, state: str) -> None:
+        self.state = state
+        busy = state in ("starting", "training", "paused", "stopping")
+        self.query_one("#train-go", Button).label = "Resume" if state == "paused" else "Start"
+        self.query_one("#train-go", Button).disabled = busy and state != "paused"
+        self.query_one("#train-pause", Button).disabled = state not in ("training",)
+        self.query_one("#train-stop", Button).disabled = state not in ("starting", "training", "paused")
+        for name in ("#train-reset", "#train-load"):
+            self.query_one(name, Button).disabled = busy
+        self.show_status()
+
+    def say(self, message: str, style: str = "") -> None:
+        self.query_one("#train-message", Static).update(Text(message, style=style))
+
+    # --- the training thread ----------------------------------------------------------------
+
+    @work(thread=True, group="training", exit_on_error=False)
+    def train(self, request: dt.TrainRequest) -> TrainingEnded:
+        """Build the run and train; returns the end message too, so quitting can await it."""
+        worker = get_current_worker()
+        hub = self.app.hub
+        try:
+            current = None
+            if request.start == "current":
+                hub.ensure_loaded()
+                current = hub.model
+            run = dt.TrainingRun(request, current, hub.label,
+                                 should_stop=lambda: worker.is_cancelled or self.stop_event.is_set())
+        except Exception as error:   # a bad file, a wrong choice: said in the panel
+            ended = TrainingEnded("failed", f"Could not start: {error}")
+            self.post_message(ended)
+            return ended
+        self.run = run
+
+        def send(metrics, losses) -> None:
+            snapshot = run.snapshot() if metrics.evaluated else None
+            self.post_message(TrainingProgress(metrics, losses, snapshot, run.label(metrics)))
+
+        run.trainer.callbacks.append(dt.MetricsRelay(send))
+        try:
+            result = run.trainer.run()
+        except Exception as error:
+            kind = "Out of memory" if dt.out_of_memory(error) else f"{type(error).__name__}"
+            advice = ": try the quick size, or close other programs" if dt.out_of_memory(error) else ""
+            ended = TrainingEnded("failed", f"{kind} after {run.trainer.step_count} steps{advice}. {error}"[:400],
+                                  metrics=self.metrics)
+            self.post_message(ended)
+            return ended
+        # a diverged run's restored weights are still the ones that blew up: never handed on
+        snapshot = run.snapshot() if run.trainer.step_count and result.status != "diverged" else None
+        ended = TrainingEnded(result.status, result.message, snapshot, run.label(result.metrics, result.status),
+                              run.meta(result.status, result.metrics), result.metrics)
+        self.post_message(ended)
+        return ended
+
+    def on_training_progress(self, message: TrainingProgress) -> None:
+        message.stop()
+        if self.state == "starting":
+            self.set_state("training")
+        m = self.metrics = message.metrics
+        self.train_points = self.train_points + message.losses      # a new list: the chart keeps the old one
+        if m.evaluated and m.val_loss is not None:
+            self.val_points = self.val_points + [(m.step, m.val_loss)]
+        now = time.monotonic()
+        if m.evaluated or now - self.chart_drawn >= CHART_INTERVAL:   # each redraw holds the GIL ~2 ms
+            self.chart_drawn = now
+            self.query_one(LossChart).set_data(self.train_points, self.val_points, m.total_steps)
+        if message.snapshot is not None:
+            self.published_step = m.step
+            self.publish(message.snapshot, message.label, self.run.meta("training", m) if self.run else {})
+        self.show_status()
+
+    def on_training_ended(self, message: TrainingEnded) -> None:
+        message.stop()
+        self.run = None
+        self.set_state("idle")
+        style = {"finished": "bold green", "stopped": "yellow"}.get(message.status, "bold red")
+        text = message.message
+        if message.snapshot is not None:
+            self.publish(message.snapshot, message.label, message.meta or {})
+            text += ". The lessons now use these weights; Save keeps them in a file."
+        elif message.status == "diverged":
+            text += (f" The lessons keep this run's weights from step {self.published_step}." if self.published_step
+                     else " The lessons keep the model they had.")
+        self.say(text, style)
+        if message.metrics is not None:
+            self.metrics = message.metrics
+        if self.metrics is not None:
+            self.query_one(LossChart).set_data(self.train_points, self.val_points, self.metrics.total_steps)
+        self.show_status(message.status)
+
+    def publish(self, model, label: str, meta: dict) -> None:
+        from tutor.model import CharTokenizer
+
+        self.hub_meta = meta
+        self.unsaved = True
+        self.app.publish_model(model, CharTokenizer(), label)
+
+    def show_status(self, ended: str = "") -> None:
+        m = self.metrics
+        line = Text()
+        mark = {"starting": "◌ starting", "training": "● training", "paused": "‖ paused",
+                "stopping": "◌ stopping"}.get(self.state, f"■ {ended}" if ended else "○ idle")
+        line.append(mark, style="bold")
+        if m is None:
+            if self.state == "starting":
+                line.append(" · importing torch, building the data…", style="dim")
+            self.query_one("#train-status", LiveText).update(line)
+            return
+        line.append(f" · step {m.step}/{m.total_steps} · {m.tokens_per_s / 1000:.1f}k tok/s · lr {m.lr:.1e}"
+                    f" · grad {m.grad_norm:.2f}")   # one line at 80 columns, ETA included
+        if self.state in ("training", "paused"):
+            line.append(f" · ETA {_duration(m.eta_s)}")
+        line.append(f"\nloss {m.loss:.4f}")
+        if m.val_loss is not None:
+            line.append(f" · validation {m.val_loss:.4f}")
+        if m.accuracy is not None:
+            line.append(" · accuracy ")
+            line.append(f"{m.accuracy:.1%}", style="bold green" if m.accuracy >= 0.9 else "bold")
+            line.append(" (exact match, held-out)", style="dim")
+        self.query_one("#train-status", LiveText).update(line)
