@@ -12,6 +12,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from tutor.progress.io import export_json, import_json, reset
 from tutor.progress.store import (
     SCHEMA_VERSION,
     LessonStats,
@@ -228,12 +229,12 @@ def test_export_then_import_twice_adds_nothing_new(tmp_path):
     src = ProgressStore(tmp_path / "a")
     fill(src)
     exported = tmp_path / "progress.json"
-    assert src.export_json(exported) == 3
+    assert export_json(src, exported) == 3
     assert json.loads(exported.read_text(encoding="utf-8"))["version"] == 1
     with ProgressStore(tmp_path / "b") as dst:
         dst.record_answer("other", "q", "x", True, now=T0)
-        assert dst.import_json(exported) == 3
-        assert dst.import_json(exported) == 0
+        assert import_json(dst, exported) == 3
+        assert import_json(dst, exported) == 0
         assert dst.answer_count() == 4
         assert [a for a in dst.answers() if a.lesson_id != "other"] == src.answers()
         assert dst.card("attn", "q1") == src.card("attn", "q1")  # review rebuilt from history
@@ -262,24 +263,24 @@ def test_malformed_import_changes_nothing(tmp_path, content):
         fill(store)
         before = (store.answers(), store.card("attn", "q1"), store.last_position())
         with pytest.raises(ProgressError, match="bad.json"):
-            store.import_json(bad)
+            import_json(store, bad)
         assert (store.answers(), store.card("attn", "q1"), store.last_position()) == before
 
 
 def test_import_of_missing_file_is_a_clear_error(tmp_path):
     with ProgressStore(tmp_path) as store, pytest.raises(ProgressError, match="cannot read"):
-        store.import_json(tmp_path / "nope.json")
+        import_json(store, tmp_path / "nope.json")
 
 
 def test_reset_keeps_a_backup_with_the_old_answers(tmp_path):
     with ProgressStore(tmp_path / "home") as store:
         fill(store)
-        backup = store.reset(tmp_path / "backups")
+        backup = reset(store, tmp_path / "backups")
         assert backup.parent == tmp_path / "backups"
         assert store.answer_count() == 0 and store.last_position() is None
         assert store.due_count(T0 + timedelta(days=365)) == 0
         store.record_answer("a", "q", "after", True)
-        assert store.reset(tmp_path / "backups") != backup  # a second reset never overwrites the first
+        assert reset(store, tmp_path / "backups") != backup  # a second reset never overwrites the first
     con = sqlite3.connect(backup)
     assert sorted(r[0] for r in con.execute("SELECT answer FROM answers")) == ["4·d", "right", "wrong"]
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

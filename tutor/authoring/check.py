@@ -13,11 +13,11 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from tutor.course.catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_problems, \
     lesson_files, load_index, load_lesson
-from tutor.course.loader import LessonFileError, Problem, column_in_value, locate, read_yaml, value_node
+from tutor.authoring.pinned import Pinned, placeholder_at
+from tutor.course.loader import LessonFileError, Problem, column_in_value, read_yaml, value_node
 from tutor.course.schema import Lesson
 from tutor.course.placeholders import has_placeholders, lesson_texts, syntax_errors, unfilled_texts
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
@@ -38,23 +38,6 @@ class CheckReport:
 
     def text(self) -> str:
         return "\n".join(str(p) for p in self.problems)
-
-
-class Pinned:
-    """Problems for one file, each placed at the line of the field it is about."""
-
-    def __init__(self, path: Path, root: yaml.Node | None):
-        self.path, self.root = path, root
-        self.problems: list[Problem] = []
-        self.first_only = False   # set while checking extra size variants: one report per field is enough
-
-    def add(self, loc: tuple, message: str, at: tuple[int, int] | None = None) -> None:
-        line, col = at or locate(self.root, loc)
-        problem = Problem(str(self.path), line, col, ".".join(str(p) for p in loc), message)
-        if self.first_only and any(p.field == problem.field for p in self.problems):
-            return
-        if problem not in self.problems:
-            self.problems.append(problem)
 
 
 def lesson_targets(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
@@ -148,28 +131,6 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
             pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}")
     check_placeholder_syntax(lesson, pinned)
     return check_formula_text(lesson, pinned)
-
-
-def placeholder_at(pinned: Pinned, loc: tuple, offset: int) -> tuple[int, int] | None:
-    """File line and column of character ``offset`` of a text field, where the file allows:
-    one-line scalars and ``|`` blocks; otherwise None (the field's own position)."""
-    node = value_node(pinned.root, loc)
-    if node is None or not isinstance(node, yaml.ScalarNode):
-        return None
-    if node.start_mark.line == node.end_mark.line:
-        return column_in_value(node, offset + 1)
-    if node.style != "|":
-        return None
-    before = node.value[:offset]
-    row = before.count("\n")
-    line = node.start_mark.line + 2 + row            # the content starts on the line after '|'
-    try:
-        file_line = pinned.path.read_text(encoding="utf-8").splitlines()[line - 1]
-    except (OSError, UnicodeDecodeError, IndexError):
-        return line, 1
-    content = node.value.split("\n")[row]
-    indent = file_line.find(content) if content else -1
-    return line, (indent if indent >= 0 else 0) + len(before) - (before.rfind("\n") + 1) + 1
 
 
 def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.live.formula_check import bind_values, check_formula, parse_spec
 from tutor.formulas.parse import FormulaError, evaluate_formula
-from tutor.authoring.check import Pinned, placeholder_at
+from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.course.schema import Lesson, NumberQuestion, ShapeQuestion, SymbolicShapeQuestion, ValuesQuestion
 from tutor.course.placeholders import Placeholder, PlaceholderError, lesson_texts, scan, value_of
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref

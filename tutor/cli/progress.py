@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tutor.progress.store import ProgressError, ProgressStore
+from tutor.progress.io import export_json, import_json, reset
 
 RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
 
@@ -47,16 +48,16 @@ def run(args: argparse.Namespace) -> int:
             if store.message:
                 print(f"tutor progress: warning: {store.message}", file=sys.stderr)
             if getattr(args, "export", None):
-                n = store.export_json(args.export)
+                n = export_json(store, args.export)
                 out.print(f"Exported {n} answers to {args.export}")
             elif getattr(args, "import_file", None):
-                n = store.import_json(args.import_file)
+                n = import_json(store, args.import_file)
                 out.print(f"Imported {n} new answers from {args.import_file}")
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
                     out.print("Nothing was changed.")
                     return 0
-                backup = store.reset()
+                backup = reset(store)
                 out.print(f"Progress reset. Backup kept at {backup}")
             else:
                 _summary(store, out)

@@ -14,14 +14,10 @@ import os
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tutor.progress import review
-from tutor.progress.store import EXPORT_FORMAT, EXPORT_VERSION, ProgressError, _free_name, _stamp
 from tutor.progress.review import iso, parse_iso
-
-if TYPE_CHECKING:
-    from tutor.progress.store import ProgressStore
+from tutor.progress.store import EXPORT_FORMAT, EXPORT_VERSION, ProgressError, ProgressStore, free_name, stamp
 
 
 def export_json(store: ProgressStore, path: str | Path) -> int:
@@ -57,7 +53,7 @@ def import_json(store: ProgressStore, path: str | Path) -> int:
     full history in time order, as if every answer had been given here.
     """
     rows, position = _read_export(Path(path))
-    with store._tx() as con:
+    with store.transaction() as con:
         touched, added = set(), 0
         for row in rows:
             cur = con.execute(
@@ -90,8 +86,8 @@ def reset(store: ProgressStore, backup_dir: str | Path | None = None) -> Path:
         backup_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ProgressError(f"cannot create backup directory {backup_dir}: {exc.strerror or exc}") from exc
-    target = _free_name(backup_dir / f"progress-{_stamp()}.db")
-    with store._tx() as con:
+    target = free_name(backup_dir / f"progress-{stamp()}.db")
+    with store.transaction() as con:
         src, dst = sqlite3.connect(store.path), sqlite3.connect(target)
         try:
             src.backup(dst)

@@ -85,11 +85,11 @@ def resolve_home(explicit: str | Path | None = None) -> Path:
     return Path(platformdirs.user_data_dir("tutor", appauthor=False))
 
 
-def _stamp() -> str:
+def stamp() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def _free_name(base: Path) -> Path:
+def free_name(base: Path) -> Path:
     """``base`` or ``base.N``: two recoveries in one second must not overwrite."""
     candidate, n = base, 1
     while candidate.exists():
@@ -175,7 +175,7 @@ class ProgressStore:
             # FULL: one fsync per answer is invisible at human pace and survives power loss too.
             for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = FULL"):
                 self._con.execute(f"PRAGMA {pragma}")
-            with self._tx() as con:  # IMMEDIATE: two first-time openers take turns
+            with self.transaction() as con:  # IMMEDIATE: two first-time openers take turns
                 if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                     for statement in filter(str.strip, _SCHEMA.split(";")):
                         con.execute(statement)
@@ -185,7 +185,7 @@ class ProgressStore:
             raise ProgressError(f"cannot open progress database {self.path}: {exc}") from exc
 
     def _move_aside(self) -> None:
-        target = _free_name(self.path.with_name(f"{DB_NAME}.corrupt-{_stamp()}"))
+        target = free_name(self.path.with_name(f"{DB_NAME}.corrupt-{stamp()}"))
         try:
             os.replace(self.path, target)
             for suffix in ("-wal", "-shm"):  # the WAL may hold the only copy of recent answers
@@ -205,7 +205,7 @@ class ProgressStore:
     # -- plumbing ---------------------------------------------------------
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction. IMMEDIATE takes the write lock up front, so a
         busy database makes us wait (busy_timeout) rather than fail mid-way."""
         with self._lock:
@@ -250,7 +250,7 @@ class ProgressStore:
         is kept, not mistaken for a duplicate.
         """
         now = now or datetime.now(timezone.utc)
-        with self._tx() as con:
+        with self.transaction() as con:
             while not con.execute(
                 "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -270,7 +270,7 @@ class ProgressStore:
         return self._read("SELECT COUNT(*) FROM answers")[0][0]
 
     def set_last_position(self, lesson_id: str, question_index: int) -> None:
-        with self._tx() as con:
+        with self.transaction() as con:
             con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_position', ?)",
                         (json.dumps([lesson_id, int(question_index)]),))
 
@@ -320,21 +320,3 @@ class ProgressStore:
     def card(self, lesson_id: str, question_id: str) -> review.CardState | None:
         with self._lock:
             return review.load_card(self._con, lesson_id, question_id)
-
-    # -- export / import / reset -------------------------------------------
-    # The bodies live in tutor.progress.io, imported late because it imports this module.
-
-    def export_json(self, path: str | Path) -> int:
-        """Atomic JSON export; see :func:`tutor.progress.io.export_json`."""
-        from tutor.progress.io import export_json
-        return export_json(self, path)
-
-    def import_json(self, path: str | Path) -> int:
-        """Idempotent, all-or-nothing merge; see :func:`tutor.progress.io.import_json`."""
-        from tutor.progress.io import import_json
-        return import_json(self, path)
-
-    def reset(self, backup_dir: str | Path | None = None) -> Path:
-        """Back up, then clear; see :func:`tutor.progress.io.reset`."""
-        from tutor.progress.io import reset
-        return reset(self, backup_dir)
