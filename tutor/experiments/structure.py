@@ -51,16 +51,9 @@ def _scalar(value) -> np.ndarray:
 
 def _twin(model, **changes):
     """A copy of ``model`` with a changed config and the same weights (global RNG untouched)."""
-    import dataclasses
+    from tutor.model.copies import copy_model
 
-    import torch
-
-    from tutor.model import GPT
-
-    with torch.random.fork_rng():
-        twin = GPT(dataclasses.replace(model.config, **changes))
-    twin.load_state_dict(model.state_dict(), strict=False)   # W_pos may be absent on either side
-    return twin.eval()                                        # on the CPU
+    return copy_model(model, **changes)   # W_pos may be absent on either side
 
 
 def _row0_logits(context: ExperimentContext):
@@ -408,11 +401,9 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
-    from tutor.model import GPT
+    from tutor.model.copies import seeded_model
 
-    with torch.random.fork_rng():
-        torch.manual_seed(context.seed)
-        student = GPT(context.model.config).eval()                           # on the CPU
+    student = seeded_model(context.model.config, context.seed)                # on the CPU
     with torch.no_grad():
         logp = torch.log_softmax(_row0_logits(context), -1)                 # (V,)
         logq = torch.log_softmax(student(context.tokens[:1].cpu())[0, -1].double(), -1)  # (V,)
