@@ -16,6 +16,7 @@ import math
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.model.formats import SEPARATOR
 
 WINDOW = 3            # attn_window: each query sees itself and the WINDOW - 1 keys before it
 PE_SHIFT = 3          # pe_shift: the shift k in PE(pos + k) = PE(pos) @ M_k
@@ -462,7 +463,7 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
 def _prompt_before_separator(context: ExperimentContext) -> list[int]:
     """Row 0's tokens before its first '>' (when there is one after the first token), else the whole row."""
     ids = context.tokens[0].tolist()
-    separator = context.tokenizer.encode(">")[0]
+    separator = context.tokenizer.encode(SEPARATOR)[0]
     return ids[: ids.index(separator)] if separator in ids[1:] else ids
 
 

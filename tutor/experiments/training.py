@@ -16,10 +16,8 @@ import math
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.model.formats import DIGITS, IGNORE, SEPARATOR
 
-DIGITS = "0123456789"
-SEPARATOR = ">"
-IGNORE = -100
 
 
 def _np(tensor) -> np.ndarray:
