@@ -3,9 +3,9 @@
 A checkpoint is untrusted input: it is read with ``torch.load(weights_only=True)``, so it
 holds only plain dicts, strings, numbers and tensors, and everything in it is checked before
 a model is built: the config's exact types and bounds first (a hostile size must fail before
-it can allocate), then every weight's name, dtype and shape against a model on the ``meta``
-device (which allocates nothing), then the vocabulary and the meta record (types and sizes;
-meta text is bounded here but must still be escaped wherever it is displayed).  Every
+it can allocate), then the vocabulary, then every weight's name, dtype and shape against a
+model on the ``meta`` device (which allocates nothing), then the meta record (types and
+sizes; its text is bounded here but must still be escaped wherever it is displayed).  Every
 problem becomes a one-line ``CheckpointError`` naming the file and what is wrong, so the
 CLI and the app can show it instead of a traceback.  Saving writes
 a temporary file beside the target and ``os.replace``s it, so a crash never leaves half a
