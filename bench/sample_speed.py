@@ -38,6 +38,8 @@ from model import GPT, GPTConfig  # noqa: E402
 from model.checkpoint import default_checkpoint_path, load_checkpoint  # noqa: E402
 from model.sample import beam_search, generate  # noqa: E402
 
+BASELINE = "   (BASELINE: old torch.cat decode loop)"
+
 
 @torch.no_grad()
 def _old_greedy(model: GPT, prompt: list[int], n: int) -> list[int]:
@@ -95,7 +97,7 @@ def main() -> None:
         "beam 4 no-cache": lambda: beam_search(model, prompt, n, beam_width=4, use_cache=False),
     }, args.rounds, n)
     for name, rate in rates.items():
-        print(f"  {name:<16} {rate:>8,.0f} tokens/s{'   (BASELINE: old torch.cat decode loop)' if 'old' in name else ''}")
+        print(f"  {name:<16} {rate:>8,.0f} tokens/s{BASELINE if 'old' in name else ''}")
     print(f"speedup_vs_old {rates['greedy'] / rates['greedy old']:.2f}")
 
     torch.manual_seed(0)
@@ -111,7 +113,7 @@ def main() -> None:
         "old cache": lambda: _old_greedy(big, prompt, n),
     }, max(3, args.rounds // 2), n)
     for name, rate in rates.items():
-        print(f"  {name:<16} {rate:>8,.0f} tokens/s{'   (BASELINE: old torch.cat decode loop)' if 'old' in name else ''}")
+        print(f"  {name:<16} {rate:>8,.0f} tokens/s{BASELINE if 'old' in name else ''}")
     print(f"kv_cache_speedup_256 {rates['cache'] / rates['no cache']:.2f}")
 
 
