@@ -17,7 +17,8 @@ from typing import Iterator, Sequence
 
 import torch
 
-from .gpt import GPT, KVCache
+from .decode import KVCache, decode
+from .gpt import GPT
 from .tokenizer import CharTokenizer
 
 
@@ -128,7 +129,7 @@ class _Context:
         if self.cache is None or self.length > self.cache.capacity:
             self.cache = None   # the window slides: cached keys hold stale positions
             return self.model(self.seqs[:, -self.block:])[:, -1]             # (B, V)
-        return self.model.decode(self.unseen, self.cache)                    # (B, V)
+        return decode(self.model, self.unseen, self.cache)                    # (B, V)
 
     def append(self, tokens: torch.Tensor, rows: torch.Tensor | None = None) -> None:
         """Extend sequences ``rows`` (default: all, in order) with ``tokens`` (B',)."""

@@ -1,10 +1,10 @@
-"""The fast decode path (GPT.decode + KVCache) only saves work: it must never change the tokens."""
+"""The fast decode path (model.decode: decode + KVCache) only saves work: it must never change the tokens."""
 import pytest
 import torch
 
 from tutor.model import GPT, GPTConfig, CharTokenizer
 from tutor.model.checkpoint import load_default_model
-from tutor.model.gpt import KVCache
+from tutor.model.decode import KVCache, decode
 from tutor.model.sample import _Context, beam_search, generate, sample_text
 
 TOK = CharTokenizer()
@@ -92,13 +92,13 @@ def test_decode_equals_forward_for_prefill_chunks_and_single_tokens(small):
     with torch.inference_mode():
         full = small(tokens)                                                  # (B, T, V)
         cache = KVCache(small, 3, 16)
-        torch.testing.assert_close(small.decode(tokens[:, :5], cache), full[:, 4])
-        torch.testing.assert_close(small.decode(tokens[:, 5:9], cache), full[:, 8])   # several rows after a cache
+        torch.testing.assert_close(decode(small, tokens[:, :5], cache), full[:, 4])
+        torch.testing.assert_close(decode(small, tokens[:, 5:9], cache), full[:, 8])   # several rows after a cache
         for t in range(9, 16):
-            torch.testing.assert_close(small.decode(tokens[:, t:t + 1], cache), full[:, t])
+            torch.testing.assert_close(decode(small, tokens[:, t:t + 1], cache), full[:, t])
         assert cache.length == 16
         with pytest.raises(ValueError, match="do not fit"):
-            small.decode(tokens[:, :1], cache)
+            decode(small, tokens[:, :1], cache)
 
 
 def test_sampling_and_beams_agree_with_and_without_the_cache(small):
@@ -114,7 +114,7 @@ def test_stacked_qkv_follows_in_place_weight_changes(small):
     tokens = torch.tensor([TOK.encode("hello")])
     with torch.inference_mode():
         cache = KVCache(small, 1, 5)
-        small.decode(tokens[:, :2], cache)
+        decode(small, tokens[:, :2], cache)
     attn = small.blocks[0].attn
     with torch.no_grad():                     # in place, as an optimizer step would (the dashboard trains live)
         attn.W_K.weight.mul_(3)
@@ -122,10 +122,10 @@ def test_stacked_qkv_follows_in_place_weight_changes(small):
     with torch.inference_mode():
         stacked = cache.weights()[2][0][2]                                    # (D, 3D)
         torch.testing.assert_close(stacked, torch.cat([attn.W_Q.weight, attn.W_K.weight, attn.W_V.weight]).t())
-        torch.testing.assert_close(small.decode(tokens, KVCache(small, 1, 5)), small(tokens)[:, -1])
+        torch.testing.assert_close(decode(small, tokens, KVCache(small, 1, 5)), small(tokens)[:, -1])
 
 
 def test_a_cache_belongs_to_one_model(small):
     other = GPT(small.config).double().eval()
     with torch.inference_mode(), pytest.raises(ValueError):
-        other.decode(torch.tensor([[1]]), KVCache(small, 1, 4))
+        decode(other, torch.tensor([[1]]), KVCache(small, 1, 4))
