@@ -11,7 +11,7 @@ import importlib
 _HOMES = {
     "CheckpointError": "checkpoint",
     "default_checkpoint_path": "checkpoint",
-    "describe_meta": "checkpoint",
+    "describe_checkpoint": "checkpoint",
     "load_checkpoint": "checkpoint",
     "load_default_model": "checkpoint",
     "save_checkpoint": "checkpoint",

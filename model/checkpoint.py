@@ -272,13 +272,14 @@ def load_default_model(device="cpu"):
     return load_checkpoint(default_checkpoint_path(), device)
 
 
-def describe_meta(meta: dict) -> str:
-    """One line saying which weights these are, for lessons and the CLI."""
-    parts = [f"data={meta.get('data', '?')}", f"steps={meta.get('steps', '?')}"]
-    for key in ("val_loss", "accuracy"):
-        value = meta.get(key)
-        if isinstance(value, float) and math.isfinite(value):
-            parts.append(f"{key}={value:.4g}" if key != "accuracy" else f"accuracy={value:.1%}")
-    if meta.get("created"):
-        parts.append(f"created={meta['created']}")
-    return " ".join(parts)
+def describe_checkpoint(name: str, meta: dict) -> str:
+    """What lessons and the dashboard say about a set of weights, e.g.
+    "shipped default checkpoint (trained on sort, 1500 steps, accuracy 100%)"."""
+    details = []
+    if meta.get("data"):
+        details.append(f"trained on {meta['data']}")
+    if meta.get("steps") is not None:
+        details.append(f"{meta['steps']} steps")
+    if isinstance(meta.get("accuracy"), (int, float)) and math.isfinite(meta["accuracy"]):
+        details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
+    return f"{name} ({', '.join(details)})" if details else name

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from tutor.live.hub import describe_checkpoint
+from tutor.model.checkpoint import describe_checkpoint
 from tutor.common.settings import load_settings, save_setting
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
