@@ -11,7 +11,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.training import _copy, _loss, _scored_targets, _tokens
+from tutor.experiments.training import _loss, _scored_targets, _tokens
 
 STEP = 1e-3               # the finite-difference step along the unit gradient direction
 POWER_ROUNDS = 8          # power-iteration rounds for the largest-magnitude eigenvalue
@@ -37,9 +37,10 @@ def _one(value) -> np.ndarray:
 def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
-    model = _copy(context.model)
-    for block in model.blocks:
-        block.attn.fused = False          # the fused kernel has no second derivative on the CPU
+    from tutor.model.copies import copy_model
+
+    # the fused attention kernel has no second derivative on the CPU: the explicit path has
+    model = copy_model(context.model, dtype=torch.float64, trainable=True, fused_attention=False)
     tokens, targets = _tokens(context), _scored_targets(context)
     params = [p for p in model.parameters()]
 

@@ -30,18 +30,17 @@ DECAY_GAMMA = 0.5
                       "steps, lr_run.decay_every / .gamma (1,)")
 @one_torch_thread
 def lr_run(context: ExperimentContext) -> dict[str, np.ndarray]:
-    import copy
-
     import torch
 
     from tutor.model import SyntheticTask, TrainConfig, Trainer
+    from tutor.model.copies import copy_model
 
     config = TrainConfig(steps=RUN_STEPS, batch_size=RUN_BATCH, lr=RUN_LR, warmup_steps=RUN_WARMUP,
                          min_lr_ratio=RUN_FLOOR, eval_interval=RUN_STEPS + 1, accuracy_examples=1,
                          seed=context.seed, device="cpu")
     task = SyntheticTask("sort", max_len=min(8, max(1, (context.model.config.block_size - 1) // 2)))
     with torch.random.fork_rng(devices=[]):
-        trainer = Trainer(copy.deepcopy(context.model).float().cpu(), task, config)
+        trainer = Trainer(copy_model(context.model, dtype=torch.float32, trainable=True), task, config)
         reported = [trainer.step() for _ in range(RUN_STEPS)]
     warmup = min(RUN_WARMUP, RUN_STEPS - 1)
     progress = [max(0.0, (s - warmup) / max(1, RUN_STEPS - 1 - warmup)) for s in range(RUN_STEPS)]
