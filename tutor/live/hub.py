@@ -56,11 +56,15 @@ class ModelHub:
 
 
 def describe_checkpoint(name: str, meta: dict) -> str:
+    """One line naming the weights; meta comes from a checkpoint file, so it is neutralised."""
+    from tutor.common.safe_text import one_line
+
     details = []
     if meta.get("data"):
-        details.append(f"trained on {meta['data']}")
+        details.append(f"trained on {str(meta['data'])[:80]}")
     if meta.get("steps") is not None:
-        details.append(f"{meta['steps']} steps")
-    if meta.get("accuracy") is not None:
-        details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
-    return f"{name} ({', '.join(details)})" if details else name
+        details.append(f"{str(meta['steps'])[:20]} steps")
+    accuracy = meta.get("accuracy")
+    if isinstance(accuracy, (int, float)) and not isinstance(accuracy, bool) and 0 <= accuracy <= 1:
+        details.append(f"accuracy {100 * accuracy:.0f}%")
+    return one_line(f"{name} ({', '.join(details)})" if details else name)

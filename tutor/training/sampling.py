@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+from tutor.common.safe_text import neutralise, one_line
+
 STRATEGIES = ("greedy", "temperature", "top-k", "top-p", "beam")
 TOP_N = 8                    # candidates shown beside the output
 
@@ -39,7 +41,7 @@ class SampleStep:
     """One generated token and the distribution it came from."""
 
     index: int
-    text: str                # the token as it prints in the output
+    text: str                # the token as it prints in the output (control characters neutralised)
     candidates: tuple[Candidate, ...]
 
 
@@ -72,8 +74,9 @@ def validate(request: SampleRequest) -> None:
 
 
 def label(tokenizer, token: int) -> str:
+    """A one-line label; a checkpoint's vocabulary may hold control characters, shown inert."""
     text = tokenizer.decode([token])
-    return {"\n": "⏎", " ": "␣", "\t": "⇥"}.get(text, text)
+    return one_line({"\n": "⏎", " ": "␣", "\t": "⇥"}.get(text, text))
 
 
 def _candidates(model, tokenizer, context: list[int], knobs: dict, chosen: int) -> tuple[Candidate, ...]:
@@ -117,7 +120,7 @@ def sample_steps(model, tokenizer, request: SampleRequest, lock=None) -> Iterato
                 return
             candidates = _candidates(model, tokenizer, context, knobs, token)
         context.append(token)
-        yield SampleStep(index, tokenizer.decode([token]), candidates)
+        yield SampleStep(index, neutralise(tokenizer.decode([token]), keep="\n"), candidates)
         index += 1
 
 
