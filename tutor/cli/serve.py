@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hmac
+import importlib.util
 import ipaddress
 import secrets
 import shlex
@@ -194,9 +195,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"tutor serve: warning: serving on {args.host}, reachable from other machines. Anyone who has "
               "the printed address (with its token) can use this tutor and change your progress.", file=sys.stderr)
-    try:
-        import textual_serve.server  # noqa: F401
-    except ModuleNotFoundError:
+    if importlib.util.find_spec("textual_serve") is None:
         print("tutor serve: error: textual-serve is not installed (pip install textual-serve)", file=sys.stderr)
         return 1
     command = app_command(getattr(args, "home", None), list(getattr(args, "lessons", []) or []) + args.serve_lessons)
