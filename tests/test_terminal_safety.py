@@ -13,7 +13,6 @@ from textual.widgets import Tree
 from tutor.authoring.check import check_paths
 from tutor.cli.lessons import template_text
 from tutor.common.safe_text import find_unsafe, is_safe, neutralise, one_line
-from tutor.live.hub import describe_checkpoint
 
 CLEAR_AND_RED = "\x1b[2J\x1b[31m"
 SET_TITLE = "\x1b]0;TITLE\x1b\\"
@@ -53,9 +52,14 @@ def test_find_unsafe_gives_offsets_and_names_without_the_character():
     assert all(is_safe(f.description, keep="") for f in found)
 
 
-def test_checkpoint_meta_is_neutralised_in_the_weights_label():
-    label = describe_checkpoint("mine", {"data": "sort" + CLEAR_AND_RED, "steps": SET_TITLE, "accuracy": "high"})
-    assert is_safe(label, keep="") and "sort" in label
+def test_checkpoint_meta_is_neutralised_in_the_weights_label(hub):
+    from tutor.live.hub import ModelHub
+    from tutor.model.checkpoint import describe_checkpoint
+
+    label = describe_checkpoint("mine", {"data": "sort" + CLEAR_AND_RED, "steps": SET_TITLE})
+    mine = ModelHub()
+    mine.replace(hub.model, hub.tokenizer, label)   # every label the app shows passes through the hub
+    assert is_safe(mine.label, keep="") and "sort" in mine.label and "␛[2J" in mine.label
 
 
 # -- lessons ---------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tutor.common.safe_text import one_line
+
 if TYPE_CHECKING:
     from tutor.model import GPT, CharTokenizer
 
@@ -36,10 +38,10 @@ class ModelHub:
     def ensure_loaded(self) -> None:
         with self.lock:
             if self.model is None:
-                from tutor.model.checkpoint import load_default_model
+                from tutor.model.checkpoint import describe_checkpoint, load_default_model
                 model, tokenizer, meta = load_default_model()
                 self.model, self.tokenizer = model.eval(), tokenizer
-                self.label = describe_checkpoint("shipped default checkpoint", meta)
+                self.label = one_line(describe_checkpoint("shipped default checkpoint", meta))
                 self.version += 1
 
     def current(self) -> "HubSnapshot":
@@ -51,20 +53,6 @@ class ModelHub:
 
     def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str) -> None:
         with self.lock:
-            self.model, self.tokenizer, self.label = model, tokenizer, label
+            # the label may quote a checkpoint's meta, which is untrusted: no control characters
+            self.model, self.tokenizer, self.label = model, tokenizer, one_line(label)
             self.version += 1
-
-
-def describe_checkpoint(name: str, meta: dict) -> str:
-    """One line naming the weights; meta comes from a checkpoint file, so it is neutralised."""
-    from tutor.common.safe_text import one_line
-
-    details = []
-    if meta.get("data"):
-        details.append(f"trained on {str(meta['data'])[:80]}")
-    if meta.get("steps") is not None:
-        details.append(f"{str(meta['steps'])[:20]} steps")
-    accuracy = meta.get("accuracy")
-    if isinstance(accuracy, (int, float)) and not isinstance(accuracy, bool) and 0 <= accuracy <= 1:
-        details.append(f"accuracy {100 * accuracy:.0f}%")
-    return one_line(f"{name} ({', '.join(details)})" if details else name)
