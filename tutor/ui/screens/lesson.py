@@ -17,6 +17,7 @@ from tutor.course.catalog import LoadedLesson
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.grading.quiz import QuestionError, grade, truth_for
+from tutor.ui.widgets.answer_input import AnswerInput
 from tutor.ui.widgets.tensor_view import tensor_renderable
 
 
@@ -59,7 +60,7 @@ class LessonScreen(Screen):
             yield Static(Text("In words: " + preview(lesson.formula.translation)), id="translation")
         with VerticalScroll(id="quiz"):
             yield Static(id="question")
-            yield Input(placeholder="your prediction, then Enter", id="answer")
+            yield AnswerInput(placeholder="your prediction, then Enter", id="answer")   # capped, keys in order
             yield Static(id="feedback")
             yield Static(id="hints")
             with Horizontal(id="reveal"):
