@@ -168,3 +168,37 @@ def test_every_kind_is_registered_with_its_schema_class():
     from tutor.course.schema import QUESTION_KINDS
     from tutor.grading.kinds import KINDS
     assert list(KINDS) == list(QUESTION_KINDS)
+
+
+def test_attempts_come_from_question_then_lesson_within_the_kinds_cap():
+    from tutor.grading.kinds import allowed_attempts
+    assert allowed_attempts(number(answer=1, attempts=5), 3) == 5
+    assert allowed_attempts(number(answer=1), 2) == 2
+    assert allowed_attempts(choice(0), 3) == 2          # three options: at most two tries
+    assert allowed_attempts(choice({"argmax": "x"}).model_copy(update={"attempts": 1}), 3) == 1
+
+
+def test_an_encounter_is_judged_by_its_first_attempt():
+    from tutor.grading.attempts import Encounter, Outcome
+    clean = Encounter()
+    clean.record(True)
+    assert clean.outcome is Outcome.FIRST_TRY and clean.revealed
+    hinted = Encounter()
+    hinted.hint_shown(1)
+    hinted.record(True)
+    assert hinted.outcome is Outcome.AFTER_RETRY
+    retried = Encounter(allowed=2)
+    retried.record(False)
+    assert retried.outcome is None and not retried.revealed
+    retried.hint_shown(1)
+    retried.record(True)
+    assert retried.outcome is Outcome.AFTER_RETRY and retried.hints_before_first == 0
+    with pytest.raises(RuntimeError):
+        retried.record(True)   # nothing is graded after the reveal
+    spent = Encounter(allowed=2)
+    spent.record(False)
+    spent.record(False)
+    assert spent.revealed and spent.outcome is Outcome.MISSED
+    quitter = Encounter()
+    quitter.give_up()
+    assert quitter.outcome is Outcome.MISSED and quitter.outcome.label == "not got"

@@ -281,10 +281,6 @@ class Lesson(Strict):
         return self
 
 
-    def attempts_for(self, question) -> int:
-        return question.attempts or self.attempts
-
-
 class Track(Strict):
     id: Annotated[str, Field(pattern=ID_PATTERN)]
     title: ShortText

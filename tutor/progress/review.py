@@ -11,6 +11,9 @@ Two choices suit a tutor rather than a flashcard deck:
 
 * A question right first time, without hints, the first time it is seen never becomes a card:
   the learner already knows it, and reviewing it would waste their time.
+* A miss comes back after ``RELEARN_DELAY`` (one learning step of ten minutes), so it can
+  reappear in the same sitting while the mistake is fresh; FSRS's default two steps would
+  bring a question answered right the next day back again ten minutes later.
 * Fuzzing is off, so the same history always gives the same schedule (tests and imports
   replay histories and must agree with the live app).
 
@@ -25,14 +28,16 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
 from tutor.grading.attempts import Outcome
 
-SCHEDULER = Scheduler(enable_fuzzing=False)
+RELEARN_DELAY = timedelta(minutes=10)
+# One short step: a miss comes back in the same sitting, and the next good answer graduates it.
+SCHEDULER = Scheduler(learning_steps=(RELEARN_DELAY,), relearning_steps=(RELEARN_DELAY,), enable_fuzzing=False)
 RATINGS = {Outcome.FIRST_TRY: Rating.Good, Outcome.AFTER_RETRY: Rating.Hard, Outcome.MISSED: Rating.Again}
 
 CARDS_DDL = """

@@ -22,4 +22,11 @@ def kind_of(question) -> QuestionKind:
         raise QuestionError(f"unknown question kind {getattr(question, 'kind', '?')!r}") from None
 
 
-__all__ = ["KINDS", "AuthorProblem", "QuestionKind", "Truth", "kind_of"]
+def allowed_attempts(question, lesson_attempts: int) -> int:
+    """The question's own ``attempts:``, else the lesson's, within what its kind allows."""
+    cap = kind_of(question).attempt_cap(question)
+    wanted = question.attempts or lesson_attempts
+    return min(wanted, cap) if cap else wanted
+
+
+__all__ = ["KINDS", "AuthorProblem", "QuestionKind", "Truth", "allowed_attempts", "kind_of"]

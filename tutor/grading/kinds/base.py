@@ -46,6 +46,7 @@ class QuestionKind:
     closeness(question, truth) -> str             how near counts, in words ('to 2 decimals'); '' if exact by nature
     check_answer(question, truth, tensors, sizes, own_sizes) -> [AuthorProblem]   the live checker's hook
     nonfinite(question, truth) -> bool            the truth holds nan/inf the question does not declare
+    attempt_cap(question) -> int | None           most tries that still test anything (choices: one fewer than options)
     """
 
     name: str
@@ -56,6 +57,7 @@ class QuestionKind:
     closeness: Callable = field(default=lambda question, truth: "")
     check_answer: Callable = field(default=lambda question, truth, tensors, sizes, own_sizes: [])
     nonfinite: Callable = field(default=lambda question, truth: False)
+    attempt_cap: Callable = field(default=lambda question: None)
 
 
 def with_reveal(question, tensors: Tensors, value, display: str, array: np.ndarray | None, label: str) -> Truth:

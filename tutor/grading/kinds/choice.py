@@ -78,4 +78,5 @@ KIND = QuestionKind(
     truth=truth,
     matches=lambda question, given, truth: given == truth.value,
     nudge=lambda question, given, truth: "",
+    attempt_cap=lambda question: max(1, len(question.choices) - 1),   # else trying every option wins
 )

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 
 from tutor.course.catalog import LoadedLesson
 from tutor.grading.attempts import Encounter
+from tutor.grading.kinds import allowed_attempts
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.ui.screens.lesson_quiz import QuizMixin
@@ -150,7 +151,7 @@ class LessonScreen(QuizMixin, Screen):
         self.query_one("#hints", Static).update("")
         self.query_one("#your-answer", Static).update("")
         self.query_one("#real-tensor", Static).update("")
-        self.encounter = Encounter(allowed=self.lesson.attempts_for(self.question))
+        self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
         self.query_one("#reveal").display = False   # nothing to compare yet
         self.model_changed()   # weights replaced while the learner was on the last question
 
