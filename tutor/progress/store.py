@@ -28,19 +28,20 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
 
 import platformdirs
 
 from tutor.grading.attempts import Outcome
 from tutor.progress import review
-from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, run_script, v1_outcome
+from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, run_script
+# Answer and OutcomeRecord are imported from here by callers.
+from tutor.progress.recording import Answer, OutcomeRecord, RecordingMixin
 # LessonStats, TrackStats and track_stats are imported from here by callers.
 from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, lesson_stats_from_rows,
                                   streak_ending, track_stats)
-from tutor.progress.review import DueReviews, iso, parse_iso
+from tutor.progress.review import DueReviews, parse_iso
 
 SCHEMA_VERSION = 2
 EXPORT_FORMAT = "tutor-progress"
@@ -72,31 +73,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 class ProgressError(Exception):
     """A problem the user can act on; the message is meant to be shown as is."""
-
-
-@dataclass(frozen=True)
-class Answer:
-    lesson_id: str
-    question_id: str
-    answer: str
-    correct: bool
-    hints_used: int
-    timestamp: datetime
-    variant: str | None = None
-    attempt: int = 1
-
-
-@dataclass(frozen=True)
-class OutcomeRecord:
-    """How one encounter with a question ended; its outcome is judged by the first attempt."""
-
-    lesson_id: str
-    question_id: str
-    outcome: Outcome
-    attempts: int
-    hints_used: int
-    timestamp: datetime
-    variant: str | None = None
 
 
 def resolve_home(explicit: str | Path | None = None) -> Path:
@@ -162,7 +138,7 @@ def _probe(path: Path) -> tuple[int, bool]:
         raise ProgressError(f"cannot open progress database {path}: {exc}") from exc
 
 
-class ProgressStore:
+class ProgressStore(RecordingMixin):
     """Open (creating if needed) the progress database under ``home``.
 
     ``recovered_from`` is the path an unreadable database was moved to, and
@@ -258,86 +234,6 @@ class ProgressStore:
         self.close()
 
     # -- answers ----------------------------------------------------------
-
-    def record_attempt(
-        self,
-        lesson_id: str,
-        question_id: str,
-        answer: str,
-        correct: bool,
-        hints_used: int = 0,
-        variant: str | None = None,
-        attempt: int = 1,
-        now: datetime | None = None,
-    ) -> Answer:
-        """Store one graded attempt (review moves only when the encounter ends: ``record_outcome``).
-
-        (timestamp, lesson, question, answer) identifies an answer for import;
-        a genuine repeat within the clock's resolution is shifted by 1 µs so it
-        is kept, not mistaken for a duplicate.
-        """
-        now = now or datetime.now(timezone.utc)
-        with self.transaction() as con:
-            now = self._insert_attempt(con, lesson_id, question_id, answer, correct, hints_used, variant, attempt, now)
-        return Answer(lesson_id, question_id, answer, bool(correct), int(hints_used), parse_iso(iso(now)), variant,
-                      attempt)
-
-    def record_outcome(
-        self,
-        lesson_id: str,
-        question_id: str,
-        outcome: Outcome | str,
-        attempts: int,
-        hints_used: int = 0,
-        variant: str | None = None,
-        now: datetime | None = None,
-    ) -> OutcomeRecord:
-        """Store how an encounter ended and reschedule its review card, atomically."""
-        now, outcome = now or datetime.now(timezone.utc), Outcome(outcome)
-        with self.transaction() as con:
-            now = self._insert_outcome(con, lesson_id, question_id, outcome, attempts, hints_used, variant, now)
-            review.record_review(con, lesson_id, question_id, outcome, now)
-        return OutcomeRecord(lesson_id, question_id, outcome, int(attempts), int(hints_used), parse_iso(iso(now)),
-                             variant)
-
-    def record_answer(
-        self,
-        lesson_id: str,
-        question_id: str,
-        answer: str,
-        correct: bool,
-        hints_used: int = 0,
-        variant: str | None = None,
-        now: datetime | None = None,
-    ) -> Answer:
-        """One answer that is a whole encounter (one try, then the reveal), as every answer was in version 1."""
-        now = now or datetime.now(timezone.utc)
-        with self.transaction() as con:
-            now = self._insert_attempt(con, lesson_id, question_id, answer, correct, hints_used, variant, 1, now)
-            outcome = v1_outcome(correct, hints_used)
-            self._insert_outcome(con, lesson_id, question_id, outcome, 1, hints_used, variant, now)
-            review.record_review(con, lesson_id, question_id, outcome, now)
-        return Answer(lesson_id, question_id, answer, bool(correct), int(hints_used), parse_iso(iso(now)), variant)
-
-    @staticmethod
-    def _insert_attempt(con, lesson_id, question_id, answer, correct, hints_used, variant, attempt, now) -> datetime:
-        while not con.execute(
-            "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant, attempt)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (iso(now), lesson_id, question_id, answer, int(correct), int(hints_used), variant, int(attempt)),
-        ).rowcount:
-            now += timedelta(microseconds=1)
-        return now
-
-    @staticmethod
-    def _insert_outcome(con, lesson_id, question_id, outcome, attempts, hints_used, variant, now) -> datetime:
-        while not con.execute(
-            "INSERT OR IGNORE INTO outcomes (ts, lesson_id, question_id, outcome, attempts, hints_used, variant)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (iso(now), lesson_id, question_id, Outcome(outcome).value, int(attempts), int(hints_used), variant),
-        ).rowcount:
-            now += timedelta(microseconds=1)
-        return now
 
     def answers(self, lesson_id: str | None = None) -> list[Answer]:
         sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant, attempt FROM answers"

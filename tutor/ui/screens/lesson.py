@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import random
 
-from rich.console import Group
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
