@@ -139,10 +139,7 @@ def _did_you_mean(name: str, model: type[BaseModel] | None) -> str:
 
 def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     """The pydantic model that owns the last part of ``loc`` (to suggest field names)."""
-    from tutor.course.schema import ChoiceQuestion, FormulaSpec, ModelSetup, NumberQuestion, ShapeQuestion, \
-        SymbolicShapeQuestion, ValuesQuestion, Track
-    kinds = {"shape": ShapeQuestion, "values": ValuesQuestion, "number": NumberQuestion,
-             "choice": ChoiceQuestion, "symbolic_shape": SymbolicShapeQuestion}
+    from tutor.course.schema import QUESTION_KINDS as kinds, FormulaSpec, ModelSetup, Track
     if len(loc) == 1:
         return schema
     if loc[0] == "formula":
@@ -154,6 +151,11 @@ def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     if loc[0] == "questions" and len(loc) >= 3:
         return kinds.get(str(loc[2]))
     return None
+
+
+def _kind_names() -> list[str]:
+    from tutor.course.schema import QUESTION_KINDS
+    return list(QUESTION_KINDS)
 
 
 def _validation_problems(error: ValidationError, root, path: str, schema) -> list[Problem]:
@@ -174,9 +176,10 @@ def _validation_problems(error: ValidationError, root, path: str, schema) -> lis
         elif item["type"] == "missing":
             message = f"required field is missing; add '{loc[-1]}:'"
         elif item["type"] == "union_tag_invalid":
-            message = "kind must be one of: shape, values, number, choice, symbolic_shape"
+            message = f"kind must be one of: {', '.join(_kind_names())}"
         elif item["type"] == "union_tag_not_found":
-            message = "each question needs a kind: shape, values, number, choice or symbolic_shape"
+            *rest, last = _kind_names()
+            message = f"each question needs a kind: {', '.join(rest)} or {last}"
         elif item["type"] == "literal_error" and loc == ("format_version",):
             message = "this tutor reads format_version: 1; convert the file or update the tutor"
         elif item["type"] == "string_type" and isinstance(item.get("input"), (int, float, bool)):

@@ -12,6 +12,7 @@ the field and the rule, and nothing is changed.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
@@ -21,11 +22,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
 from tutor.common.safe_text import find_unsafe, neutralise
 from tutor.grading.answers import MAX_ANSWER_CHARS
+from tutor.grading.attempts import Outcome
+from tutor.progress.migrate import v1_outcome
 from tutor.progress.review import iso, parse_iso
 
 MAX_IMPORT_BYTES = 64 * 1024 * 1024      # ~300,000 answers; a year of daily study is a few thousand
 MAX_ANSWERS = 1_000_000
 MAX_HINTS = 100                          # a question has a handful of hints
+MAX_ATTEMPTS = 100                       # a question allows a few attempts (3 by default)
 MAX_ID_CHARS = 200
 MAX_VARIANT_CHARS = 1000
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -75,10 +79,38 @@ class ExportedAnswer(BaseModel):
     correct: StrictBool
     hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
     variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
+    attempt: Annotated[StrictInt, Field(ge=1, le=MAX_ATTEMPTS)] = 1
 
     def row(self) -> tuple:
         return (self.timestamp, self.lesson_id, self.question_id, self.answer, int(self.correct),
-                self.hints_used, self.variant)
+                self.hints_used, self.variant, self.attempt)
+
+
+class ExportedOutcome(BaseModel):
+    """A question's first-attempt outcome (version 2 exports)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    timestamp: Annotated[str, Field(max_length=64), AfterValidator(_timestamp)]
+    lesson_id: Id
+    question_id: Id
+    outcome: Annotated[str, AfterValidator(lambda value: Outcome(value).value)]
+    attempts: Annotated[StrictInt, Field(ge=0, le=MAX_ATTEMPTS)]
+    hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
+    variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
+
+    def row(self) -> tuple:
+        return (self.timestamp, self.lesson_id, self.question_id, self.outcome, self.attempts, self.hints_used,
+                self.variant)
+
+
+@dataclass(frozen=True)
+class ExportContent:
+    """A whole export file, validated into rows ready to insert."""
+
+    answers: list[tuple]    # (ts, lesson, question, answer, correct, hints, variant, attempt)
+    outcomes: list[tuple]   # (ts, lesson, question, outcome, attempts, hints, variant)
+    position: list | None
 
 
 class LastPosition(BaseModel):
@@ -95,8 +127,12 @@ def _describe(error: ValidationError) -> str:
     return f"{field}: {item['msg'].removeprefix('Value error, ')}"
 
 
-def parse_export(raw: bytes, source: str, export_format: str, max_version: int) -> tuple[list[tuple], list | None]:
-    """Rows ready to insert and the last position (or None), or ExportFileError naming the problem."""
+def parse_export(raw: bytes, source: str, export_format: str, max_version: int) -> ExportContent:
+    """Rows ready to insert and the last position (or None), or ExportFileError naming the problem.
+
+    A version-1 file has answers only: each was one try followed by the reveal, so each becomes
+    attempt 1 with its own outcome, exactly as a version-1 database is migrated.
+    """
     def fail(reason: str) -> ExportFileError:
         return ExportFileError(neutralise(f"{source}: {reason}", keep=""))
 
@@ -115,17 +151,33 @@ def parse_export(raw: bytes, source: str, export_format: str, max_version: int) 
     if type(version) is not int or not 1 <= version <= max_version:
         shown = repr(version) if type(version) in (int, str) and len(str(version)) < 20 else "unknown"
         raise fail(f"has export version {shown}; this tutor reads up to {max_version}")
-    if len(doc["answers"]) > MAX_ANSWERS:
-        raise fail(f"holds {len(doc['answers']):,} answers, more than the {MAX_ANSWERS:,} an import may have")
-    rows = []
-    for number, record in enumerate(doc["answers"], 1):
-        if not isinstance(record, dict):
-            raise fail(f"answer #{number} is invalid: not an object")
-        try:
-            rows.append(ExportedAnswer.model_validate(record).row())
-        except ValidationError as error:
-            raise fail(f"answer #{number} is invalid: {_describe(error)}") from None
-    return rows, _position(doc.get("last_position"))
+    if version >= 2 and not isinstance(doc.get("outcomes"), list):
+        raise fail(f"is a version-{version} export without its 'outcomes' list")
+    records = {"answer": doc["answers"], "outcome": doc.get("outcomes", []) if version >= 2 else []}
+    for what, items in records.items():
+        if len(items) > MAX_ANSWERS:
+            raise fail(f"holds {len(items):,} {what}s, more than the {MAX_ANSWERS:,} an import may have")
+    answers, outcomes = [], []
+    for number, record in enumerate(records["answer"], 1):
+        answer = _validated(ExportedAnswer, record, f"answer #{number}", fail)
+        if version == 1:
+            answer = answer.model_copy(update={"attempt": 1})
+            outcome = v1_outcome(answer.correct, answer.hints_used)
+            outcomes.append((answer.timestamp, answer.lesson_id, answer.question_id, outcome.value, 1,
+                             answer.hints_used, answer.variant))
+        answers.append(answer.row())
+    for number, record in enumerate(records["outcome"], 1):
+        outcomes.append(_validated(ExportedOutcome, record, f"outcome #{number}", fail).row())
+    return ExportContent(answers, outcomes, _position(doc.get("last_position")))
+
+
+def _validated(model, record, what: str, fail):
+    if not isinstance(record, dict):
+        raise fail(f"{what} is invalid: not an object")
+    try:
+        return model.model_validate(record)
+    except ValidationError as error:
+        raise fail(f"{what} is invalid: {_describe(error)}") from None
 
 
 def _position(value) -> list | None:
@@ -139,7 +191,7 @@ def _position(value) -> list | None:
     return [position.lesson_id, position.index]
 
 
-def read_export(path: str | Path, export_format: str, max_version: int) -> tuple[list[tuple], list | None]:
+def read_export_file(path: str | Path, export_format: str, max_version: int) -> ExportContent:
     """Read and check an export file: regular files only, at most MAX_IMPORT_BYTES."""
     try:
         raw = read_regular_bytes(path, MAX_IMPORT_BYTES, what="progress export")
