@@ -23,7 +23,7 @@ def tiny_preset(monkeypatch):
     monkeypatch.setattr(SamplePanel, "pace", 0.0)
 
 
-async def until(pilot, condition, seconds: float = 30.0, what: str = "") -> None:
+async def until(pilot, condition, seconds: float = 120.0, what: str = "") -> None:
     for _ in range(int(seconds / 0.05)):
         if condition():
             return
