@@ -64,3 +64,20 @@ def describe_checkpoint(name: str, meta: dict) -> str:
     if meta.get("accuracy") is not None:
         details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
     return f"{name} ({', '.join(details)})" if details else name
+
+
+SHIPPED = {"sort": "default.pt", "text": "text.pt"}   # the checkpoints in tutor.model's checkpoints/
+
+
+def load_named(name: str):
+    """A shipped checkpoint by name -> (model, tokenizer, label).
+
+    "sort" is the default model the lessons are written for; "text" has the same shape but was
+    trained on the built-in prose, so decoding strategies visibly differ on it.
+    """
+    from tutor.model.checkpoint import default_checkpoint_path, load_checkpoint
+
+    if name not in SHIPPED:
+        raise ValueError(f"no shipped model {name!r}; choose {', '.join(SHIPPED)}")
+    model, tokenizer, meta = load_checkpoint(default_checkpoint_path().with_name(SHIPPED[name]))
+    return model.eval(), tokenizer, describe_checkpoint(f"shipped {name} model", meta)

@@ -17,7 +17,8 @@ from tutor.course.catalog import LoadedLesson
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.grading.quiz import QuestionError, grade, truth_for
-from tutor.ui.widgets.tensor_view import tensor_renderable
+from tutor.grading.reveal_focus import reveal_for
+from tutor.ui.widgets.tensor_view import TensorView
 
 
 def reflow(text: str) -> str:
@@ -64,7 +65,7 @@ class LessonScreen(Screen):
             yield Static(id="hints")
             with Horizontal(id="reveal"):
                 yield Static(id="your-answer")
-                yield Static(id="real-tensor")
+                yield TensorView(id="real-tensor")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -192,9 +193,9 @@ class LessonScreen(Screen):
                       Text("Expected", style="bold"), Text(result.expected))
         self.query_one("#your-answer", Static).update(yours)
         if truth.tensor is not None:
-            labels = self.live.token_labels[0] if self.live.token_labels else None
-            self.query_one("#real-tensor", Static).update(
-                tensor_renderable(truth.tensor, f"real {truth.tensor_label}", labels))
+            reduce = None if self.question.show else getattr(self.question, "reduce", None)
+            self.query_one("#real-tensor", TensorView).show(reveal_for(
+                self.live.tensors, truth.tensor_label, self.live.sizes, self.live.token_labels, reduce))
 
     def remember_position(self) -> None:
         """Saved on every question change, so 'tutor' reopens here next time."""
