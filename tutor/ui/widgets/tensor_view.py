@@ -39,7 +39,10 @@ class _Layout:
 class TensorView(Static, can_focus=True):
     """``show(reveal)`` to fill it, ``clear()`` to empty it."""
 
-    DEFAULT_CSS = "TensorView { height: auto; } TensorView:focus { background: $boost; }"
+    DEFAULT_CSS = """
+    TensorView { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
+    TensorView:focus { background: $boost; }
+    """
     BINDINGS = [
         Binding("left", "move(0, -1)", "Left", show=False), Binding("right", "move(0, 1)", "Right", show=False),
         Binding("up", "move(-1, 0)", "Up", show=False), Binding("down", "move(1, 0)", "Down", show=False),
@@ -60,6 +63,9 @@ class TensorView(Static, can_focus=True):
         self._cell = 1
         self._scale = 1.0
         self._text = Text()
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
 
     # --- what it shows ------------------------------------------------------------------
 
@@ -163,8 +169,8 @@ class TensorView(Static, can_focus=True):
         names = reveal.axis_names
         out = Text(no_wrap=True, overflow="crop")
         out.append(f"real {reveal.reference}", style="bold")
-        out.append(f"  shape {tuple(reveal.array.shape)} = ({', '.join(names)})\n", style="")
-        info = []
+        out.append(f"  shape {tuple(reveal.array.shape)}\n")
+        info = [f"axes ({', '.join(names)})"] if ndim > 2 else []
         if ndim > 2:
             info.append("[" + ", ".join([*map(str, self.plane), ":", ":"]) + f"]: {names[-2]} × {names[-1]}")
         elif ndim == 2:
