@@ -34,6 +34,15 @@ def _fmt(value: float) -> str:
     return f"{mantissa}e{int(exponent)}"
 
 
+def _tick(value: float) -> str:
+    """A round tick value as short as it goes: 0.5, 0.001, 1e-5."""
+    text = f"{value:g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}"
+    return text
+
+
 def nice_step(span: float, most: int) -> float:
     """The smallest of 1, 2, 5 x 10^k that splits ``span`` into at most ``most`` parts."""
     raw = span / max(1, most)
@@ -134,7 +143,7 @@ class LossChart(Widget):
         for tick in log_ticks(low, high, max(2, rows // 2)):
             row = int(dot_y(np.array([math.log10(tick)]))[0]) // 4
             if row not in labels and row - 1 not in labels and row + 1 not in labels:
-                labels[row] = _fmt(tick)
+                labels[row] = _tick(tick)
         text = Text(no_wrap=True, overflow="crop")
         for r in range(rows):
             text.append(f"{labels[r]:>{AXIS_WIDTH - 2}} ┤" if r in labels else " " * (AXIS_WIDTH - 1) + "│",
@@ -154,12 +163,12 @@ class LossChart(Widget):
         legend.append(f"{TRAIN_MARK} train", style=train_style)
         legend.append("   ")
         legend.append(f"{VAL_MARK} validation", style=val_style)
-        legend.append("   loss on a log scale", style="dim")
+        legend.append("   loss (log scale) by step", style="dim")
         text.append_text(legend)
         return text
 
     def _x_axis(self, cols: int) -> str:
-        """Round step numbers under their columns, then "steps"."""
+        """Round step numbers under their columns."""
         line = [" "] * (AXIS_WIDTH + cols)
         for tick in linear_ticks(self.total_steps, max(2, cols // 10)):
             label = f"{tick:g}"
@@ -167,9 +176,6 @@ class LossChart(Widget):
             start = max(0, min(at - len(label) // 2, len(line) - len(label)))
             if all(c == " " for c in line[max(0, start - 1): start + len(label) + 1]):
                 line[start: start + len(label)] = label
-        end = " steps"
-        if all(c == " " for c in line[-len(end) - 1:]):
-            line[-len(end):] = end
         return "".join(line)
 
 

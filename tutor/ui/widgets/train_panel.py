@@ -52,6 +52,9 @@ class TrainPanel(CheckpointActions, Vertical):
         self.chart_drawn = 0.0
         self.published_step = 0                # the last step of this run the lessons were given
 
+    def on_mount(self) -> None:
+        self.set_state("idle")
+
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
             yield Label("Data ")
@@ -147,9 +150,15 @@ class TrainPanel(CheckpointActions, Vertical):
         self.query_one("#train-go", Button).disabled = busy and state != "paused"
         self.query_one("#train-pause", Button).disabled = state not in ("training",)
         self.query_one("#train-stop", Button).disabled = state not in ("starting", "training", "paused")
-        for name in ("#train-reset", "#train-load"):
-            self.query_one(name, Button).disabled = busy
+        # buttons that could do nothing now are greyed: Load without a path, Shipped on the shipped model
+        on_shipped = self.app.hub.label.startswith("shipped default checkpoint") and not self.unsaved
+        self.query_one("#train-reset", Button).disabled = busy or on_shipped
+        self.query_one("#train-load", Button).disabled = busy or not self.query_one("#train-path", Input).value.strip()
         self.show_status()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "train-path":
+            self.set_state(self.state)
 
     def say(self, message: str, style: str = "") -> None:
         self.query_one("#train-message", Static).update(Text(message, style=style))
