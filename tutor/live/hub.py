@@ -36,7 +36,7 @@ class ModelHub:
     def ensure_loaded(self) -> None:
         with self.lock:
             if self.model is None:
-                from tutor.model.checkpoint import load_default_model
+                from tutor.model.checkpoint import describe_checkpoint, load_default_model
                 model, tokenizer, meta = load_default_model()
                 self.model, self.tokenizer = model.eval(), tokenizer
                 self.label = describe_checkpoint("shipped default checkpoint", meta)
@@ -55,17 +55,6 @@ class ModelHub:
             self.version += 1
 
 
-def describe_checkpoint(name: str, meta: dict) -> str:
-    details = []
-    if meta.get("data"):
-        details.append(f"trained on {meta['data']}")
-    if meta.get("steps") is not None:
-        details.append(f"{meta['steps']} steps")
-    if meta.get("accuracy") is not None:
-        details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
-    return f"{name} ({', '.join(details)})" if details else name
-
-
 SHIPPED = {"sort": "default.pt", "text": "text.pt"}   # the checkpoints in tutor.model's checkpoints/
 
 
@@ -75,7 +64,7 @@ def load_named(name: str):
     "sort" is the default model the lessons are written for; "text" has the same shape but was
     trained on the built-in prose, so decoding strategies visibly differ on it.
     """
-    from tutor.model.checkpoint import default_checkpoint_path, load_checkpoint
+    from tutor.model.checkpoint import default_checkpoint_path, describe_checkpoint, load_checkpoint
 
     if name not in SHIPPED:
         raise ValueError(f"no shipped model {name!r}; choose {', '.join(SHIPPED)}")
