@@ -170,7 +170,7 @@ class TensorView(Static, can_focus=True):
         out = Text(no_wrap=True, overflow="crop")
         out.append(f"real {reveal.reference}", style="bold")
         out.append(f"  shape {tuple(reveal.array.shape)}\n")
-        info = [f"axes ({', '.join(names)})"] if ndim > 2 else []
+        info = []
         if ndim > 2:
             info.append("[" + ", ".join([*map(str, self.plane), ":", ":"]) + f"]: {names[-2]} × {names[-1]}")
         elif ndim == 2:
@@ -186,6 +186,8 @@ class TensorView(Static, can_focus=True):
             info.append(f"rows {rows.start}–{rows.stop - 1} of {rows.size}")
         if cols.size > cols.stop - cols.start:
             info.append(f"cols {cols.start}–{cols.stop - 1} of {cols.size}")
+        if ndim > 2:   # last: the line is cut at the right edge of a narrow view
+            info.append(f"axes ({', '.join(names)})")
         out.append(" · ".join(info) + "\n", style="dim")
         self._append_header(out, layout, asked, palette)
         if rows.hidden_before:
