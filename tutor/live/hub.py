@@ -56,3 +56,20 @@ class ModelHub:
             # the label may quote a checkpoint's meta, which is untrusted: no control characters
             self.model, self.tokenizer, self.label = model, tokenizer, one_line(label)
             self.version += 1
+
+
+SHIPPED = {"sort": "default.pt", "text": "text.pt"}   # the checkpoints in tutor.model's checkpoints/
+
+
+def load_named(name: str):
+    """A shipped checkpoint by name -> (model, tokenizer, label).
+
+    "sort" is the default model the lessons are written for; "text" has the same shape but was
+    trained on the built-in prose, so decoding strategies visibly differ on it.
+    """
+    from tutor.model.checkpoint import default_checkpoint_path, describe_checkpoint, load_checkpoint
+
+    if name not in SHIPPED:
+        raise ValueError(f"no shipped model {name!r}; choose {', '.join(SHIPPED)}")
+    model, tokenizer, meta = load_checkpoint(default_checkpoint_path().with_name(SHIPPED[name]))
+    return model.eval(), tokenizer, describe_checkpoint(f"shipped {name} model", meta)

@@ -18,6 +18,7 @@ from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
+from tutor.ui.widgets.tensor_view import TensorView
 
 
 def reflow(text: str) -> str:
@@ -66,7 +67,7 @@ class LessonScreen(QuizMixin, Screen):
             yield Static(id="hints")
             with Horizontal(id="reveal"):
                 yield Static(id="your-answer")
-                yield Static(id="real-tensor")
+                yield TensorView(id="real-tensor")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -152,7 +153,7 @@ class LessonScreen(QuizMixin, Screen):
         self.query_one("#feedback", Static).update("")
         self.query_one("#hints", Static).update("")
         self.query_one("#your-answer", Static).update("")
-        self.query_one("#real-tensor", Static).update("")
+        self.query_one("#real-tensor", TensorView).clear()
         self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
         self.query_one("#reveal").display = False   # nothing to compare yet
         self.model_changed()   # weights replaced while the learner was on the last question
