@@ -51,8 +51,8 @@ def lesson_targets(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
             files += found
             if not found:
                 problems.append(Problem(str(path), 1, 1, "", "no lesson files (*.yaml) in this folder"))
-        elif path.is_file():
-            files.append(path)
+        elif path.exists() or path.is_symlink():
+            files.append(path)   # a FIFO or a device: the loader says it is not a regular file, without reading
         else:
             problems.append(Problem(str(path), 1, 1, "", "no such file or folder"))
     return list(dict.fromkeys(files)), problems
@@ -62,7 +62,9 @@ def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
     """The checked files on top of the built-in lessons (and --lessons folders) as context."""
     checked = {f.resolve() for f in files}
     catalog = Catalog(index=load_index())
-    for folder in [builtin_lessons_dir(), *context_dirs]:
+    # a file checked alone may name a sibling file's lesson as a prerequisite
+    siblings = [f.parent for f in files if f.suffix == ".yaml"]
+    for folder in dict.fromkeys([builtin_lessons_dir(), *context_dirs, *siblings]):
         if folder.is_dir():
             for path in lesson_files(folder):
                 if path.resolve() not in checked:
@@ -130,7 +132,27 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
             hint = f"did you mean {close[0]!r}?" if close else "see the concepts: list in lessons/index.yaml"
             pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}")
     check_placeholder_syntax(lesson, pinned)
+    check_choice_texts(lesson, pinned)
     return check_formula_text(lesson, pinned)
+
+
+def check_choice_texts(lesson: Lesson, pinned: Pinned) -> None:
+    """A choice whose text is a letter or number that names another choice: typing it picks by
+    letter or number, so a learner who types the text they mean is graded on another choice."""
+    for i, question in enumerate(lesson.questions):
+        choices = getattr(question, "choices", None) or []
+        for j, choice in enumerate(choices):
+            token = choice.strip().lower()
+            if len(token) == 1 and "a" <= token < chr(ord("a") + len(choices)):
+                picked = ord(token) - ord("a")
+            elif token.isdecimal() and 1 <= int(token) <= len(choices):
+                picked = int(token) - 1
+            else:
+                continue
+            pinned.add(("questions", i, "choices", j),
+                       f"choice text {choice.strip()!r} is also how a learner picks choice "
+                       f"{chr(ord('a') + picked)}) (by its letter or number), so typing it selects that choice; "
+                       f"write it in words or with its unit (e.g. 'exactly {choice.strip()}', '{choice.strip()} row')")
 
 
 def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:

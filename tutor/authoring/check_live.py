@@ -24,8 +24,14 @@ from tutor.grading.quiz import QuestionError, format_number, format_values, prob
 
 
 def variants(lesson: Lesson, count: int):
-    """(variant_seed, lesson, label): own sizes first, then the ranges' corners, then draws."""
+    """(variant_seed, lesson, label): own sizes first, then sizes that tell every size name apart
+    (for symbolic shapes), then the ranges' corners, then draws."""
     yield None, lesson, ""
+    if any(isinstance(q, SymbolicShapeQuestion) and q.probe for q in lesson.questions):
+        fixed = distinguishing_sizes(lesson)
+        if fixed:
+            setup = lesson.model.model_copy(update={"vary": {k: (v, v) for k, v in fixed.items()}})
+            yield 0, lesson.model_copy(update={"model": setup}), "sizes that tell every size name apart"
     vary = lesson.model.vary
     if not vary:
         return
@@ -58,6 +64,26 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
     pinned.first_only = False
 
 
+def distinguishing_sizes(lesson: Lesson) -> dict[str, int] | None:
+    """B, L (and D, H for random weights) at or above the lesson's own, with B, L, H, D_head, D
+    and N all different, so a symbolic answer that is right only by coincidence is caught."""
+    setup = lesson.model
+    rows = setup.rows
+    trained = setup.weights == "trained"
+    heads = [4] if trained else range(setup.n_head or 2, 17)
+    n_layer = 2 if trained else setup.n_layer or 1
+    for H in heads:
+        widths = [16] if trained else range(max(1, (setup.d_model or 8) // H), 513 // H + 1)
+        for D_head in widths:
+            for B in range(len(rows), 17):
+                for L in range(len(rows[0]), 65):
+                    values = [B, L, H, D_head, H * D_head, n_layer]
+                    if len(set(values)) == len(values) and H * D_head <= 512:
+                        fixed = {"B": B, "L": L}
+                        return fixed if trained else fixed | {"D": H * D_head, "H": H}
+    return None
+
+
 def _setup_field(lesson: Lesson, error: Exception, label: str) -> tuple:
     text = str(error)
     if type(error).__name__ == "CheckpointError":
@@ -83,7 +109,8 @@ def _check_vocabulary(lesson: Lesson, hub, pinned: Pinned) -> None:
     from tutor.model import CharTokenizer
 
     tokenizer = hub.tokenizer if lesson.model.weights == "trained" and hub.tokenizer else CharTokenizer()
-    unknown = sorted({ch for row in lesson.model.rows for ch in row if ch not in tokenizer.chars})
+    # token-id rows are checked against the vocabulary when the model runs
+    unknown = sorted({ch for row in lesson.model.rows if isinstance(row, str) for ch in row if ch not in tokenizer.chars})
     if unknown:
         pinned.add(("model", "text"), f"characters {''.join(unknown)!r} are not in the model's vocabulary and "
                                       "would be read as '?'; use printable ASCII")
@@ -131,10 +158,17 @@ class LiveChecker:
                                  "(and params.*; 'tutor lessons probes' lists them with shapes)")
             return None
         try:
-            return probe_slice(tensors, reference)
+            array = probe_slice(tensors, reference)
         except QuestionError as error:
             self.pinned.add(loc, f"{error}{self.where}")
             return None
+        if array.size == 0:
+            axes = ", ".join(str(axis) for axis, size in enumerate(array.shape) if size == 0)
+            self.pinned.add(loc, f"{reference} selects no values{self.where}: axis {axes} of the slice is empty "
+                                 f"(a start:stop past the end of its axis, or stop <= start; full shape "
+                                 f"{tuple(tensors[name].shape)}); slice what exists for the smallest sizes")
+            return None
+        return array
 
     def check_question(self, i: int, question) -> None:
         base = ("questions", i)

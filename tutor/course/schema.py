@@ -109,7 +109,7 @@ class FormulaSpec(Strict):
     matrices: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=20)
     bind: dict[Annotated[str, Field(max_length=40)], Union[str, float]] = Field(default_factory=dict, max_length=20)
     reproduces: str | None = None
-    tolerance: float = Field(1e-4, gt=0, le=1)
+    tolerance: float = Field(1e-4, gt=0, le=1, allow_inf_nan=False)
 
     @field_validator("reproduces")
     @classmethod
@@ -140,7 +140,7 @@ class ShapeQuestion(QuestionBase):
 class ValuesQuestion(QuestionBase):
     kind: Literal["values"]
     probe: str
-    tolerance: float = Field(0.05, ge=0, le=100)
+    tolerance: float = Field(0.05, ge=0, le=100, allow_inf_nan=False)
     answer: list[Union[float, str]] | None = None
     _probe = field_validator("probe")(classmethod(lambda cls, v: _check_probe_ref(v)))
 
@@ -150,7 +150,7 @@ class NumberQuestion(QuestionBase):
     probe: str | None = None
     reduce: Literal["value", "sum", "mean", "max", "min", "argmax", "argmin", "std", "var",
                     "norm", "count_zero", "count_nonzero", "numel"] = "value"
-    tolerance: float = Field(0.05, ge=0)
+    tolerance: float = Field(0.05, ge=0, le=1e6, allow_inf_nan=False)
     relative: bool = False
     answer: Union[float, str, None] = None
     _probe = field_validator("probe")(classmethod(lambda cls, v: v if v is None else _check_probe_ref(v)))

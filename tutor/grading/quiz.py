@@ -13,6 +13,7 @@ import numpy as np
 from tutor.grading.answers import AnswerError, parse_choice, parse_number, parse_shape, parse_symbolic_shape, parse_values
 from tutor.course.schema import ChoiceQuestion, NumberQuestion, ShapeQuestion, SymbolicShapeQuestion, ValuesQuestion
 from tutor.grading.probe_ref import parse_probe_ref
+from tutor.grading.symbolic import same_symbolic_shape
 
 REDUCERS = {
     "value": lambda a: a.item() if a.size == 1 else math.nan,
@@ -145,7 +146,7 @@ def grade(question, text: str, truth: Truth, sizes: dict[str, int]) -> Grade:
         return Grade(correct, _verdict(correct), truth.display)
     if isinstance(question, SymbolicShapeQuestion):
         given = parse_symbolic_shape(text, sizes)
-        correct = given == truth.value
+        correct = given == truth.value and same_symbolic_shape(text, question.answer)
         return Grade(correct, _verdict(correct) + f" Your shape here is {given}.", truth.display)
     raise QuestionError(f"unknown question kind {getattr(question, 'kind', '?')}")
 
