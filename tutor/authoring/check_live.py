@@ -121,6 +121,7 @@ class LiveChecker:
 
     def __init__(self, lesson: Lesson, live, pinned: Pinned, where: str, own_sizes: bool):
         self.lesson, self.live, self.pinned, self.where, self.own_sizes = lesson, live, pinned, where, own_sizes
+        self.truths: dict[int, object] = {}   # question index -> its live truth, for the leak check
 
     def run(self, formula_ok: bool) -> None:
         for i, reference in enumerate(self.lesson.probes):
@@ -130,6 +131,15 @@ class LiveChecker:
         if formula_ok:
             self.check_formula()
         self.check_placeholders()
+        if self.own_sizes:
+            self.check_leaks()
+
+    def check_leaks(self) -> None:
+        """No answer in the text a learner reads before predicting it (see tutor.authoring.leaks)."""
+        from tutor.authoring.leaks import find_leaks
+
+        for leak in find_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths):
+            self.pinned.add(leak.loc, leak.message(self.lesson), placeholder_at(self.pinned, leak.loc, leak.offset))
 
     def check_placeholders(self) -> None:
         """Every {{ placeholder }} of the text must fill from this run (syntax is the static check's)."""
@@ -183,6 +193,7 @@ class LiveChecker:
             field = "answer" if by_answer or isinstance(question, SymbolicShapeQuestion) else "probe"
             self.pinned.add(base + (field,), f"{error}{self.where}")
             return
+        self.truths[i] = truth
         if isinstance(question, SymbolicShapeQuestion):
             self.check_symbolic(base, question, truth.value)
         elif getattr(question, "answer", None) is not None and self.own_sizes:
