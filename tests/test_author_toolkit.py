@@ -104,3 +104,14 @@ def test_a_fifo_named_directly_is_not_a_regular_file(tmp_path):
     report = check_paths([fifo], live=False)
     [problem] = report.problems
     assert "not a regular file" in problem.message
+
+
+def test_an_infinite_truth_is_flagged_unless_the_answer_expects_it(tmp_path):
+    # issue 10.3: a NaN or inf truth the lesson does not say it expects
+    text = edit(template(), 'probe: "blocks.0.attn.pattern[0, 0, 0, 0:2]"', 'probe: "blocks.0.attn.masked_scores[0, 0, 0, 1:3]"')
+    unexpected = edit(text, "    answer: [1, 0]           # optional: the check compares it with the model\n", "")
+    report = check_paths([write(tmp_path, "n.yaml", unexpected)])
+    [problem] = report.problems
+    assert problem.field == "questions.2.probe" and "the model gives -inf" in problem.message
+    expected = edit(text, "    answer: [1, 0]  ", '    answer: ["-inf", "-inf"]  ')
+    assert check_paths([write(tmp_path, "n.yaml", expected)]).ok

@@ -194,6 +194,7 @@ class LiveChecker:
             self.pinned.add(base + (field,), f"{error}{self.where}")
             return
         self.truths[i] = truth
+        self.check_finite(base, question, truth)
         if isinstance(question, SymbolicShapeQuestion):
             self.check_symbolic(base, question, truth.value)
         elif getattr(question, "answer", None) is not None and self.own_sizes:
@@ -201,6 +202,29 @@ class LiveChecker:
                      NumberQuestion: self.check_number}.get(type(question))
             if check is not None and (not isinstance(question, NumberQuestion) or question.probe):
                 check(base, question, truth)
+
+    def check_finite(self, base, question, truth) -> None:
+        """A NaN or infinite truth is almost always a broken probe or experiment, and a NaN truth
+        cannot be typed; it is allowed only where the question's answer: says it is expected."""
+        if not isinstance(question, (ValuesQuestion, NumberQuestion)) or question.probe is None:
+            return
+        values = np.asarray(truth.value, dtype=float).ravel()
+        bad = [float(v) for v in values if not math.isfinite(v)]
+        if not bad:
+            return
+        expected = set()
+        for entry in (question.answer if isinstance(question.answer, list) else [question.answer]):
+            try:
+                number = parse_number(str(entry)) if entry is not None else 0.0
+            except AnswerError:
+                continue
+            if not math.isfinite(number):
+                expected.add("nan" if math.isnan(number) else str(number))
+        unexpected = sorted({"nan" if math.isnan(v) else str(v) for v in bad} - expected)
+        if unexpected:
+            self.pinned.add(base + ("probe",), f"the model gives {', '.join(unexpected)} for {question.probe}"
+                            f"{self.where} ({truth.display}); if the lesson means it, say so with an answer: "
+                            f"that has it (e.g. answer: [\"-inf\"]), else fix the probe or experiment")
 
     def check_shape(self, base, question: ShapeQuestion, truth) -> None:
         if tuple(question.answer) != truth.value:
