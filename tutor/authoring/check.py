@@ -31,6 +31,7 @@ class CheckReport:
     files: list[Path] = field(default_factory=list)
     lessons: list[str] = field(default_factory=list)     # ids of the lessons that loaded
     problems: list[Problem] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)   # (lesson id, why) for model.requires
 
     @property
     def ok(self) -> bool:
@@ -77,8 +78,12 @@ def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
 
 
 def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: bool = True,
-                variants: int = 3) -> CheckReport:
-    """Check files and folders (none: the built-in lessons); never raises for a bad lesson."""
+                variants: int = 3, hub=None) -> CheckReport:
+    """Check files and folders (none: the built-in lessons); never raises for a bad lesson.
+
+    ``hub`` holds the model trained-weights lessons run on (default: the shipped checkpoint); a
+    lesson whose ``model.requires`` that model does not meet is skipped, with the reason.
+    """
     files, problems = lesson_targets(list(paths))
     report = CheckReport(files=files, problems=problems)
     try:
@@ -89,7 +94,6 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
     checked = {str(f) for f in files}
     report.problems += [p for b in catalog.broken for p in b.problems]
     report.problems += [p for p in catalog.problems if p.path in checked]
-    hub = None
     for path, lesson in _loaded(files, catalog):
         report.lessons.append(lesson.id)
         pinned = Pinned(path, read_yaml(path)[1])
@@ -99,6 +103,11 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             from tutor.live.hub import ModelHub
 
             hub = hub or ModelHub()
+            unmet = _unmet(lesson, hub)
+            if unmet:
+                report.skipped.append((lesson.id, unmet))
+                report.problems += pinned.problems
+                continue
             try:
                 check_live(lesson, hub, pinned, variants, formula_ok)
             except Exception as error:   # a bug of ours must not hide the other lessons' results
@@ -107,6 +116,18 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
     # by file and line; "required field is missing" (always at 1:1) after the located problems
     report.problems.sort(key=lambda p: (p.path, p.message.startswith("required field"), p.line, p.column))
     return report
+
+
+def _unmet(lesson: Lesson, hub) -> str | None:
+    """Why the hub's model does not fit the lesson's model.requires (None: it fits, or no requirement)."""
+    if lesson.model.weights != "trained" or lesson.model.requires is None:
+        return None
+    from tutor.live.requirements import facts_of, unmet_requirement
+
+    try:
+        return unmet_requirement(lesson.model, facts_of(hub.current()))
+    except Exception:   # no checkpoint: check_live reports it on model.weights
+        return None
 
 
 def _loaded(files: list[Path], catalog: Catalog):

@@ -32,6 +32,34 @@ def _check_probe_ref(value: str) -> str:
     return value
 
 
+TASKS = ("sort", "reverse", "text", "file")
+
+
+class ModelShape(Strict):
+    """The sizes a lesson's trained model must have (the shipped model: 64, 4, 2)."""
+
+    d_model: int | None = Field(None, ge=1, le=512)
+    n_head: int | None = Field(None, ge=1, le=16)
+    n_layer: int | None = Field(None, ge=1, le=8)
+
+
+class ModelRequirement(Strict):
+    """What a lesson about a trained model's behaviour needs from the learner's current model.
+
+    A lesson whose prose or questions only hold for, say, a model trained on the sort task says
+    so here; on another model it names what it needs and offers the shipped model instead.
+    """
+
+    task: list[Literal["sort", "reverse", "text", "file"]] | None = Field(None, min_length=1, max_length=4)
+    trained: bool | None = None
+    shape: ModelShape | None = None
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _one_task_or_a_list(cls, value):
+        return [value] if isinstance(value, str) else value
+
+
 class ModelSetup(Strict):
     """Which weights and which input produce the lesson's live tensors."""
 
@@ -47,6 +75,7 @@ class ModelSetup(Strict):
     positions: Literal["learned", "sinusoidal", "none"] | None = None
     vary: dict[Literal["B", "L", "D", "H"], tuple[int, int]] = Field(default_factory=dict)
     experiments: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
+    requires: ModelRequirement | None = None   # trained weights only: the kind of model the lesson needs
 
     @field_validator("experiments")
     @classmethod
@@ -91,6 +120,9 @@ class ModelSetup(Strict):
         if self.weights == "trained" and (sized or {"D", "H"} & set(self.vary)):
             what = ", ".join(sized + sorted({"D", "H"} & set(self.vary)))
             raise ValueError(f"{what} can only be chosen with weights: random (trained weights have fixed sizes)")
+        if self.weights == "random" and self.requires is not None:
+            raise ValueError("requires: describes the learner's trained model; a lesson with weights: random "
+                             "builds its own model and needs nothing (remove requires:)")
         return self
 
     @property
