@@ -120,10 +120,26 @@ class ModelSetup(Strict):
         if self.weights == "trained" and (sized or {"D", "H"} & set(self.vary)):
             what = ", ".join(sized + sorted({"D", "H"} & set(self.vary)))
             raise ValueError(f"{what} can only be chosen with weights: random (trained weights have fixed sizes)")
+        over = self.cost().over()
+        if over:
+            raise ValueError(over)
         if self.weights == "random" and self.requires is not None:
             raise ValueError("requires: describes the learner's trained model; a lesson with weights: random "
                              "builds its own model and needs nothing (remove requires:)")
         return self
+
+    def cost(self):
+        """The live computation's estimated cost at the largest sizes this setup can draw."""
+        from tutor.experiments.registry import lesson_cost
+
+        trained = self.weights == "trained"
+        largest = {name: high for name, (_, high) in self.vary.items()}
+        B = max(len(self.rows), largest.get("B", 0))
+        L = max(len(self.rows[0]), largest.get("L", 0))
+        D = 64 if trained else max(self.d_model or 8, largest.get("D", 0))
+        H = 4 if trained else max(self.n_head or 2, largest.get("H", 0))
+        N = 2 if trained else self.n_layer or 1
+        return lesson_cost(B, L, D, H, N, list(self.experiments))
 
     @property
     def rows(self) -> list[str] | list[list[int]]:
