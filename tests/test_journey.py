@@ -129,6 +129,8 @@ async def test_a_newer_database_is_refused_but_the_app_runs_without_saving(tmp_p
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.store is None
+        await pilot.press("c")   # the start asks first: continue without saving
+        await pilot.pause()
         assert any("newer version" in m and "NOT be saved" in m and o.get("severity") == "error" for m, o in told)
         assert "NOT being saved" in text_of(app.screen, "#roadmap-status")
         assert labels(app)["@review"].startswith("Review (off")

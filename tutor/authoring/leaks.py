@@ -37,8 +37,8 @@ MIN_CHOICE_CHARS, MIN_CHOICE_WORDS = 12, 3
 RESULT_WORDS = re.compile(r"(?:=|≈|\bis|\bare|\bequals?|\bgives?|\bexactly|\bcomes out at)\s*$", re.I)
 # "the weights sum to 1" states a sum: it gives away a sum, not a count or an entry that is also 1
 SUM_WORDS = re.compile(r"(?:\bsums? to|\badds? up to|\badd up to|\btotals?)\s*(?:exactly\s*)?$", re.I)
-# "D = 8", "D_head = 16": a size the learner reasons from, not a result
-SIZE_ASSIGNMENT = re.compile(r"\b(?:B|L|D|H|V|N|T|D_head|d_k|d_model|n_head|n_layer)\s*=\s*$")
+# "D = 8", "max_norm = 1": a size or setting the learner reasons from, not a result
+SIZE_ASSIGNMENT = re.compile(r"(?<![\w^])[A-Za-z_][\w]*\s*=\s*$")
 ZERO_RESULT = re.compile(r"(?:=|\bequals?|\bsums? to|\badds? up to|\badd up to|\btotals?)\s*$", re.I)
 RELATIVE_CLOSE = 0.2
 WHOLE_CLOSE = 0.05            # "variance 256" states 261.6; "≈ 58" states 57.67
@@ -303,6 +303,8 @@ def find_leaks(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
     leaks = []
     for index, truth in truths.items():
         question = lesson.questions[index]
+        if any(_same_answer(question, truth, lesson.questions[j], truths[j]) for j in truths if j < index):
+            continue   # the learner predicted this very answer before: seeing it again gives nothing away
         for loc, raw in seen_before(lesson, index):
             if isinstance(question, ChoiceQuestion) and loc == ("questions", index, "prompt"):
                 continue   # a prompt may name the options it offers
@@ -313,3 +315,16 @@ def find_leaks(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
                 leaks.append(Leak(loc, raw_offset(hit[0], spans), index, hit[2]))
     return leaks
 
+
+def _same_answer(question, truth, earlier, earlier_truth) -> bool:
+    """Whether an earlier question had this same answer (a shape that stays, a count that repeats)."""
+    if type(question) is not type(earlier) or isinstance(question, ChoiceQuestion):
+        return False
+    if isinstance(question, SymbolicShapeQuestion):
+        return symbolic_shown(f"({earlier.answer.strip('()[] ')})", question.answer) is not None
+    try:
+        mine = np.asarray(truth.value, dtype=float).ravel()
+        theirs = np.asarray(earlier_truth.value, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return False
+    return mine.shape == theirs.shape and bool(np.allclose(mine, theirs, rtol=1e-6, atol=1e-9, equal_nan=True))

@@ -17,6 +17,9 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from tutor.common.safe_text import neutralise
+from tutor.course.text_safety import reader_error_problem, unsafe_text_in
+
 # libyaml's loaders are ~20x faster; the pure-Python ones behave the same where it is missing
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_FILE_BYTES = 200_000
@@ -36,7 +39,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.field or '(file)'}: {self.message}"
+        # neutralised: paths, field names and messages may echo a hostile file's characters
+        return neutralise(f"{self.path}:{self.line}:{self.column}: {self.field or '(file)'}: {self.message}")
 
 
 class LessonFileError(Exception):
@@ -228,6 +232,9 @@ def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any,
         if isinstance(data, Problem):
             return None, root, [data]
         problems = list(_duplicate_keys(root, path)) if root is not None else []
+        problems += [Problem(path, *found) for found in unsafe_text_in(root)]
+    except yaml.reader.ReaderError as error:   # a raw control character: say where it is
+        return None, None, [Problem(path, *reader_error_problem(raw, error))]
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -8,6 +8,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tutor.common.safe_text import one_line
+
 if TYPE_CHECKING:
     from tutor.model import GPT, CharTokenizer
 
@@ -39,10 +41,10 @@ class ModelHub:
     def ensure_loaded(self) -> None:
         with self.lock:
             if self.model is None:
-                from tutor.model.checkpoint import load_default_model
+                from tutor.model.checkpoint import describe_checkpoint, load_default_model
                 model, tokenizer, meta = load_default_model()
                 self.model, self.tokenizer, self.meta = model.eval(), tokenizer, dict(meta)
-                self.label = describe_checkpoint("shipped default checkpoint", meta)
+                self.label = one_line(describe_checkpoint("shipped default checkpoint", meta))
                 self.version += 1
 
     def current(self) -> "HubSnapshot":
@@ -57,34 +59,25 @@ class ModelHub:
         that needs it while the learner's own weights keep serving everything else."""
         with self.lock:
             if self._shipped is None:
-                from tutor.model.checkpoint import load_default_model
+                from tutor.model.checkpoint import describe_checkpoint, load_default_model
                 model, tokenizer, meta = load_default_model()
-                self._shipped = HubSnapshot(model.eval(), tokenizer, describe_checkpoint(
-                    "shipped default checkpoint", meta), -1, dict(meta))
+                self._shipped = HubSnapshot(model.eval(), tokenizer, one_line(describe_checkpoint(
+                    "shipped default checkpoint", meta)), -1, dict(meta))
             return self._shipped
 
     def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str, meta: dict | None = None) -> None:
         """The new current model; ``meta`` (data, steps, ...) lets lessons check their requirements."""
         with self.lock:
-            self.model, self.tokenizer, self.label, self.meta = model, tokenizer, label, dict(meta or {})
+            # the label may quote a checkpoint's meta, which is untrusted: no control characters
+            self.model, self.tokenizer, self.label = model, tokenizer, one_line(label)
+            self.meta = dict(meta or {})
             self.version += 1
-
-
-def describe_checkpoint(name: str, meta: dict) -> str:
-    details = []
-    if meta.get("data"):
-        details.append(f"trained on {meta['data']}")
-    if meta.get("steps") is not None:
-        details.append(f"{meta['steps']} steps")
-    if meta.get("accuracy") is not None:
-        details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
-    return f"{name} ({', '.join(details)})" if details else name
 
 
 def hub_for_checkpoint(spec: str) -> ModelHub:
     """A hub whose current model is the checkpoint at ``spec``, or ``random``: untrained weights of
     the shipped model's shape (seed 0).  Raises CheckpointError for a file that cannot be used."""
-    from tutor.model.checkpoint import load_checkpoint, load_default_model
+    from tutor.model.checkpoint import describe_checkpoint, load_checkpoint, load_default_model
 
     hub = ModelHub()
     if spec == "random":

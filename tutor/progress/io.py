@@ -10,12 +10,13 @@ locking rules stay defined in one place.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
+from tutor.common.safe_files import UnsafeFileError, write_atomically
 from tutor.progress import review
+from tutor.progress.import_check import ExportFileError, read_export
 from tutor.progress.review import iso, parse_iso
 from tutor.progress.store import EXPORT_FORMAT, EXPORT_VERSION, ProgressError, ProgressStore, free_name, stamp
 
@@ -31,14 +32,10 @@ def export_json(store: ProgressStore, path: str | Path) -> int:
     pos = store.last_position()
     doc = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": iso(datetime.now(timezone.utc)),
            "last_position": list(pos) if pos else None, "answers": answers}
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ProgressError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:   # never through or over a symlink, FIFO or device; a rename beside the target
+        write_atomically(path, json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8"))
+    except UnsafeFileError as exc:
+        raise ProgressError(str(exc)) from None
     return len(answers)
 
 
@@ -102,33 +99,6 @@ def reset(store: ProgressStore, backup_dir: str | Path | None = None) -> Path:
 def _read_export(path: Path) -> tuple[list[tuple], list | None]:
     """Validate a whole export file into insertable rows, or raise ProgressError."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProgressError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProgressError(f"{path} is not a tutor progress export (invalid JSON: {exc})") from exc
-    if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or not isinstance(doc.get("answers"), list):
-        raise ProgressError(f"{path} is not a tutor progress export")
-    version = doc.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= EXPORT_VERSION:
-        raise ProgressError(f"{path} has export version {version!r}; this tutor reads up to {EXPORT_VERSION}")
-    rows = []
-    for i, rec in enumerate(doc["answers"], 1):
-        try:
-            if not isinstance(rec, dict):
-                raise TypeError("not an object")
-            for key, kind in (("timestamp", str), ("lesson_id", str), ("question_id", str), ("answer", str),
-                              ("correct", bool), ("hints_used", int)):
-                if not isinstance(rec.get(key), kind) or (kind is int and isinstance(rec[key], bool)):
-                    raise TypeError(f"{key!r} missing or not {kind.__name__}")
-            if rec.get("variant") is not None and not isinstance(rec["variant"], str):
-                raise TypeError("'variant' must be a string or null")
-            if rec["hints_used"] < 0:
-                raise ValueError("'hints_used' is negative")
-            rows.append((iso(parse_iso(rec["timestamp"])), rec["lesson_id"], rec["question_id"], rec["answer"],
-                         int(rec["correct"]), rec["hints_used"], rec.get("variant")))
-        except (TypeError, ValueError) as exc:
-            raise ProgressError(f"{path}: answer #{i} is invalid: {exc}") from exc
-    pos = doc.get("last_position")
-    valid_pos = isinstance(pos, list) and len(pos) == 2 and isinstance(pos[0], str) and type(pos[1]) is int
-    return rows, pos if valid_pos else None
+        return read_export(path, EXPORT_FORMAT, EXPORT_VERSION)
+    except ExportFileError as exc:
+        raise ProgressError(str(exc)) from None

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import platformdirs
 
-from tutor.progress import review
+from tutor.progress import open_failure, review
 # LessonStats, TrackStats and track_stats are imported from here by callers.
 from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, lesson_stats_from_rows,
                                   streak_ending, track_stats)
@@ -135,7 +135,7 @@ def _probe(path: Path) -> tuple[int, bool]:
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _CORRUPT_CODES:
             return 0, True
-        raise ProgressError(f"cannot open progress database {path}: {exc}") from exc
+        raise ProgressError(open_failure.explain(path, exc)) from exc
 
 
 class ProgressStore:
@@ -170,7 +170,10 @@ class ProgressStore:
                 f"--home / TUTOR_HOME to point at another directory. The file was not changed."
             )
         # check_same_thread=False: the app may record from a worker thread; _lock serialises use.
-        self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
+        try:
+            self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise ProgressError(open_failure.explain(self.path, exc)) from exc
         try:
             # FULL: one fsync per answer is invisible at human pace and survives power loss too.
             for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = FULL"):
@@ -182,7 +185,7 @@ class ProgressStore:
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as exc:
             self._con.close()
-            raise ProgressError(f"cannot open progress database {self.path}: {exc}") from exc
+            raise ProgressError(open_failure.explain(self.path, exc)) from exc
 
     def _move_aside(self) -> None:
         target = free_name(self.path.with_name(f"{DB_NAME}.corrupt-{stamp()}"))

@@ -44,9 +44,7 @@ class DashboardMixin:
         self.model_replaced()
 
     def model_replaced(self) -> None:
-        for screen in self.screen_stack:
-            if hasattr(screen, "model_changed"):
-                screen.model_changed()
+        self.model_signal.publish(self.hub.label)
 
     # -- the weights kept at the last quit ------------------------------------------------
 
@@ -62,7 +60,7 @@ class DashboardMixin:
         if kept is not None:
             model, tokenizer, label = kept
             self.hub.replace(model, tokenizer, label)
-            self.post_message(KeptModelLoaded(label))
+            self.post_message(KeptModelLoaded(self.hub.label))
 
     def on_kept_model_loaded(self, message: KeptModelLoaded) -> None:
         if message.error:

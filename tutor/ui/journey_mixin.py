@@ -44,8 +44,9 @@ class JourneyMixin:
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.store_problem:
-            self.notify(f"{self.store_problem}\nThis session still works, but your answers will NOT be saved.",
-                        title="Progress is not being saved", severity="error", timeout=30, markup=False)
+            from tutor.ui.screens.no_saving import NoSavingScreen
+
+            self.push_screen(NoSavingScreen(self.store_problem), self._no_saving_answered)
         elif self.store is not None and self.store.message:
             self.notify(self.store.message, title="Progress database recovered", severity="warning",
                         timeout=20, markup=False)
@@ -56,6 +57,13 @@ class JourneyMixin:
             self.open_lesson(item.lesson.id, index)
             self.notify(f"Reopened “{item.lesson.title}” at question {index + 1}. Escape goes to the roadmap.",
                         title="Welcome back", timeout=6, markup=False)
+
+    def _no_saving_answered(self, go_on: bool | None) -> None:
+        if go_on:
+            self.notify(f"{self.store_problem}\nThis session still works, but your answers will NOT be saved.",
+                        title="Progress is not being saved", severity="error", timeout=30, markup=False)
+        else:
+            self.exit(return_code=1, message=f"tutor: {self.store_problem}")
 
     def on_unmount(self) -> None:
         if self.store is not None:

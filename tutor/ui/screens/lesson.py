@@ -17,6 +17,7 @@ from tutor.course.catalog import LoadedLesson
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.grading.quiz import QuestionError, grade, truth_for
+from tutor.ui.widgets.answer_input import AnswerInput
 from tutor.ui.widgets.tensor_view import tensor_renderable
 
 
@@ -61,7 +62,7 @@ class LessonScreen(Screen):
             yield Static(Text("In words: " + preview(lesson.formula.translation)), id="translation")
         with VerticalScroll(id="quiz"):
             yield Static(id="question")
-            yield Input(placeholder="your prediction, then Enter", id="answer")
+            yield AnswerInput(placeholder="your prediction, then Enter", id="answer")   # capped, keys in order
             yield Static(id="feedback")
             yield Static(id="hints")
             with Horizontal(id="reveal"):
@@ -74,6 +75,8 @@ class LessonScreen(Screen):
         self.query_one("#answer", Input).focus()
         self.show_question()
         self.load_live()
+        self.app.model_signal.subscribe(self, lambda _label: self.model_changed(), immediate=True)
+        self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
 
     @work(thread=True, exclusive=True, group="live")
     def load_live(self) -> None:

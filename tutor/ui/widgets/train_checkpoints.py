@@ -29,7 +29,7 @@ class CheckpointActions:
     def reload_shipped(self) -> None:
         from tutor.model.checkpoint import load_default_model
 
-        from tutor.live.hub import describe_checkpoint
+        from tutor.model.checkpoint import describe_checkpoint
         try:
             model, tokenizer, meta = load_default_model()
             dt.remember_kept(self.app.settings_home, None)   # and no kept model at the next start
@@ -43,7 +43,7 @@ class CheckpointActions:
         message.stop()
         self.hub_meta, self.unsaved = message.meta, False
         self.app.publish_model(message.model, message.tokenizer, message.label, message.meta)
-        self.say(f"{message.note} Lessons now read: {message.label}", "green")
+        self.say(f"{message.note} Lessons now read: {self.app.hub.label}", "green")   # neutralised by the hub
 
     def on_checkpoint_failed(self, message: CheckpointFailed) -> None:
         message.stop()
