@@ -24,6 +24,10 @@ def add_parser(commands) -> None:
                        help="skip the live model (fast; probes, answers and the formula are not checked)")
     check.add_argument("--variants", type=int, default=3, metavar="N",
                        help="random size draws to check for lessons with model.vary (default 3)")
+    check.add_argument("--checkpoint", metavar="PATH", default=None,
+                       help="run weights: trained lessons on this checkpoint instead of the shipped one "
+                            "('random': untrained weights of the shipped shape); lessons whose model.requires "
+                            "it does not meet are skipped with the reason")
     check.set_defaults(func=run_lessons_check)
 
     new = sub.add_parser("new", help="write a commented starting lesson file that passes the check")
@@ -103,11 +107,27 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     from tutor.authoring.check import check_paths
 
     variants = max(0, min(args.variants, 50))
-    report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants)
+    hub = None
+    if args.checkpoint and not args.static:
+        from tutor.live.hub import hub_for_checkpoint
+        from tutor.model.checkpoint import CheckpointError
+
+        try:
+            hub = hub_for_checkpoint(args.checkpoint)
+        except (CheckpointError, OSError, ValueError) as error:
+            print(f"tutor lessons check: --checkpoint {args.checkpoint}: {error}", file=sys.stderr)
+            return 1
+    report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants, hub=hub)
     for problem in report.problems:
         print(problem)
+    for lesson_id, why in report.skipped:
+        print(f"skipped {lesson_id}: {why}")
     files = len(report.files)
     summary = f"checked {files} file{'s' * (files != 1)}, {len(report.lessons)} lesson{'s' * (len(report.lessons) != 1)}"
+    if hub is not None:
+        summary += f" on {hub.label}"
+    if report.skipped:
+        summary += f" ({len(report.skipped)} skipped for model.requires)"
     if args.static:
         summary += " (static only: the live model was not run)"
     if report.ok:

@@ -246,7 +246,7 @@ class TrainPanel(CheckpointActions, Vertical):
 
         self.hub_meta = meta
         self.unsaved = True
-        self.app.publish_model(model, CharTokenizer(), label)
+        self.app.publish_model(model, CharTokenizer(), label, meta)
 
     def show_status(self, ended: str = "") -> None:
         m = self.metrics
