@@ -31,6 +31,7 @@ class CheckReport:
     files: list[Path] = field(default_factory=list)
     lessons: list[str] = field(default_factory=list)     # ids of the lessons that loaded
     problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)   # translations incomplete or stale: not failures
 
     @property
     def ok(self) -> bool:
@@ -77,7 +78,10 @@ def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
 def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: bool = True,
                 variants: int = 3) -> CheckReport:
     """Check files and folders (none: the built-in lessons); never raises for a bad lesson."""
-    files, problems = lesson_targets(list(paths))
+    from tutor.authoring.check_overlay import check_overlays, overlays_beside, split_targets
+
+    paths, overlays = split_targets(list(paths))   # translations are checked after their lessons
+    files, problems = lesson_targets(paths) if paths or not overlays else ([], [])
     report = CheckReport(files=files, problems=problems)
     try:
         catalog = build_catalog(files, list(context_dirs))
@@ -102,6 +106,10 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             except Exception as error:   # a bug of ours must not hide the other lessons' results
                 pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
         report.problems += pinned.problems
+    overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
+    errors, report.warnings = check_overlays(overlays, catalog)
+    report.problems += errors
+    report.files += overlays
     # by file and line; "required field is missing" (always at 1:1) after the located problems
     report.problems.sort(key=lambda p: (p.path, p.message.startswith("required field"), p.line, p.column))
     return report

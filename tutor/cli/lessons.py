@@ -33,6 +33,8 @@ def add_parser(commands) -> None:
     new.add_argument("--title", default=None, help="the lesson's title")
     new.add_argument("--position", type=int, default=100, help="order inside the track (default 100)")
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.add_argument("--lang", dest="overlay_language", default=None, metavar="LANG",
+                     help="write a translation of the existing lesson ID instead, to DIR/LANG/ID.yaml (e.g. zh)")
     new.set_defaults(func=run_lessons_new)
 
     probes = sub.add_parser("probes", help="list the probe names, params.* weights and experiments with shapes")
@@ -103,10 +105,14 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants)
     for problem in report.problems:
         print(problem)
+    for warning in report.warnings:
+        print(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.field or '(file)'}: {warning.message}")
     files = len(report.files)
     summary = f"checked {files} file{'s' * (files != 1)}, {len(report.lessons)} lesson{'s' * (len(report.lessons) != 1)}"
     if args.static:
         summary += " (static only: the live model was not run)"
+    if report.warnings:
+        summary += f" ({len(report.warnings)} translation warning{'s' * (len(report.warnings) != 1)})"
     if report.ok:
         print(f"{summary}: all valid")
         return 0
@@ -125,6 +131,10 @@ def template_text(lesson_id: str, title: str, track: str, position: int, path: P
 
 
 def run_lessons_new(args: argparse.Namespace) -> int:
+    if args.overlay_language:
+        from tutor.authoring.overlay_template import write_overlay_template
+
+        return write_overlay_template(args)
     from tutor.course.catalog import load_catalog
     from tutor.course.schema import ID_PATTERN
 
