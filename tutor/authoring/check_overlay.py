@@ -17,8 +17,8 @@ from pathlib import Path
 from tutor.authoring.pinned import Pinned
 from tutor.common.i18n import DEFAULT, LANGUAGES
 from tutor.course.catalog import Catalog
-from tutor.course.loader import LessonFileError, Problem, read_yaml
-from tutor.course.overlay import LessonOverlay, english_prose, load_overlay, overlay_files, overlay_path, source_hash
+from tutor.course.loader import LessonFileError, Problem, load_model_file, read_yaml
+from tutor.course.overlay import IndexOverlay, english_prose, load_overlay, overlay_files, overlay_path, source_hash
 from tutor.course.placeholders import PlaceholderError, scan
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -36,6 +36,7 @@ def split_targets(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     for path in paths:
         if path.is_dir() and path.name in TRANSLATED:
             overlays += overlay_files(path.parent, path.name)
+            overlays += [path / "index.yaml"] if (path / "index.yaml").is_file() else []
         elif path.is_file() and is_overlay_path(path):
             overlays.append(path)
         else:
@@ -45,12 +46,28 @@ def split_targets(paths: list[Path]) -> tuple[list[Path], list[Path]]:
 
 def overlays_beside(lesson_files: list[Path]) -> list[Path]:
     """The translations that belong with checked lessons: every overlay in the language folders
-    of their folders (so an overlay whose lesson is gone is found too)."""
+    of their folders (so an overlay whose lesson is gone is found too), and their index.yaml."""
     found = []
     for folder in dict.fromkeys(Path(f).parent for f in lesson_files):
         for language in TRANSLATED:
             found += overlay_files(folder, language)
+            index = folder / language / "index.yaml"
+            found += [index] if index.is_file() else []
     return found
+
+
+def check_index_overlay(path: Path, catalog: Catalog) -> list[Problem]:
+    """A language's index.yaml: the schema, and only track ids the English index has."""
+    try:
+        overlay = load_model_file(IndexOverlay, path)
+    except LessonFileError as error:
+        return error.problems
+    pinned = Pinned(path, read_yaml(path)[1])
+    known = [track.id for track in catalog.index.tracks]
+    for track_id in overlay.tracks:
+        if track_id not in known:
+            pinned.add(("tracks", track_id), f"no track has the id {track_id!r}; the tracks are: {', '.join(known)}")
+    return pinned.problems
 
 
 def check_overlays(paths: list[Path], catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
@@ -64,6 +81,8 @@ def check_overlays(paths: list[Path], catalog: Catalog) -> tuple[list[Problem], 
 
 
 def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
+    if path.name == "index.yaml":
+        return check_index_overlay(path, catalog), []
     try:
         overlay = load_overlay(path)
     except LessonFileError as error:

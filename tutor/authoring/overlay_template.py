@@ -21,7 +21,7 @@ HEADER = """\
 # translates: set it to the value the check prints when you bring a translation up to date.
 format_version: 1
 lesson: {lesson_id}
-source: {source}
+source: "{source}"
 """
 
 

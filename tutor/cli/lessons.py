@@ -79,12 +79,14 @@ def run_lessons_docs(args: argparse.Namespace) -> int:
 def run_lessons_list(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from tutor.common.i18n import _
     from tutor.course.catalog import load_catalog
 
     catalog = load_catalog(args.lessons)
-    table = Table(title="Lessons", show_lines=False)
-    for column in ("track", "id", "title", "questions"):
+    table = Table(title=_("Lessons"), show_lines=False)
+    for column in (_("track"), _("id"), _("title"), _("questions")):
         table.add_column(column)
     for track in catalog.index.tracks:
         for item in catalog.track_lessons(track.id):
@@ -93,7 +95,7 @@ def run_lessons_list(args: argparse.Namespace) -> int:
     console.print(table)
     problems = [p for b in catalog.broken for p in b.problems] + catalog.problems
     for problem in problems:
-        Console(stderr=True).print(f"[red]problem[/red] {problem}", markup=True, highlight=False)
+        Console(stderr=True).print(Text(_("problem"), style="red") + Text(f" {problem}"), highlight=False)
     return 1 if problems else 0
 
 

@@ -18,6 +18,7 @@ from rich.table import Table
 from tutor.progress.store import ProgressError, ProgressStore
 from tutor.progress.io import export_json, import_json, reset
 
+from tutor.common.i18n import _
 RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
 
 
@@ -82,15 +83,15 @@ def _pct(value: float | None) -> str:
 
 def _summary(store: ProgressStore, out: Console) -> None:
     stats = store.all_lesson_stats()
-    out.print(f"Progress in {store.path}", style="bold")
+    out.print(_("Progress in {path}").format(path=store.path), style="bold")
     if not stats:
-        out.print("No answers recorded yet.")
+        out.print(_("No answers recorded yet."))
         return
     attempts = sum(s.attempts for s in stats.values())
     correct = sum(s.correct_attempts for s in stats.values())
-    out.print(f"Answers: {attempts}   Accuracy: {_pct(correct / attempts)}   "
-              f"Streak: {store.streak_days()} day(s)")
-    table = Table("Lesson", "Questions", "Correct", "Attempts", "Accuracy", "Last seen")
+    out.print(_("Answers: {attempts}   Accuracy: {accuracy}   Streak: {days} day(s)").format(
+        attempts=attempts, accuracy=_pct(correct / attempts), days=store.streak_days()))
+    table = Table(_("Lesson"), _("Questions"), _("Correct"), _("Attempts"), _("Accuracy"), _("Last seen"))
     for lesson_id, s in sorted(stats.items()):
         last = s.last_seen.astimezone().strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
         table.add_row(lesson_id, str(len(s.answered_questions)), str(len(s.correct_questions)),
@@ -99,8 +100,8 @@ def _summary(store: ProgressStore, out: Console) -> None:
     now = datetime.now(timezone.utc)
     due, upcoming = store.due_count(now), store.next_due()
     if due:
-        out.print(f"Reviews due now: {due}")
+        out.print(_("Reviews due now: {count}").format(count=due))
     elif upcoming:
-        out.print(f"Reviews due now: 0 (next {upcoming.astimezone().strftime('%Y-%m-%d %H:%M')})")
+        out.print(_("Reviews due now: 0 (next {moment})").format(moment=upcoming.astimezone().strftime('%Y-%m-%d %H:%M')))
     else:
-        out.print("Reviews due now: 0")
+        out.print(_("Reviews due now: {count}").format(count=0))
