@@ -91,7 +91,7 @@ def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Pro
     if overlay.lesson != path.stem:
         errors.add(("lesson",), f"the file is named {path.stem}.yaml but translates {overlay.lesson!r}; "
                                 "name the file after the lesson id")
-    item = catalog.get(overlay.lesson)
+    item = catalog.get(overlay.lesson) or _english_beside(path, overlay.lesson)
     if item is None:
         errors.add(("lesson",), f"no lesson has the id {overlay.lesson!r}; an overlay translates an existing lesson")
         return errors.problems, []
@@ -128,6 +128,19 @@ def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Pro
         elif words.choices is not None:
             errors.add(loc + ("choices",), f"question {question_id!r} is not a choice question; remove choices")
     return errors.problems, warnings.problems
+
+
+def _english_beside(path: Path, lesson_id: str):
+    """The English lesson in the folder above, for an overlay checked on its own."""
+    from tutor.course.catalog import LoadedLesson, load_lesson
+
+    english = path.parent.parent / f"{lesson_id}.yaml"
+    if not english.is_file():
+        return None
+    try:
+        return LoadedLesson(load_lesson(english), english, builtin=False)
+    except LessonFileError:
+        return None   # the English file's own problems are reported when it is checked
 
 
 def _compare_list(loc: tuple, name: str, english: list[str], translated: list[str] | None,
