@@ -122,7 +122,7 @@ def test_a_good_overlay_passes_and_a_stale_one_warns(lesson_dir):
     path = write_overlay(lesson_dir, GOOD)
     report = check_paths([lesson_dir], live=False)
     assert (report.problems, report.warnings) == ([], []), report.text()
-    assert path in report.files
+    assert path in report.translations
     write_overlay(lesson_dir, GOOD, source="0123abcd")
     report = check_paths([lesson_dir], live=False)
     assert report.ok

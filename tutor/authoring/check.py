@@ -31,6 +31,7 @@ class CheckReport:
     files: list[Path] = field(default_factory=list)
     lessons: list[str] = field(default_factory=list)     # ids of the lessons that loaded
     problems: list[Problem] = field(default_factory=list)
+    translations: list[Path] = field(default_factory=list)   # overlays checked (course/overlay.py)
     warnings: list[Problem] = field(default_factory=list)   # translations incomplete or stale: not failures
 
     @property
@@ -109,7 +110,7 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
     overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
     errors, report.warnings = check_overlays(overlays, catalog)
     report.problems += errors
-    report.files += overlays
+    report.translations = overlays
     # by file and line; "required field is missing" (always at 1:1) after the located problems
     report.problems.sort(key=lambda p: (p.path, p.message.startswith("required field"), p.line, p.column))
     return report

@@ -113,8 +113,9 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     summary = f"checked {files} file{'s' * (files != 1)}, {len(report.lessons)} lesson{'s' * (len(report.lessons) != 1)}"
     if args.static:
         summary += " (static only: the live model was not run)"
-    if report.warnings:
-        summary += f" ({len(report.warnings)} translation warning{'s' * (len(report.warnings) != 1)})"
+    if report.translations:
+        count, warned = len(report.translations), len(report.warnings)
+        print(f"checked {count} translation{'s' * (count != 1)}: {warned} warning{'s' * (warned != 1)}")
     if report.ok:
         print(f"{summary}: all valid")
         return 0
