@@ -137,7 +137,7 @@ def test_a_good_overlay_passes_and_a_stale_one_warns(lesson_dir):
     (("  pick:", "  pik:"), 14, "questions.pik", "'my-heads' has no question 'pik'"),
     (("    reveal:", "    revael:"), 13, "questions.q-shape.revael", "unknown field"),
     (('choices: ["1", "2"]', 'choices: ["1", "2", "3"]'), 16, "questions.pick.choices", "the English has 2 choices"),
-    (("有几个头？", "有几个头？\\u001b[2J"), 15, "questions.pick.prompt", "control character U+001B"),
+    (("有几个头？", "有几个头？\\u001b[2J"), 15, "questions.pick.prompt", "U+001B (ESCAPE)"),
 ])
 def test_overlay_mistakes_are_located(lesson_dir, edit, line, field, message):
     path = write_overlay(lesson_dir, GOOD.replace(*edit))
