@@ -32,6 +32,8 @@ class CheckReport:
     lessons: list[str] = field(default_factory=list)     # ids of the lessons that loaded
     problems: list[Problem] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)   # (lesson id, why) for model.requires
+    translations: list[Path] = field(default_factory=list)   # overlays checked (course/overlay.py)
+    warnings: list[Problem] = field(default_factory=list)   # translations incomplete or stale: not failures
 
     @property
     def ok(self) -> bool:
@@ -84,7 +86,10 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
     ``hub`` holds the model trained-weights lessons run on (default: the shipped checkpoint); a
     lesson whose ``model.requires`` that model does not meet is skipped, with the reason.
     """
-    files, problems = lesson_targets(list(paths))
+    from tutor.authoring.check_overlay import check_overlays, overlays_beside, split_targets
+
+    paths, overlays = split_targets(list(paths))   # translations are checked after their lessons
+    files, problems = lesson_targets(paths) if paths or not overlays else ([], [])
     report = CheckReport(files=files, problems=problems)
     try:
         catalog = build_catalog(files, list(context_dirs))
@@ -113,6 +118,10 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             except Exception as error:   # a bug of ours must not hide the other lessons' results
                 pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
         report.problems += pinned.problems
+    overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
+    errors, report.warnings = check_overlays(overlays, catalog)
+    report.problems += errors
+    report.translations = overlays
     # by file and line; "required field is missing" (always at 1:1) after the located problems
     report.problems.sort(key=lambda p: (p.path, p.message.startswith("required field"), p.line, p.column))
     return report

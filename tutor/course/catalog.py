@@ -11,7 +11,9 @@ from pathlib import Path
 
 import tutor.lessons as builtin_lessons_package
 
+from tutor.common.i18n import DEFAULT, current_language
 from tutor.course.loader import LessonFileError, Problem, load_model_file, read_yaml
+from tutor.course.overlay import translate_index, translate_lesson
 from tutor.course.schema import Lesson, LessonIndex
 
 
@@ -40,6 +42,7 @@ class Catalog:
     problems: list[Problem] = field(default_factory=list)   # cross-file problems
     folder_problems: list[Problem] = field(default_factory=list, repr=False)   # kept across reloads
     sources: list[tuple[Path, bool]] = field(default_factory=list, repr=False)  # (folder, builtin)
+    language: str = DEFAULT   # lessons are shown through this language's overlays (course/overlay.py)
 
     def track_lessons(self, track_id: str) -> list[LoadedLesson]:
         found = [item for item in self.lessons.values() if item.lesson.track == track_id]
@@ -66,9 +69,14 @@ def load_lesson(path: Path) -> Lesson:
     return load_model_file(Lesson, path)
 
 
-def load_catalog(extra_dirs: list[Path] = ()) -> Catalog:
-    """Built-in lessons first, then the learner's folders; cross-file rules checked last."""
-    catalog = Catalog(index=load_index())
+def load_catalog(extra_dirs: list[Path] = (), language: str | None = None) -> Catalog:
+    """Built-in lessons first, then the learner's folders; cross-file rules checked last.
+
+    ``language`` (default: the interface's) picks the translation overlays the lessons are shown in."""
+    language = language or current_language()
+    index = load_index()
+    catalog = Catalog(index=translate_index(index, builtin_lessons_dir(), language) if language != DEFAULT else index,
+                      language=language)
     catalog.sources = [(builtin_lessons_dir(), True)] + [(Path(d), False) for d in extra_dirs]
     for folder, builtin in catalog.sources:
         if not folder.is_dir():
@@ -125,6 +133,8 @@ def add_lesson_file(catalog: Catalog, path: Path, builtin: bool, lesson: Lesson 
         catalog.broken.append(BrokenLesson(path, [Problem(
             str(path), line, col, "id", f"duplicate id {lesson.id!r}: {previous.path} already uses it; choose another id")]))
         return
+    if catalog.language != DEFAULT:
+        lesson = translate_lesson(lesson, path, catalog.language)
     catalog.lessons[lesson.id] = LoadedLesson(lesson, path, builtin)
 
 

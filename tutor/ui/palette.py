@@ -51,7 +51,8 @@ class LessonCommands(Provider):
         found += [("Review due questions", app.action_open_review, "questions you missed, back before you forget"),
                   ("Stats: answers, accuracy, streak", app.action_open_stats, "how you are doing"),
                   ("Help: keys on every screen", app.action_help, "the same as ? or F1"),
-                  ("Toggle light / dark theme", app.action_toggle_theme, "remembered for next time")]
+                  ("Toggle light / dark theme", app.action_toggle_theme, "remembered for next time"),
+                  ("Language: 中文 / English", app.action_toggle_language, "F4; remembered for next time")]
         found += [(f"Dashboard: {name}", partial(dashboard_action, app, tab, action), help_text)
                   for name, tab, action, help_text in DASHBOARD_ACTIONS]
         return found
