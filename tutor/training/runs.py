@@ -290,7 +290,10 @@ def save_model(path, model, meta: dict) -> Path:
 
 
 def load_model(path, name: str | None = None):
-    """-> (model, tokenizer, label); CheckpointError for a bad file or a shape the lessons can't use."""
+    """-> (model, tokenizer, label, meta); CheckpointError for a bad file or a shape the lessons can't use.
+
+    The meta (data, steps, ...) travels with the weights: without it a lesson's ``model.requires``
+    could not tell what the model was trained on."""
     from tutor.model import CharTokenizer
     from tutor.model.checkpoint import CheckpointError, load_checkpoint
 
@@ -299,7 +302,7 @@ def load_model(path, name: str | None = None):
     problem = shape_problem(model.config)
     if problem:
         raise CheckpointError(f"{path}: {problem}")
-    return model, tokenizer, describe_checkpoint(name or f"checkpoint {path.name}", meta)
+    return model, tokenizer, describe_checkpoint(name or f"checkpoint {path.name}", meta), dict(meta)
 
 
 def remember_kept(home: Path, path: Path | None) -> None:
@@ -308,7 +311,7 @@ def remember_kept(home: Path, path: Path | None) -> None:
 
 
 def load_kept(home: Path):
-    """The checkpoint kept at the last quit -> (model, tokenizer, label), or None if none is kept.
+    """The checkpoint kept at the last quit -> (model, tokenizer, label, meta), or None if none is kept.
 
     Raises CheckpointError when the kept file is gone or broken; the caller falls back to the
     shipped model and says so.

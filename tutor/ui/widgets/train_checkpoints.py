@@ -84,11 +84,11 @@ class CheckpointActions:
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def load_from(self, path: str) -> None:
         try:
-            model, tokenizer, label = dt.load_model(path)
+            model, tokenizer, label, meta = dt.load_model(path)
         except Exception as error:   # CheckpointError names the file and what is wrong with it
             self.post_message(CheckpointFailed(f"Could not load: {error}"))
             return
-        self.post_message(CheckpointLoaded(model, tokenizer, label, {}, "Loaded."))
+        self.post_message(CheckpointLoaded(model, tokenizer, label, meta, "Loaded."))
 
     # --- quitting -----------------------------------------------------------------------
 
