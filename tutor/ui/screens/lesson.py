@@ -15,6 +15,7 @@ from tutor.course.catalog import LoadedLesson
 from tutor.grading.attempts import Encounter
 from tutor.grading.kinds import allowed_attempts
 from tutor.ui.messages import LiveFailed, LiveReady
+from tutor.ui.reload_check import problems_text
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
@@ -48,6 +49,7 @@ class LessonScreen(QuizMixin, Screen):
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.encounter = Encounter()
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
+        self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
         self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
 
     def compose(self) -> ComposeResult:
@@ -124,6 +126,8 @@ class LessonScreen(QuizMixin, Screen):
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             status.append(f"\nA live number in the text could not be filled{more}, shown as ⟨error⟩ "
                           f"(tell the lesson's author): {'.'.join(map(str, where))}: {short_message(error)}", style="yellow")
+        if self.check_problems:
+            status.append("\n" + problems_text(self.check_problems), style="bold red")
         self.query_one("#live-status", Static).update(status)
         self.show_texts()
         self.show_question()
@@ -207,7 +211,10 @@ class LessonScreen(QuizMixin, Screen):
         for reload in reloads:
             if reload.path != self.item.path and reload.old_id != self.lesson.id:
                 continue
-            if reload.broken:
+            if reload.checked:   # the live check of the version on screen found problems
+                self.check_problems = reload.problems
+                self.query_one("#live-status", Static).update(Text(problems_text(reload.problems), style="bold red"))
+            elif reload.broken:
                 self.query_one("#live-status", Static).update(Text(
                     f"The edited lesson file has a problem; this is the last good version.\n{reload.problems[0]}",
                     style="bold red"))
@@ -220,6 +227,7 @@ class LessonScreen(QuizMixin, Screen):
     def swap_lesson(self, item: LoadedLesson) -> None:
         """Show the reloaded lesson at the same question (clamped) and recompute its tensors."""
         self.item, self.lesson = item, item.lesson
+        self.check_problems = []
         self.generation += 1
         self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
         self.title = self.lesson.title
