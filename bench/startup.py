@@ -8,7 +8,11 @@ a header, a status line, a tree with as many tracks and lessons, a footer; nothi
 Its status line carries the same mark, so both are timed the same way.
 
 Each run starts with a fresh learner home (the roadmap, not a resumed lesson) but the same
-user cache, as on a learner's second start; ``--cold`` gives every tutor run an empty cache.
+user cache, as on a learner's second start; ``--cold`` gives every tutor run an empty lesson
+cache.  Both apps run with compiled bytecode, as ``pip install`` leaves them: where
+PYTHONDONTWRITEBYTECODE is set (as in some sandboxes), the tutor's own modules would be
+compiled from source on every start while Textual's come precompiled, so the script gives
+both a private PYTHONPYCACHEPREFIX instead (``--no-bytecode`` keeps the environment's setting).
 
 Prints each run, then the medians; the last line is ``startup_vs_bare X``, the median of
 the per-pair ratios (goal: at most 1.5).
@@ -74,14 +78,17 @@ def run_bare_app(shape: str) -> None:
     Bare().run()
 
 
-def one_run(command: list[str], env: dict[str, str], wait_for_model: bool,
+def one_run(command: list[str], env: dict[str, str | None], wait_for_model: bool,
             timeout: float = 60.0) -> tuple[float, float | None]:
     home = tempfile.mkdtemp(prefix="tutor-bench-")   # a new learner: the roadmap, not a resumed lesson
     pid, fd = pty.fork()
     if pid == 0:  # child: become the tutor
-        os.environ.update(env)
+        os.environ.update({k: v for k, v in env.items() if v is not None})
         os.environ["TERM"] = "xterm-256color"
         os.environ["TUTOR_HOME"] = home
+        for name, value in env.items():
+            if value is None:
+                os.environ.pop(name, None)
         os.execv(command[0], command)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     start = time.perf_counter()
@@ -133,6 +140,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--cold", action="store_true", help="an empty user cache for every tutor run")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE as the environment has it (modules compiled on every start)")
     parser.add_argument("--bare-app", metavar="TRACKS,LESSONS", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_app:
@@ -140,8 +149,11 @@ def main() -> None:
         return
     tracks, lessons = roadmap_shape()
     cache = tempfile.mkdtemp(prefix="tutor-bench-cache-")
-    env = {"XDG_CACHE_HOME": cache}
+    env: dict[str, str | None] = {"XDG_CACHE_HOME": cache}
+    if not args.no_bytecode:
+        env.update(PYTHONDONTWRITEBYTECODE=None, PYTHONPYCACHEPREFIX=os.path.join(cache, "bytecode"))
     print(f"roadmap: {tracks} tracks, {lessons} lessons; {'cold' if args.cold else 'warm'} lesson cache; "
+          f"{'no ' if args.no_bytecode and os.environ.get('PYTHONDONTWRITEBYTECODE') else ''}bytecode cache; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
     one_run(tutor_command(), env, wait_for_model=False)   # fills the cache and the OS file cache; not counted
     one_run(bare_command(tracks, lessons), env, wait_for_model=False)
@@ -152,7 +164,7 @@ def main() -> None:
         for name in order:
             if name == "tutor":
                 if args.cold:
-                    shutil.rmtree(cache, ignore_errors=True)
+                    shutil.rmtree(os.path.join(cache, "tutor"), ignore_errors=True)   # the lessons, not the bytecode
                 got[name] = one_run(tutor_command(), env, wait_for_model=True)
             else:
                 got[name] = one_run(bare_command(tracks, lessons), env, wait_for_model=False)
