@@ -2,8 +2,12 @@
 
 A checkpoint is untrusted input: it is read with ``torch.load(weights_only=True)``, so it
 holds only plain dicts, strings, numbers and tensors, and everything in it is checked before
-a model is built.  Every problem becomes a ``CheckpointError`` whose message names the file
-and what is wrong, so the CLI and the app can show it instead of a traceback.  Saving writes
+a model is built: the config's exact types and bounds first (a hostile size must fail before
+it can allocate), then the vocabulary, then every weight's name, dtype and shape against a
+model on the ``meta`` device (which allocates nothing), then the meta record (types and
+sizes; its text is bounded here but must still be escaped wherever it is displayed).  Every
+problem becomes a one-line ``CheckpointError`` naming the file and what is wrong, so the
+CLI and the app can show it instead of a traceback.  Saving writes
 a temporary file beside the target and ``os.replace``s it, so a crash never leaves half a
 checkpoint where a good one was.
 """
@@ -12,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import unicodedata
 from dataclasses import fields
 from pathlib import Path
 
@@ -23,6 +28,21 @@ from .tokenizer import CharTokenizer
 FORMAT = "transformer-tutor/gpt"
 VERSION = 1
 _CONFIG_FIELDS = {f.name for f in fields(GPTConfig)}
+# Allowed config values: generous for a teaching model, small enough that a hostile file cannot
+# make the loader build something huge (n_layer 10**7 once took 7 GB and 51 s to fail).
+INT_BOUNDS = {"vocab_size": (2, 4096), "block_size": (1, 4096), "n_layer": (1, 16), "n_head": (1, 64),
+              "d_model": (1, 1024), "mlp_ratio": (1, 8)}
+CHOICES = {"positions": ("learned", "sinusoidal", "none")}
+BOOLS = ("fused_attention", "bias")
+# Meta is shown to the learner and read by the CLI: plain values of bounded size only, and the
+# fields the code reads must have the type it expects (None always allowed).
+MAX_TEXT, MAX_KEY, MAX_ITEMS, MAX_DEPTH = 4096, 100, 256, 6
+META_TYPES = {**dict.fromkeys(("data", "stop", "created", "command", "status", "size", "device", "torch",
+                                "continued_from", "reproduced"), (str,)),
+              **dict.fromkeys(("steps", "seed", "threads"), (int,)),
+              **dict.fromkeys(("train_loss", "val_loss", "accuracy", "training_seconds"), (int, float)),
+              **dict.fromkeys(("dataset", "train_config"), (dict,))}
+_FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
 
 
 class CheckpointError(Exception):
@@ -34,18 +54,24 @@ def default_checkpoint_path() -> Path:
     return Path(__file__).resolve().parent / "checkpoints" / "default.pt"
 
 
-def _plain(value):
-    """Meta as types weights_only can read back; anything else is stored as its str()."""
+def _plain(value, depth: int = 0):
+    """Meta as types weights_only can read back, within the bounds ``load_checkpoint`` enforces.
+
+    Anything else is stored as its str(); over-long text and containers are cut, so a
+    checkpoint this module writes is always one it will read.
+    """
     if value is None:
         return None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
+        value = str(value)
     for kind in (bool, int, float, str):  # exact builtins: subclasses (TorchVersion) are refused
         if isinstance(value, kind):
-            return kind(value)
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return str(value)
+            return kind(value)[:MAX_TEXT] if kind is str else kind(value)
+    if depth < MAX_DEPTH and isinstance(value, dict):
+        return {str(k)[:MAX_KEY]: _plain(v, depth + 1) for k, v in list(value.items())[:MAX_ITEMS]}
+    if depth < MAX_DEPTH and isinstance(value, (list, tuple)):
+        return [_plain(v, depth + 1) for v in list(value)[:MAX_ITEMS]]
+    return str(value)[:MAX_TEXT]
 
 
 def save_checkpoint(path, model: GPT, tokenizer: CharTokenizer, meta: dict | None = None) -> Path:
@@ -77,6 +103,12 @@ def save_checkpoint(path, model: GPT, tokenizer: CharTokenizer, meta: dict | Non
     return path
 
 
+def _show(value, limit: int = 40) -> str:
+    """A short, printable repr of an untrusted value for an error message."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in repr(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _read(path: Path) -> dict:
     if not path.exists():
         raise CheckpointError(f"{path}: no such checkpoint file")
@@ -88,37 +120,126 @@ def _read(path: Path) -> dict:
         lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [type(exc).__name__]
         detail = next((ln for ln in lines if "WeightsUnpickler error" in ln), lines[0])
         raise CheckpointError(f"{path}: not a readable checkpoint (corrupt, truncated or not "
-                              f"made by 'tutor train'): {detail[:200]}") from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+                              f"made by 'tutor train'): {_show(detail, 200)}") from None
+    if not isinstance(payload, dict) or type(payload.get("format")) is not str or payload["format"] != FORMAT:
         raise CheckpointError(f"{path}: not a transformer-tutor checkpoint")
-    if payload.get("version") != VERSION:
-        raise CheckpointError(f"{path}: checkpoint version {payload.get('version')!r}, "
-                              f"this tutor reads version {VERSION}")
+    version = payload.get("version")
+    if type(version) is not int or version != VERSION:
+        raise CheckpointError(f"{path}: checkpoint version {_show(version)}, this tutor reads version {VERSION}")
     return payload
 
 
 def _config(path: Path, raw) -> GPTConfig:
+    """Every field present, of the exact type, within bounds, before anything is built."""
     if not isinstance(raw, dict):
         raise CheckpointError(f"{path}: config is missing")
+    if not all(isinstance(k, str) for k in raw):
+        raise CheckpointError(f"{path}: invalid config: field names must be text")
     unknown = set(raw) - _CONFIG_FIELDS
     if unknown:
-        raise CheckpointError(f"{path}: config has unknown fields {sorted(unknown)}")
+        raise CheckpointError(f"{path}: config has unknown fields {_show(sorted(unknown), 80)}")
+    missing = _CONFIG_FIELDS - set(raw)
+    if missing:
+        raise CheckpointError(f"{path}: invalid config: missing fields {sorted(missing)}")
+    for name, (low, high) in INT_BOUNDS.items():
+        value = raw[name]
+        if type(value) is not int:   # not float 64.0, not bool True
+            raise CheckpointError(f"{path}: invalid config: {name} must be a whole number from {low} to {high}, "
+                                  f"not {type(value).__name__} {_show(value)}")
+        if not low <= value <= high:
+            raise CheckpointError(f"{path}: invalid config: {name}={_show(value)} is out of range "
+                                  f"(allowed: {low} to {high})")
+    for name, allowed in CHOICES.items():
+        if type(raw[name]) is not str or raw[name] not in allowed:
+            raise CheckpointError(f"{path}: invalid config: {name} must be one of {', '.join(allowed)}, "
+                                  f"not {_show(raw[name])}")
+    for name in BOOLS:
+        if type(raw[name]) is not bool:
+            raise CheckpointError(f"{path}: invalid config: {name} must be true or false, not {_show(raw[name])}")
+    if raw["d_model"] % raw["n_head"]:
+        raise CheckpointError(f"{path}: invalid config: d_model={raw['d_model']} must be divisible "
+                              f"by n_head={raw['n_head']}")
     try:
         return GPTConfig(**raw)
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: invalid config: {exc}") from None
 
 
+def _check_weights(path: Path, state, config: GPTConfig) -> None:
+    """Names, shapes and dtypes against the config (on the meta device: nothing allocated), then NaN."""
+    if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+        raise CheckpointError(f"{path}: weights are missing")
+    with torch.device("meta"):
+        expected = {k: tuple(v.shape) for k, v in GPT(config).state_dict().items()}
+    missing = [k for k in expected if k not in state]
+    unexpected = [k for k in state if k not in expected]
+    if missing or unexpected:
+        raise CheckpointError(f"{path}: weights do not match the config: missing {_show(missing, 100)}, "
+                              f"unexpected {_show(unexpected, 100)}")
+    for name, shape in expected.items():
+        tensor = state[name]
+        if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided or tensor.dtype not in _FLOAT_DTYPES:
+            raise CheckpointError(f"{path}: weights do not match the config: {name} is not a float tensor")
+        if tuple(tensor.shape) != shape:
+            raise CheckpointError(f"{path}: weights do not match the config: {name} has shape "
+                                  f"{_show(tuple(tensor.shape))}, the config needs {shape}")
+    bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
+    if bad:
+        raise CheckpointError(f"{path}: weights contain NaN or inf ({', '.join(bad[:3])})")
+
+
+def _check_plain(path: Path, value, where: str, depth: int = 0) -> None:
+    if value is None or type(value) in (bool, float):
+        return
+    if type(value) is int:
+        if abs(value) >= 2**63:
+            raise CheckpointError(f"{path}: {where} is a number too large to be real")
+        return
+    if type(value) is str:
+        if len(value) > MAX_TEXT:
+            raise CheckpointError(f"{path}: {where} is {len(value)} characters long (at most {MAX_TEXT})")
+        return
+    if type(value) not in (dict, list, tuple):
+        raise CheckpointError(f"{path}: {where} holds a {type(value).__name__}; meta holds only plain values")
+    if depth >= MAX_DEPTH or len(value) > MAX_ITEMS:
+        raise CheckpointError(f"{path}: {where} is nested deeper than {MAX_DEPTH} or holds more than "
+                              f"{MAX_ITEMS} items")
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(value, dict) and (type(key) is not str or len(key) > MAX_KEY):
+            raise CheckpointError(f"{path}: {where} has a field name that is not short text: {_show(key)}")
+        _check_plain(path, item, f"{where}[{_show(key)}]", depth + 1)
+
+
+def _meta(path: Path, raw) -> dict:
+    """The record of how the weights were made: untrusted text, checked for type and size."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise CheckpointError(f"{path}: meta must be a dict, not {type(raw).__name__}")
+    _check_plain(path, raw, "meta")
+    for key, kinds in META_TYPES.items():
+        value = raw.get(key)
+        if value is not None and (type(value) not in kinds):
+            names = " or ".join("a number" if k is float else k.__name__ for k in kinds)
+            raise CheckpointError(f"{path}: meta[{key!r}] must be {names}, not {type(value).__name__}")
+    return raw
+
+
 def _tokenizer(path: Path, vocab, config: GPTConfig, expected: CharTokenizer | None) -> CharTokenizer:
-    if not isinstance(vocab, str):
+    if type(vocab) is not str:
         raise CheckpointError(f"{path}: vocabulary is missing")
+    if len(vocab) != config.vocab_size:
+        raise CheckpointError(f"{path}: vocabulary has {len(vocab)} characters but the "
+                              f"config says vocab_size={config.vocab_size}")
+    # generated text goes to the terminal as is: no escape, bidi or other invisible characters
+    hidden = next((ch for ch in vocab if ch not in "\n\t" and unicodedata.category(ch) in ("Cc", "Cf", "Cs")), None)
+    if hidden is not None:
+        raise CheckpointError(f"{path}: invalid vocabulary: control character U+{ord(hidden):04X}")
     try:
         tokenizer = CharTokenizer(vocab)
     except ValueError as exc:
         raise CheckpointError(f"{path}: invalid vocabulary: {exc}") from None
-    if tokenizer.vocab_size != config.vocab_size:
-        raise CheckpointError(f"{path}: vocabulary has {tokenizer.vocab_size} characters but the "
-                              f"config says vocab_size={config.vocab_size}")
     if expected is not None and expected.chars != tokenizer.chars:
         where = next((i for i, (a, b) in enumerate(zip(vocab, expected.chars)) if a != b),
                      min(len(vocab), len(expected.chars)))
@@ -134,19 +255,14 @@ def load_checkpoint(path, device="cpu", expected_tokenizer: CharTokenizer | None
     config = _config(path, payload.get("config"))
     tokenizer = _tokenizer(path, payload.get("vocab"), config, expected_tokenizer)
     state = payload.get("state_dict")
-    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise CheckpointError(f"{path}: weights are missing")
+    _check_weights(path, state, config)
+    meta = _meta(path, payload.get("meta"))
     model = GPT(config)
     try:
         model.load_state_dict(state, strict=True)
-    except RuntimeError as exc:
+    except RuntimeError as exc:   # not expected after _check_weights; kept as a last line of defence
         lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()][1:4]
         raise CheckpointError(f"{path}: weights do not match the config: {' '.join(lines)[:300]}") from None
-    bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
-    if bad:
-        raise CheckpointError(f"{path}: weights contain NaN or inf ({', '.join(bad[:3])})")
-    meta = payload.get("meta")
-    meta = meta if isinstance(meta, dict) else {}
     model.to(device).eval()
     return model, tokenizer, meta
 
@@ -156,13 +272,14 @@ def load_default_model(device="cpu"):
     return load_checkpoint(default_checkpoint_path(), device)
 
 
-def describe_meta(meta: dict) -> str:
-    """One line saying which weights these are, for lessons and the CLI."""
-    parts = [f"data={meta.get('data', '?')}", f"steps={meta.get('steps', '?')}"]
-    for key in ("val_loss", "accuracy"):
-        value = meta.get(key)
-        if isinstance(value, float) and math.isfinite(value):
-            parts.append(f"{key}={value:.4g}" if key != "accuracy" else f"accuracy={value:.1%}")
-    if meta.get("created"):
-        parts.append(f"created={meta['created']}")
-    return " ".join(parts)
+def describe_checkpoint(name: str, meta: dict) -> str:
+    """What lessons and the dashboard say about a set of weights, e.g.
+    "shipped default checkpoint (trained on sort, 1500 steps, accuracy 100%)"."""
+    details = []
+    if meta.get("data"):
+        details.append(f"trained on {meta['data']}")
+    if meta.get("steps") is not None:
+        details.append(f"{meta['steps']} steps")
+    if isinstance(meta.get("accuracy"), (int, float)) and math.isfinite(meta["accuracy"]):
+        details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
+    return f"{name} ({', '.join(details)})" if details else name

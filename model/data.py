@@ -32,9 +32,7 @@ import torch
 
 from .tokenizer import CharTokenizer
 
-IGNORE = -100           # cross_entropy's ignore_index: positions that are not scored
-TASKS = ("sort", "reverse")
-SEPARATOR, END = ">", "\n"
+from .formats import DIGITS, END, IGNORE, SEPARATOR, TASKS
 VAL_FRACTION = 0.1
 
 # Prose-heavy standard-library modules whose docstrings make the offline ``text`` corpus.
@@ -75,7 +73,7 @@ class SyntheticTask:
             raise ValueError(f"unknown task {self.name!r}; choose one of {', '.join(TASKS)}")
         if not 1 <= self.min_len <= self.max_len:
             raise ValueError("need 1 <= min_len <= max_len")
-        enc = self.tokenizer.encode("0123456789" + SEPARATOR + END)
+        enc = self.tokenizer.encode(DIGITS + SEPARATOR + END)
         self._digit_ids = torch.tensor(enc[:10])                             # (10,)
         self._sep_id, self._end_id = enc[10], enc[11]
 

@@ -4,7 +4,7 @@ Every intermediate tensor the lessons talk about is recorded under a Transformer
 name when a ``probes`` dict is passed to ``forward``.  The explicit attention path
 (scores -> mask -> softmax -> z) exists so that those tensors can be looked at; the fused
 path (``scaled_dot_product_attention``) is what training uses for speed.  A test proves that
-both paths agree.
+both paths agree.  ``model.decode`` is a third, leaner path for generation only.
 """
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from typing import Iterator, Sequence
 
 import torch
 
+from .decode import KVCache, decode
 from .gpt import GPT
 from .tokenizer import CharTokenizer
 
@@ -99,31 +100,49 @@ def next_token_distribution(model: GPT, tokens: Sequence[int] | torch.Tensor, te
 
 
 class _Context:
-    """Next-token logits for a batch of growing sequences, with or without a KV cache."""
+    """Every token so far for a batch of sequences, and the next-token logits for them.
 
-    def __init__(self, model: GPT, use_cache: bool) -> None:
-        self.model, self.use_cache, self.cache = model, use_cache, None
-        self.block = model.config.block_size
+    With the cache, only the tokens it has not seen yet go through ``GPT.decode``; without
+    it (or once the window slides) the last ``block_size`` tokens go through ``forward``.
+    New tokens are only concatenated onto the history when something reads it, because at
+    this size even one ``torch.cat`` per token shows.  The cache never needs more than
+    block_size positions, so a large ``max_new_tokens`` costs no memory up front.
+    """
 
-    def logits(self, seqs: torch.Tensor) -> torch.Tensor:
-        """seqs (B, T), all tokens so far -> logits (B, V) for the next token."""
-        T = seqs.size(1)
-        if not self.use_cache or T > self.block:
-            self.cache = None
-            return self.model(seqs[:, -self.block:])[:, -1]                  # (B, V)
-        if self.cache is None:
-            logits, self.cache = self.model(seqs, use_cache=True)            # (B, T, V)
-        else:
-            logits, self.cache = self.model(seqs[:, -1:], past_kv=self.cache, use_cache=True)  # (B, 1, V)
-        return logits[:, -1]
+    def __init__(self, model: GPT, seqs: torch.Tensor, use_cache: bool, max_new_tokens: int) -> None:
+        self.model, self.block = model, model.config.block_size
+        self._seqs, self._tail, self.length = seqs, [], seqs.size(1)        # seqs (B, T)
+        self.unseen = seqs                                                   # (B, L) not yet in the cache
+        capacity = min(self.block, self.length + max(max_new_tokens - 1, 0))
+        self.cache = KVCache(model, seqs.size(0), capacity) if use_cache else None
 
-    def reorder(self, rows: torch.Tensor) -> None:
-        """Keep the cache rows of the beams that survive (beam search)."""
-        if self.cache is not None:
-            self.cache = [(k[rows], v[rows]) for k, v in self.cache]
+    @property
+    def seqs(self) -> torch.Tensor:
+        """(B, T): every token so far."""
+        if self._tail:
+            self._seqs = torch.cat([self._seqs, *self._tail], dim=1)        # (B, T)
+            self._tail = []
+        return self._seqs
+
+    def logits(self) -> torch.Tensor:
+        """Logits (B, V) for the next token of every sequence."""
+        if self.cache is None or self.length > self.cache.capacity:
+            self.cache = None   # the window slides: cached keys hold stale positions
+            return self.model(self.seqs[:, -self.block:])[:, -1]             # (B, V)
+        return decode(self.model, self.unseen, self.cache)                    # (B, V)
+
+    def append(self, tokens: torch.Tensor, rows: torch.Tensor | None = None) -> None:
+        """Extend sequences ``rows`` (default: all, in order) with ``tokens`` (B',)."""
+        if rows is not None:
+            self._seqs = self.seqs.index_select(0, rows)                     # (B', T)
+            if self.cache is not None:
+                self.cache.reorder(rows)
+        self.unseen = tokens[:, None]                                        # (B', 1)
+        self._tail.append(self.unseen)
+        self.length += 1
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def stream(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
            top_k: int | None = None, top_p: float | None = None, seed: int | None = None,
            use_cache: bool = True, stop_ids: Sequence[int] = ()) -> Iterator[int]:
@@ -136,19 +155,19 @@ def stream(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens: int
     device = _device(model)
     generator = torch.Generator(device=device)
     generator.manual_seed(seed if seed is not None else int(torch.randint(0, 2**62, ()).item()))
-    seqs = torch.tensor([ids], device=device)                                # (1, T)
-    context = _Context(model, use_cache)
+    context = _Context(model, torch.tensor([ids], device=device), use_cache, max_new_tokens)
     stops = set(stop_ids)
     for _ in range(max_new_tokens):
-        logits = context.logits(seqs)[0].float()                             # (V,)
+        logits = context.logits().float()                                    # (1, V)
         if temperature == 0:
-            token = int(logits.argmax())
+            token = logits.argmax(-1)                                        # (1,)
         else:
-            probs = torch.softmax(filter_logits(logits, temperature, top_k, top_p), dim=-1)  # (V,)
-            token = int(torch.multinomial(probs, 1, generator=generator))
-        seqs = torch.cat([seqs, torch.tensor([[token]], device=device)], dim=1)  # (1, T+1)
-        yield token
-        if token in stops:
+            probs = torch.softmax(filter_logits(logits[0], temperature, top_k, top_p), dim=-1)  # (V,)
+            token = torch.multinomial(probs, 1, generator=generator)         # (1,)
+        context.append(token)
+        token_id = int(token)   # the caller needs the id now: one sync per token is the floor
+        yield token_id
+        if token_id in stops:
             return
 
 
@@ -157,7 +176,7 @@ def generate(model: GPT, prompt, max_new_tokens: int, **kwargs) -> list[int]:
     return list(stream(model, prompt, max_new_tokens, **kwargs))
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def beam_search(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens: int, beam_width: int = 4,
                 stop_ids: Sequence[int] = (), length_penalty: float = 0.0, use_cache: bool = True) -> list[int]:
     """The most likely continuation found by keeping ``beam_width`` partial sequences.
@@ -172,33 +191,34 @@ def beam_search(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens
     if not ids:
         raise ValueError("the prompt must contain at least one token")
     model.eval()
-    device = _device(model)
-    seqs = torch.tensor([ids], device=device)                                # (beams, T)
-    scores = torch.zeros(1, device=device)                                   # (beams,) sum of log p
-    context = _Context(model, use_cache)
+    n = len(ids)
+    context = _Context(model, torch.tensor([ids], device=_device(model)), use_cache, max_new_tokens)
+    scores = torch.zeros(1, device=context.seqs.device)                     # (beams,) sum of log p
     finished: list[tuple[float, list[int]]] = []
-    stops = torch.tensor(sorted(set(stop_ids)), device=device, dtype=torch.long)
-    norm = lambda total, n: total / (n ** length_penalty)                    # noqa: E731
-    for step in range(1, max_new_tokens + 1):  # noqa: B007
-        logprobs = torch.log_softmax(context.logits(seqs).float(), dim=-1)   # (beams, V)
+    stops = set(stop_ids)
+    norm = lambda total, length: total / (length ** length_penalty)          # noqa: E731
+    for step in range(1, max_new_tokens + 1):
+        logprobs = torch.log_softmax(context.logits().float(), dim=-1)       # (beams, V)
         total = (scores[:, None] + logprobs).view(-1)                        # (beams * V,)
         best, flat = torch.topk(total, min(beam_width, total.numel()))       # (k,)
         rows, tokens = flat // logprobs.size(1), flat % logprobs.size(1)     # (k,) each
-        seqs = torch.cat([seqs[rows], tokens[:, None]], dim=1)               # (k, T+1)
-        context.reorder(rows)
-        done = torch.isin(tokens, stops) if stops.numel() else torch.zeros_like(tokens, dtype=torch.bool)
-        for i in done.nonzero().flatten().tolist():
-            finished.append((norm(float(best[i]), step), seqs[i, len(ids):].tolist()))
-        live = ~done
-        seqs, scores = seqs[live], best[live]
-        if not live.all():
-            context.reorder(live.nonzero().flatten())
-        if seqs.size(0) == 0:
+        if stops:   # one sync per step, only when there is something to stop at
+            done = [t in stops for t in tokens.tolist()]
+            if any(done):
+                ended, parents = best.tolist(), rows.tolist()
+                for i in (i for i, d in enumerate(done) if d):
+                    text = context.seqs[parents[i], n:].tolist() + [int(tokens[i])]
+                    finished.append((norm(ended[i], step), text))
+                live = torch.tensor([not d for d in done], device=tokens.device)
+                rows, tokens, best = rows[live], tokens[live], best[live]     # (k',) each
+        context.append(tokens, rows)
+        scores = best
+        if scores.numel() == 0:
             break
         if length_penalty == 0 and finished and max(f[0] for f in finished) >= float(scores.max()):
             break  # live beams only lose probability from here
-    n_new = seqs.size(1) - len(ids)
-    candidates = finished + [(norm(float(s), max(1, n_new)), seqs[i, len(ids):].tolist())
+    seqs = context.seqs
+    candidates = finished + [(norm(float(s), max(1, seqs.size(1) - n)), seqs[i, n:].tolist())
                              for i, s in enumerate(scores.tolist())]
     if not candidates:
         return []

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from tutor.model import GPT, GPTConfig, CharTokenizer
-from tutor.model.checkpoint import (CheckpointError, default_checkpoint_path, describe_meta, load_checkpoint,
+from tutor.model.checkpoint import (CheckpointError, default_checkpoint_path, describe_checkpoint, load_checkpoint,
                               load_default_model, save_checkpoint)
 from tutor.model.data import SyntheticTask
 
@@ -113,4 +113,4 @@ def test_the_shipped_default_is_small_trained_and_sorts():
     assert model.config.d_model == 64 and model.config.n_head == 4 and model.config.positions == "learned"
     task = SyntheticTask("sort", meta["dataset"]["min_len"], meta["dataset"]["max_len"], tok)
     assert task.accuracy(model, n=200) >= 0.95
-    assert "data=sort" in describe_meta(meta)
+    assert describe_checkpoint("shipped", meta).startswith("shipped (trained on sort, 1500 steps, accuracy")

@@ -250,7 +250,7 @@ async def test_training_errors_end_with_a_message_and_the_app_keeps_going(tmp_pa
             assert panel.state == "idle" and app.hub.model is None   # nothing was handed to the lessons
             await pilot.pause()                            # focus moved off the disabled Start: let it settle
             await pilot.press("f8")                        # still answering keys
-            assert screen.query_one("#dash-tabs").active == "tab-sample"
+            await until(pilot, lambda: screen.query_one("#dash-tabs").active == "tab-sample", what="F8 switches tab")
 
 
 async def test_checkpoints_save_load_refuse_a_wrong_shape_and_reset(tmp_path):

@@ -123,3 +123,17 @@ def test_every_docs_example_passes_the_check(tmp_path):
     report = check_paths(paths)
     assert report.ok, report.text()
     assert len(report.lessons) == len(paths)
+
+
+def test_lessons_docs_prints_the_shipped_guide(capsys):
+    assert main(["lessons", "docs"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Writing lessons") and "kind: shape" in out
+
+
+def test_lessons_docs_path_names_a_readable_file(capsys):
+    from pathlib import Path
+
+    assert main(["lessons", "docs", "--path"]) == 0
+    path = Path(capsys.readouterr().out.strip())
+    assert path.name == "lessons.md" and path.read_text(encoding="utf-8").startswith("# Writing lessons")

@@ -40,6 +40,39 @@ def add_parser(commands) -> None:
                         help="also run every experiment and list its tensors with shapes (slower)")
     probes.set_defaults(func=run_lessons_probes)
 
+    docs = sub.add_parser("docs", help="show the lesson-format guide (every field, each question kind, the checks)",
+                          description="Print the lesson-format guide that ships with tutor. "
+                                      "--path prints where the file is instead.")
+    docs.add_argument("--path", action="store_true", help="print the guide's file path instead of its text")
+    docs.set_defaults(func=run_lessons_docs)
+
+
+def guide_text() -> str:
+    from importlib.resources import files
+
+    return files("tutor.docs").joinpath("lessons.md").read_text(encoding="utf-8")
+
+
+def run_lessons_docs(args: argparse.Namespace) -> int:
+    """Show the guide through a pager when stdout is a terminal, as ``git help`` does; plain text otherwise."""
+    if args.path:
+        from importlib.resources import as_file, files
+
+        with as_file(files("tutor.docs").joinpath("lessons.md")) as path:
+            print(path)
+        return 0
+    text = guide_text()
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        console = Console()
+        with console.pager(styles=True):
+            console.print(Markdown(text))
+    else:
+        sys.stdout.write(text)
+    return 0
+
 
 def run_lessons_list(args: argparse.Namespace) -> int:
     from rich.console import Console
@@ -120,7 +153,7 @@ def run_lessons_new(args: argparse.Namespace) -> int:
     except OSError as error:
         return fail(f"cannot write {path}: {error.strerror or error}")
     print(f"wrote {path}\n"
-          f"next: edit it (docs/lessons.md explains every field), then run\n"
+          f"next: edit it (`tutor lessons docs` explains every field), then run\n"
           f"  tutor lessons check {path}\n"
           f"  tutor --lessons {args.dir}")
     return 0

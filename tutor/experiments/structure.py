@@ -16,6 +16,7 @@ import math
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.model.formats import SEPARATOR
 
 WINDOW = 3            # attn_window: each query sees itself and the WINDOW - 1 keys before it
 PE_SHIFT = 3          # pe_shift: the shift k in PE(pos + k) = PE(pos) @ M_k
@@ -51,16 +52,9 @@ def _scalar(value) -> np.ndarray:
 
 def _twin(model, **changes):
     """A copy of ``model`` with a changed config and the same weights (global RNG untouched)."""
-    import dataclasses
+    from tutor.model.copies import copy_model
 
-    import torch
-
-    from tutor.model import GPT
-
-    with torch.random.fork_rng():
-        twin = GPT(dataclasses.replace(model.config, **changes))
-    twin.load_state_dict(model.state_dict(), strict=False)   # W_pos may be absent on either side
-    return twin.eval()                                        # on the CPU
+    return copy_model(model, **changes)   # W_pos may be absent on either side
 
 
 def _row0_logits(context: ExperimentContext):
@@ -408,11 +402,9 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
-    from tutor.model import GPT
+    from tutor.model.copies import seeded_model
 
-    with torch.random.fork_rng():
-        torch.manual_seed(context.seed)
-        student = GPT(context.model.config).eval()                           # on the CPU
+    student = seeded_model(context.model.config, context.seed)                # on the CPU
     with torch.no_grad():
         logp = torch.log_softmax(_row0_logits(context), -1)                 # (V,)
         logq = torch.log_softmax(student(context.tokens[:1].cpu())[0, -1].double(), -1)  # (V,)
@@ -471,7 +463,7 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
 def _prompt_before_separator(context: ExperimentContext) -> list[int]:
     """Row 0's tokens before its first '>' (when there is one after the first token), else the whole row."""
     ids = context.tokens[0].tolist()
-    separator = context.tokenizer.encode(">")[0]
+    separator = context.tokenizer.encode(SEPARATOR)[0]
     return ids[: ids.index(separator)] if separator in ids[1:] else ids
 
 

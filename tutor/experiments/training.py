@@ -16,10 +16,8 @@ import math
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.model.formats import DIGITS, IGNORE, SEPARATOR
 
-DIGITS = "0123456789"
-SEPARATOR = ">"
-IGNORE = -100
 
 
 def _np(tensor) -> np.ndarray:
@@ -36,14 +34,11 @@ def _tokens(context: ExperimentContext):
 
 def _copy(model, double: bool = True):
     """A private copy of ``model`` (float64 by default) that gradients and steps may touch."""
-    import copy
+    import torch
 
-    clone = copy.deepcopy(model)
-    clone = clone.double() if double else clone.float()
-    for p in clone.parameters():
-        p.requires_grad_(True)
-        p.grad = None
-    return clone.eval()
+    from tutor.model.copies import copy_model
+
+    return copy_model(model, dtype=torch.float64 if double else torch.float32, trainable=True)
 
 
 def _scored_targets(context: ExperimentContext):
@@ -77,13 +72,9 @@ def _loss(model, tokens, targets):
 
 def _fresh_model(config, seed: int):
     """An untrained GPT with ``config``, initialised from ``seed`` without touching global RNG."""
-    import torch
+    from tutor.model.copies import seeded_model
 
-    from tutor.model import GPT
-
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return GPT(config).eval()
+    return seeded_model(config, seed)
 
 
 def _digit_ids(context: ExperimentContext) -> list[int]:

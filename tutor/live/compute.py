@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from tutor.model import GPT, CharTokenizer, GPTConfig, run_with_probes
+from tutor.model.copies import seeded_model
 
 from tutor.experiments import ExperimentContext, run_experiments
 from tutor.course.schema import Lesson, ModelSetup
@@ -82,10 +83,7 @@ def random_model(setup: ModelSetup, sizes: dict[str, int], vocab: int) -> tuple[
     """A freshly initialised model, seeded without disturbing anyone else's random stream."""
     config = GPTConfig(vocab_size=vocab, block_size=RANDOM_BLOCK_SIZE, n_layer=setup.n_layer or 1,
                        n_head=sizes["H"], d_model=sizes["D"], positions=setup.positions or "learned")
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(setup.seed)
-        model = GPT(config).eval()
-    return model, f"random initial weights (seed {setup.seed}, untrained)"
+    return seeded_model(config, setup.seed), f"random initial weights (seed {setup.seed}, untrained)"
 
 
 def parameter_tensors(model: GPT) -> dict[str, np.ndarray]:

@@ -36,7 +36,7 @@ class ModelHub:
     def ensure_loaded(self) -> None:
         with self.lock:
             if self.model is None:
-                from tutor.model.checkpoint import load_default_model
+                from tutor.model.checkpoint import describe_checkpoint, load_default_model
                 model, tokenizer, meta = load_default_model()
                 self.model, self.tokenizer = model.eval(), tokenizer
                 self.label = describe_checkpoint("shipped default checkpoint", meta)
@@ -53,14 +53,3 @@ class ModelHub:
         with self.lock:
             self.model, self.tokenizer, self.label = model, tokenizer, label
             self.version += 1
-
-
-def describe_checkpoint(name: str, meta: dict) -> str:
-    details = []
-    if meta.get("data"):
-        details.append(f"trained on {meta['data']}")
-    if meta.get("steps") is not None:
-        details.append(f"{meta['steps']} steps")
-    if meta.get("accuracy") is not None:
-        details.append(f"accuracy {100 * float(meta['accuracy']):.0f}%")
-    return f"{name} ({', '.join(details)})" if details else name

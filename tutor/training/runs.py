@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from tutor.live.hub import describe_checkpoint
+from tutor.model.checkpoint import describe_checkpoint
 from tutor.common.settings import load_settings, save_setting
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
@@ -108,11 +108,9 @@ def train_threads() -> int:
 
 def copy_model(model):
     """A CPU copy in eval mode, never trained further: what the lessons and the sampler read."""
-    from tutor.model import GPT
+    from tutor.model.copies import copy_model as cpu_copy
 
-    clone = GPT(model.config)
-    clone.load_state_dict({k: v.detach().to("cpu") for k, v in model.state_dict().items()})
-    return clone.eval()
+    return cpu_copy(model)
 
 
 class TrainingRun:

@@ -7,6 +7,7 @@ from pathlib import Path
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.signal import Signal
 
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
@@ -42,6 +43,9 @@ class TutorApp(JourneyMixin, DashboardMixin, App):
         self.preload_model = preload_model
         self.model_status = "loading"
         self.answers: list[tuple] = []   # this session's answers; the progress store keeps them for good
+        # Screens that show the model or the catalog subscribe; the app need not know which they are.
+        self.model_signal: Signal[str] = Signal(self, "model-changed")        # data: the new weights' label
+        self.lessons_signal: Signal[list] = Signal(self, "lessons-changed")   # data: the hot-reload results
         self.open_progress()
 
     def on_mount(self) -> None:
@@ -71,9 +75,7 @@ class TutorApp(JourneyMixin, DashboardMixin, App):
         if self.opened_catalog is None or self.opened_catalog.complete_now:
             return
         if self.opened_catalog.complete():   # the cache was bad: the files were read instead
-            for screen in self.screen_stack:
-                if hasattr(screen, "lessons_changed"):
-                    screen.lessons_changed([])
+            self.lessons_signal.publish([])  # the roadmap redraws from the catalog
 
     def action_open_review(self) -> None:
         self.complete_catalog()
@@ -124,9 +126,7 @@ class TutorApp(JourneyMixin, DashboardMixin, App):
         if not changes:
             return []
         reloads = apply_changes(self.catalog, changes)
-        for screen in self.screen_stack:
-            if hasattr(screen, "lessons_changed"):
-                screen.lessons_changed(reloads)
+        self.lessons_signal.publish(reloads)
         for reload in reloads:
             self.notify(reload.summary(), title="Lesson file has a problem" if reload.broken else "Lesson file",
                         severity="error" if reload.broken else "information", timeout=8 if reload.broken else 3,

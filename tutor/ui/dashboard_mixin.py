@@ -43,9 +43,7 @@ class DashboardMixin:
         self.model_replaced()
 
     def model_replaced(self) -> None:
-        for screen in self.screen_stack:
-            if hasattr(screen, "model_changed"):
-                screen.model_changed()
+        self.model_signal.publish(self.hub.label)
 
     # -- the weights kept at the last quit ------------------------------------------------
 

@@ -6,9 +6,17 @@ or a training step never blocks the UI thread.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
+
+if TYPE_CHECKING:   # the payload types, named without importing torch or numpy on the UI's first paint
+    import numpy as np
+
+    from tutor.live.compute import LiveResult
+    from tutor.model import GPT, CharTokenizer
+    from tutor.model.train import TrainMetrics
+    from tutor.training.sampling import SampleStep
 
 
 @dataclass
@@ -34,7 +42,7 @@ class LiveReady(AppMessage):
     """A lesson's live tensors, formula rendering and formula check are computed."""
 
     lesson_id: str
-    live: Any            # tutor.live.compute.LiveResult
+    live: LiveResult
     formula_text: str
     agreement: str
     generation: int = 0  # the lesson version it was computed for (hot reload drops stale ones)
@@ -51,9 +59,9 @@ class LiveFailed(AppMessage):
 class TrainingProgress(AppMessage):
     """The dashboard's trainer, about ten times a second (posted from the training thread)."""
 
-    metrics: Any             # model.train.TrainMetrics
-    losses: list             # (step, loss) of every step since the last message: the chart misses none
-    snapshot: Any = None     # a copy of the weights after an evaluation, for the lessons; else None
+    metrics: TrainMetrics
+    losses: list[tuple[int, float]]   # every step since the last message: the chart misses none
+    snapshot: GPT | None = None       # a copy of the weights after an evaluation, for the lessons
     label: str = ""          # what the lessons will say about those weights
 
 
@@ -61,16 +69,16 @@ class TrainingProgress(AppMessage):
 class TrainingEnded(AppMessage):
     status: str              # finished | stopped | diverged | failed
     message: str
-    snapshot: Any = None     # the final weights (None when the run failed before a step)
+    snapshot: GPT | None = None       # the final weights (None when the run failed before a step)
     label: str = ""
-    meta: Any = None         # what a saved checkpoint records
-    metrics: Any = None
+    meta: dict | None = None          # what a saved checkpoint records
+    metrics: TrainMetrics | None = None
 
 
 @dataclass
 class SampleStepped(AppMessage):
     run: int                 # which Sample press this belongs to: a newer one drops older tokens
-    step: Any                # tutor.training.sampling.SampleStep
+    step: SampleStep
 
 
 @dataclass
@@ -81,8 +89,8 @@ class SampleEnded(AppMessage):
 
 @dataclass
 class AttentionReady(AppMessage):
-    pattern: Any             # numpy (L, L)
-    labels: list
+    pattern: np.ndarray      # (L, L)
+    labels: list[str]
     layer: int
     head: int
 
@@ -96,8 +104,8 @@ class AttentionFailed(AppMessage):
 class CheckpointLoaded(AppMessage):
     """A checkpoint (or the shipped model again) is read and ready to become the app's model."""
 
-    model: Any
-    tokenizer: Any
+    model: GPT
+    tokenizer: CharTokenizer
     label: str
     meta: dict
     note: str

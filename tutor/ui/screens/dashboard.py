@@ -44,6 +44,7 @@ class DashboardScreen(Screen):
     def on_mount(self) -> None:
         self.title = "Dashboard"
         self.model_changed()
+        self.app.model_signal.subscribe(self, lambda _label: self.model_changed(), immediate=True)
 
     def on_screen_resume(self) -> None:
         self.model_changed()

@@ -72,6 +72,8 @@ class LessonScreen(Screen):
         self.query_one("#answer", Input).focus()
         self.show_question()
         self.load_live()
+        self.app.model_signal.subscribe(self, lambda _label: self.model_changed(), immediate=True)
+        self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
 
     @work(thread=True, exclusive=True, group="live")
     def load_live(self) -> None:

@@ -46,6 +46,7 @@ class RoadmapScreen(Screen):
         self._fill_tree(tree)
         tree.focus()
         self.call_after_refresh(tree.move_cursor, self._start_node(tree))
+        self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
 
     def lessons_changed(self, reloads) -> None:
         """Hot reload: rebuild the tree from the catalog, keeping the cursor on the same lesson."""

@@ -29,7 +29,7 @@ class CheckpointActions:
     def reload_shipped(self) -> None:
         from tutor.model.checkpoint import load_default_model
 
-        from tutor.live.hub import describe_checkpoint
+        from tutor.model.checkpoint import describe_checkpoint
         try:
             model, tokenizer, meta = load_default_model()
             dt.remember_kept(self.app.settings_home, None)   # and no kept model at the next start
