@@ -27,6 +27,7 @@ import os
 import pty
 import select
 import shutil
+import shlex
 import signal
 import statistics
 import struct
@@ -140,6 +141,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--cold", action="store_true", help="an empty user cache for every tutor run")
+    parser.add_argument("--tutor", metavar="COMMAND", help="run this instead of `tutor` (e.g. another checkout)")
     parser.add_argument("--no-bytecode", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE as the environment has it (modules compiled on every start)")
     parser.add_argument("--bare-app", metavar="TRACKS,LESSONS", help=argparse.SUPPRESS)
@@ -147,6 +149,7 @@ def main() -> None:
     if args.bare_app:
         run_bare_app(args.bare_app)
         return
+    tutor = shlex.split(args.tutor) if args.tutor else tutor_command()
     tracks, lessons = roadmap_shape()
     cache = tempfile.mkdtemp(prefix="tutor-bench-cache-")
     env: dict[str, str | None] = {"XDG_CACHE_HOME": cache}
@@ -155,7 +158,7 @@ def main() -> None:
     print(f"roadmap: {tracks} tracks, {lessons} lessons; {'cold' if args.cold else 'warm'} lesson cache; "
           f"{'no ' if args.no_bytecode and os.environ.get('PYTHONDONTWRITEBYTECODE') else ''}bytecode cache; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
-    one_run(tutor_command(), env, wait_for_model=False)   # fills the cache and the OS file cache; not counted
+    one_run(tutor, env, wait_for_model=False)   # fills the cache and the OS file cache; not counted
     one_run(bare_command(tracks, lessons), env, wait_for_model=False)
     paints, bares, readies, ratios = [], [], [], []
     for i in range(args.runs):
@@ -165,7 +168,7 @@ def main() -> None:
             if name == "tutor":
                 if args.cold:
                     shutil.rmtree(os.path.join(cache, "tutor"), ignore_errors=True)   # the lessons, not the bytecode
-                got[name] = one_run(tutor_command(), env, wait_for_model=True)
+                got[name] = one_run(tutor, env, wait_for_model=True)
             else:
                 got[name] = one_run(bare_command(tracks, lessons), env, wait_for_model=False)
         paint, ready = got["tutor"]
