@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import torch
 
@@ -178,12 +178,14 @@ def generate(model: GPT, prompt, max_new_tokens: int, **kwargs) -> list[int]:
 
 @torch.inference_mode()
 def beam_search(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens: int, beam_width: int = 4,
-                stop_ids: Sequence[int] = (), length_penalty: float = 0.0, use_cache: bool = True) -> list[int]:
+                stop_ids: Sequence[int] = (), length_penalty: float = 0.0, use_cache: bool = True,
+                on_step: Callable[[int], None] | None = None) -> list[int]:
     """The most likely continuation found by keeping ``beam_width`` partial sequences.
 
     A beam that emits a stop token is finished; the search ends when the best finished beam
     scores at least as well as every live one (log-probabilities only fall) or the budget
-    runs out.  Scores are sum(log p) / length**length_penalty (0: plain sum).
+    runs out.  Scores are sum(log p) / length**length_penalty (0: plain sum).  ``on_step(n)``
+    is called after each step, so a caller can show progress while nothing is known yet.
     """
     if beam_width < 1:
         raise ValueError(f"beam width must be at least 1, not {beam_width}")
@@ -213,6 +215,8 @@ def beam_search(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens
                 rows, tokens, best = rows[live], tokens[live], best[live]     # (k',) each
         context.append(tokens, rows)
         scores = best
+        if on_step is not None:
+            on_step(step)
         if scores.numel() == 0:
             break
         if length_penalty == 0 and finished and max(f[0] for f in finished) >= float(scores.max()):

@@ -56,7 +56,7 @@ def text_of(screen, selector: str, width: int = 120) -> str:
     return console.export_text().strip()
 
 
-async def wait_until(pilot, condition, what: str, tries: int = 300) -> None:
+async def wait_until(pilot, condition, what: str, tries: int = 1200) -> None:
     """Let the app run (workers, messages) until ``condition()`` holds."""
     for _ in range(tries):
         if condition():
@@ -67,7 +67,7 @@ async def wait_until(pilot, condition, what: str, tries: int = 300) -> None:
 
 
 async def wait_for_live(pilot, screen) -> None:
-    for _ in range(300):
+    for _ in range(1200):   # an upper bound for a busy machine; a quiet one takes a second
         if screen.live is not None:
             return
         await asyncio.sleep(0.05)

@@ -27,10 +27,15 @@ def test_numbers(text, value):
     assert parse_number(text) == value
 
 
-@pytest.mark.parametrize("text", ["1/0", "abc", "1//2", "1e999", "nan"])
+@pytest.mark.parametrize("text", ["1/0", "abc", "1//2", "1e999", "nann", "nan/2"])
 def test_bad_numbers(text):
     with pytest.raises(AnswerError):
         parse_number(text)
+
+
+@pytest.mark.parametrize("text", ["nan", "NaN", "(nan)"])
+def test_nan_can_be_typed(text):
+    assert math.isnan(parse_number(text))
 
 
 def test_values_list():

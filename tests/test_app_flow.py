@@ -36,7 +36,10 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         await pilot.pause()
         assert "Question 2/3" in text_of(screen, "#question")
         await type_answer(pilot, "(B, H, L, D)")
-        assert "Not quite" in text_of(screen, "#feedback")
+        assert "Not quite" in text_of(screen, "#feedback") and "tries left" in text_of(screen, "#feedback")
+        assert text_of(screen, "#your-answer") == ""      # no reveal before a give-up or the last try
+        await pilot.press("ctrl+g")
+        await pilot.pause()
         assert "(B, H, L, L)" in text_of(screen, "#your-answer")
         assert "blocks.0.attn.scores" in text_of(screen, "#real-tensor")
         assert [a[3] for a in app.answers] == [True, False]

@@ -28,7 +28,9 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
     home, lessons = tmp_path / "home", write_lesson(tmp_path / "lessons")
 
     # day 1: a new learner starts on the roadmap, misses question 1, gets question 2 right, quits
+    today = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
     app = make_app(home, lessons)
+    app.clock = lambda: today
     async with app.run_test(size=(80, 24)) as pilot:
         assert isinstance(app.screen, RoadmapScreen)
         app.open_lesson("zz-journey")
@@ -37,6 +39,9 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         await wait_for_live(pilot, lesson)
         await type_answer(pilot, "(B, H, L, D)")
         assert "✗ Not quite." in text_of(lesson, "#feedback")
+        await pilot.press("ctrl+g")       # give up: the answer is revealed
+        await pilot.pause()
+        assert "(B, H, L, L)" in text_of(lesson, "#your-answer")
         await pilot.press("enter")
         await pilot.pause()
         assert "Question 2/2" in text_of(lesson, "#question")
@@ -44,7 +49,7 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         assert "✓ Right." in text_of(lesson, "#feedback")
         await pilot.press("escape")
         await pilot.pause()
-        assert labels(app)["zz-journey"] == "◐ 1/2 Journey test lesson · 50% right"
+        assert labels(app)["zz-journey"] == "◐ 1/2 Journey test lesson · 50% first time"
         await pilot.press("q")
     assert [(a[1], a[3]) for a in app.answers] == [("sym", False), ("pick", True)]
     with ProgressStore(home) as store:
@@ -53,7 +58,7 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         first_variant = store.answers()[0].variant
 
     # day 2: the app reopens at question 2, says so; the missed question is due for review
-    tomorrow = datetime.now(timezone.utc) + timedelta(days=1)
+    tomorrow = today + timedelta(days=1)
     app = make_app(home, lessons)
     app.clock = lambda: tomorrow
     told = record_notifications(app)
@@ -89,13 +94,14 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         await pilot.pause()
         now = labels(app)
         assert now["@review"].startswith("Review (0 due) · next in ")
-        assert now["zz-journey"] == "✓ 2/2 Journey test lesson · 67% right"
+        assert now["zz-journey"] == "✓ 2/2 Journey test lesson · 67% first time"
 
     with ProgressStore(home) as store:
         last = store.answers()[-1]
         assert (last.question_id, last.correct, last.variant) == ("sym", True, review.live.variant)
-        assert store.due_count(tomorrow) == 0
-        assert store.card("zz-journey", "sym").due > tomorrow + timedelta(hours=23)   # SM-2: one day later
+        assert store.due_reviews(tomorrow).due == []
+        assert [o.outcome.value for o in store.outcomes()] == ["missed", "first_try", "first_try"]
+        assert store.card("zz-journey", "sym").due > tomorrow + timedelta(hours=23)   # FSRS: days later
         assert store.last_position() == ("zz-journey", 1)   # reviewing does not move the resume point
 
 
@@ -108,7 +114,7 @@ async def test_roadmap_shows_completion_in_words_at_80x24(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         shown = labels(app)
-        assert shown["zz-journey"] == "✓ 2/2 Journey test lesson · 100% right"
+        assert shown["zz-journey"] == "✓ 2/2 Journey test lesson · 100% first time"
         assert shown["@stats"] == "Stats · streak 1 day"
         tree = app.screen.query_one(Tree)
         assert any("% done" in str(n.label) and "Linear algebra" in str(n.label) for n in tree.root.children)
@@ -129,6 +135,8 @@ async def test_a_newer_database_is_refused_but_the_app_runs_without_saving(tmp_p
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.store is None
+        await pilot.press("c")   # the start asks first: continue without saving
+        await pilot.pause()
         assert any("newer version" in m and "NOT be saved" in m and o.get("severity") == "error" for m, o in told)
         assert "NOT being saved" in text_of(app.screen, "#roadmap-status")
         assert labels(app)["@review"].startswith("Review (off")

@@ -230,7 +230,8 @@ def test_export_then_import_twice_adds_nothing_new(tmp_path):
     fill(src)
     exported = tmp_path / "progress.json"
     assert export_json(src, exported) == 3
-    assert json.loads(exported.read_text(encoding="utf-8"))["version"] == 1
+    doc = json.loads(exported.read_text(encoding="utf-8"))
+    assert doc["version"] == 2 and len(doc["outcomes"]) == 3 and {a["attempt"] for a in doc["answers"]} == {1}
     with ProgressStore(tmp_path / "b") as dst:
         dst.record_answer("other", "q", "x", True, now=T0)
         assert import_json(dst, exported) == 3
@@ -278,7 +279,7 @@ def test_reset_keeps_a_backup_with_the_old_answers(tmp_path):
         backup = reset(store, tmp_path / "backups")
         assert backup.parent == tmp_path / "backups"
         assert store.answer_count() == 0 and store.last_position() is None
-        assert store.due_count(T0 + timedelta(days=365)) == 0
+        assert store.due_reviews(T0 + timedelta(days=365)).due == [] and store.outcomes() == []
         store.record_answer("a", "q", "after", True)
         assert reset(store, tmp_path / "backups") != backup  # a second reset never overwrites the first
     con = sqlite3.connect(backup)

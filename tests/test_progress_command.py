@@ -19,10 +19,13 @@ def cli(argv, *, global_home=None):
     return args
 
 
-def run(argv, capsys, monkeypatch, stdin=""):
+NOW = datetime(2025, 3, 1, 0, 30, tzinfo=timezone.utc)   # 00:30: the hour a clock-bound test once failed in
+
+
+def run(argv, capsys, monkeypatch, stdin="", now=NOW):
     monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
     args = cli(argv)
-    code = args.func(args)
+    code = args.func(args, now=now, tz=timezone.utc)
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     return code, out, err
@@ -32,10 +35,10 @@ def run(argv, capsys, monkeypatch, stdin=""):
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "unused"))  # never the real data dir
     home = tmp_path / "home"
-    now = datetime.now(timezone.utc)
+    now = NOW
     with ProgressStore(home) as store:
-        store.record_answer("attention", "q1", "wrong", False, now=now - timedelta(hours=1))
-        store.record_answer("attention", "q1", "right", True, now=now - timedelta(minutes=30))
+        store.record_answer("attention", "q1", "wrong", False, now=now - timedelta(minutes=25))
+        store.record_answer("attention", "q1", "right", True, now=now - timedelta(minutes=20))
         store.record_answer("embeddings", "q2", "x", True, now=now)
         store.record_answer("embeddings", "q3", "y", False, now=now)
     return home
@@ -49,9 +52,26 @@ def count(home):
 def test_summary(home, capsys, monkeypatch):
     code, out, err = run(["--home", str(home)], capsys, monkeypatch)
     assert code == 0 and err == ""
-    assert "Answers: 4" in out and "Accuracy: 50%" in out and "Streak: 1 day" in out
+    assert "Answers: 4" in out and "Right first time: 50%" in out and "Streak: 1 day" in out
     assert "attention" in out and "embeddings" in out
-    assert "Reviews due now: 0 (next" in out
+    # their lessons are not in the course: said once, never offered (the roadmap skips them too)
+    assert "Reviews due now: 0; 2 more for questions no longer in the course" in out
+
+
+def test_summary_due_reviews_agree_with_the_roadmap(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "unused"))
+    with ProgressStore(tmp_path / "h") as store:
+        store.record_answer("la-ffn-shapes", "win-shape", "(1, 2)", False, now=NOW - timedelta(hours=2))
+        store.record_answer("la-ffn-shapes", "out-shape", "(1, 2)", True, hints_used=1, now=NOW)
+        store.record_answer("gone-lesson", "q", "x", False, now=NOW - timedelta(hours=2))
+    code, out, _ = run(["--home", str(tmp_path / "h")], capsys, monkeypatch)
+    assert code == 0 and "Reviews due now: 1; 1 more for questions no longer in the course" in out
+
+    from tutor.course.catalog import load_catalog
+    from tutor.ui.progress_labels import take_snapshot
+    with ProgressStore(tmp_path / "h") as store:
+        snapshot = take_snapshot(store, load_catalog(), NOW)
+    assert [d.lesson_id for d in snapshot.due] == ["la-ffn-shapes"] and snapshot.orphans == 1
 
 
 def test_summary_of_empty_home(tmp_path, capsys, monkeypatch):

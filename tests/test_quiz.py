@@ -19,9 +19,12 @@ def test_values_accept_fractions_and_tolerance():
                               tolerance=0.01)
     truth = truth_for(question, TENSORS, SIZES)
     assert grade(question, "1/4, 3/4, 0", truth, SIZES).correct
-    assert not grade(question, "0.5, 0.5, 0", truth, SIZES).correct
-    with pytest.raises(AnswerError, match="give 3 values"):
-        grade(question, "1/4, 3/4", truth, SIZES)
+    wrong = grade(question, "0.5, 0.5, 0", truth, SIZES)
+    assert not wrong.correct and "2 of the 3 values are off" in wrong.feedback
+    short = grade(question, "1/4, 3/4", truth, SIZES)   # a wrong count is a wrong attempt, with a nudge
+    assert not short.correct and "holds 3 values; you gave 2" in short.feedback
+    with pytest.raises(AnswerError):
+        grade(question, "a quarter", truth, SIZES)
 
 
 def test_infinity_must_match_exactly():
@@ -46,7 +49,8 @@ def test_shape_feedback_counts_axes():
     question = ShapeQuestion(kind="shape", id="s", prompt="shape", probe="logits")
     truth = truth_for(question, TENSORS, SIZES)
     result = grade(question, "3, 4", truth, SIZES)
-    assert not result.correct and "2 axes" in result.feedback and "3" in result.feedback
+    assert not result.correct and "2 axes" in result.feedback and "different number" in result.feedback
+    assert "(1, 3, 4)" not in result.feedback
 
 
 def test_unknown_probe_is_an_authors_error_listing_valid_probes():
@@ -62,3 +66,139 @@ def test_relative_tolerance():
     assert math.isclose(truth.value, 38.0)
     assert grade(question, "35", truth, SIZES).correct
     assert not grade(question, "30", truth, SIZES).correct
+    assert "10%" in grade(question, "35", truth, SIZES).feedback and "±" not in grade(question, "35", truth, SIZES).feedback
+
+
+def number(**fields) -> NumberQuestion:
+    return NumberQuestion(kind="number", id="n", prompt="p", **fields)
+
+
+def test_nan_truth_rejects_every_finite_answer_and_accepts_nan():
+    question = number(answer="nan", tolerance=100)
+    truth = truth_for(question, TENSORS, SIZES)
+    for text in ("0", "1e9", "-inf", "inf"):
+        assert not grade(question, text, truth, SIZES).correct
+    assert grade(question, "nan", truth, SIZES).correct
+    assert truth.display == "nan"
+
+
+def test_nan_in_values_and_infinities_compare_exactly():
+    tensors = {"x": np.array([1.0, np.nan, -np.inf])}
+    question = ValuesQuestion(kind="values", id="v", prompt="p", probe="x", tolerance=10, nonfinite=True)
+    truth = truth_for(question, tensors, SIZES)
+    assert grade(question, "1, nan, -inf", truth, SIZES).correct
+    assert not grade(question, "1, 0, -inf", truth, SIZES).correct
+    assert not grade(question, "1, nan, -1e300", truth, SIZES).correct
+
+
+def test_one_comparison_everywhere():
+    from tutor.grading.compare import all_close, close
+    assert not close(5.0, math.nan, 1e9) and close(math.nan, math.nan, 0)
+    assert close(math.inf, math.inf, 0) and not close(1e308, math.inf, 1e308)
+    assert close(0.25, 1 / 4, 0) and not all_close([1, 2], [1], 1)
+
+
+@pytest.mark.parametrize("answer, nudge", [("50", "Too high"), ("10", "Too low"), ("380", "10× too large"),
+                                           ("3.8", "10× too small"), ("-38", "sign")])
+def test_number_nudges_say_which_way_without_the_answer(answer, nudge):
+    question = number(probe="logits[0, 2]", reduce="sum", tolerance=0.5)
+    truth = truth_for(question, TENSORS, SIZES)
+    feedback = grade(question, answer, truth, SIZES).feedback
+    assert feedback.startswith("Not quite.") and nudge in feedback and "38" not in feedback
+
+
+def test_shape_nudge_for_axes_in_the_wrong_order():
+    question = ShapeQuestion(kind="shape", id="s", prompt="shape", probe="logits")
+    truth = truth_for(question, TENSORS, SIZES)
+    assert "wrong order" in grade(question, "(1, 4, 3)", truth, SIZES).feedback
+    assert "1 of the 3 sizes is off" in grade(question, "(1, 3, 5)", truth, SIZES).feedback
+
+
+def test_probability_row_that_does_not_sum_to_one():
+    question = ValuesQuestion(kind="values", id="row", prompt="p", probe="blocks.0.attn.pattern[0, 0, 2]")
+    truth = truth_for(question, TENSORS, SIZES)
+    assert "sum to 1; yours sum to 1.2" in grade(question, "0.2, 0.5, 0.5", truth, SIZES).feedback
+
+
+def test_closeness_is_said_in_words():
+    from tutor.grading.number_format import tolerance_in_words
+    assert tolerance_in_words(0, False) == "exactly"
+    assert tolerance_in_words(0.005, False) == "to 2 decimals"
+    assert tolerance_in_words(0.05, False) == "to 1 decimal"
+    assert tolerance_in_words(0.05, True) == "within about 5%"
+    assert tolerance_in_words(26.16, False, 523.2) == "within about 5%"
+
+
+def choice(answer) -> "ChoiceQuestion":
+    from tutor.course.schema import ChoiceQuestion
+    return ChoiceQuestion(kind="choice", id="c", prompt="p", choices=["first", "second", "third"], answer=answer)
+
+
+@pytest.mark.parametrize("answer, index", [
+    ({"argmax": "scores"}, 1), ({"argmin": "scores"}, 2),
+    ({"sign": "scores", "reduce": "sum", "positive": 0, "negative": 2}, 0),
+    ({"sign": "scores[2]", "positive": 0, "negative": 2}, 2),
+    ({"cases": [{"probe": "scores", "reduce": "max", "below": 1, "choice": 0},
+                {"probe": "scores", "reduce": "count_distinct", "at_least": 3, "choice": 2}], "otherwise": 1}, 2),
+    (1, 1),
+])
+def test_choice_answer_rules_follow_the_model(answer, index):
+    tensors = {"scores": np.array([0.5, 3.0, -1.0])}
+    question = choice(answer)
+    truth = truth_for(question, tensors, SIZES)
+    assert truth.value == index and grade(question, "abc"[index], truth, SIZES).correct
+    flipped = truth_for(question, {"scores": -tensors["scores"]}, SIZES)
+    if not isinstance(answer, int) and "cases" not in answer:
+        assert flipped.value != index   # another model, another right answer
+
+
+def test_choice_rule_that_does_not_fit_is_an_authors_error():
+    with pytest.raises(QuestionError, match="one value per choice"):
+        truth_for(choice({"argmax": "scores"}), {"scores": np.array([1.0, 2.0])}, SIZES)
+
+
+def test_new_reducers():
+    from tutor.grading.tensor_access import REDUCERS
+    assert REDUCERS["sortedness"](np.array([3.0, 1.0, 2.0, 5.0])) < 1 == REDUCERS["sortedness"](np.arange(5.0))
+    assert REDUCERS["max_rise"](np.array([3.0, 1.0, 2.5, 0.0])) == 1.5
+    assert REDUCERS["count_distinct"](np.array([[2, 2], [2, 3]])) == 2
+
+
+def test_every_kind_is_registered_with_its_schema_class():
+    from tutor.course.schema import QUESTION_KINDS
+    from tutor.grading.kinds import KINDS
+    assert list(KINDS) == list(QUESTION_KINDS)
+
+
+def test_attempts_come_from_question_then_lesson_within_the_kinds_cap():
+    from tutor.grading.kinds import allowed_attempts
+    assert allowed_attempts(number(answer=1, attempts=5), 3) == 5
+    assert allowed_attempts(number(answer=1), 2) == 2
+    assert allowed_attempts(choice(0), 3) == 2          # three options: at most two tries
+    assert allowed_attempts(choice({"argmax": "x"}).model_copy(update={"attempts": 1}), 3) == 1
+
+
+def test_an_encounter_is_judged_by_its_first_attempt():
+    from tutor.grading.attempts import Encounter, Outcome
+    clean = Encounter()
+    clean.record(True)
+    assert clean.outcome is Outcome.FIRST_TRY and clean.revealed
+    hinted = Encounter()
+    hinted.hint_shown(1)
+    hinted.record(True)
+    assert hinted.outcome is Outcome.AFTER_RETRY
+    retried = Encounter(allowed=2)
+    retried.record(False)
+    assert retried.outcome is None and not retried.revealed
+    retried.hint_shown(1)
+    retried.record(True)
+    assert retried.outcome is Outcome.AFTER_RETRY and retried.hints_before_first == 0
+    with pytest.raises(RuntimeError):
+        retried.record(True)   # nothing is graded after the reveal
+    spent = Encounter(allowed=2)
+    spent.record(False)
+    spent.record(False)
+    assert spent.revealed and spent.outcome is Outcome.MISSED
+    quitter = Encounter()
+    quitter.give_up()
+    assert quitter.outcome is Outcome.MISSED and quitter.outcome.label == "not got"

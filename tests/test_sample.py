@@ -135,3 +135,104 @@ def test_every_strategy_on_the_default_checkpoint_sorts():
         assert sample_text(model, tok, "3141>", 20, stop=meta["stop"], **kwargs) == "1134\n", kwargs
     for digits in ("90210", "5", "77007", "31415926"):
         assert sample_text(model, tok, digits + ">", 20, temperature=0, stop="\n") == "".join(sorted(digits)) + "\n"
+
+
+# -- the `tutor sample` command: bad flags get one clear line, never a traceback ----------------
+
+from tutor.cli.main import main
+from tutor.cli.sample import BeamProgress
+from tutor.training.sampling import MAX_TOKENS
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--temperature", "1e-40"], "must be 0 (greedy) or between 0.001 and 100"),   # float32 overflow before
+    (["--top-p", "1e-46"], "[0.001, 1]"),                                           # p rounded to 0 before
+    (["--stop", "\\"], "starts no escape"),                                         # UnicodeDecodeError before
+    (["--max-tokens", "1000000000"], f"between 1 and {MAX_TOKENS}"),                # unbounded before
+    (["--max-tokens", "1e9"], "expected a whole number"),
+    (["--beam", "1000000"], "between 1 and 100"),
+    (["--seed", str(10**30)], "must be between 0 and"),                             # OverflowError before
+])
+def test_bad_sampling_flags_are_refused_with_their_bound(capsys, flags, words):
+    with pytest.raises(SystemExit) as exit_:
+        main(["sample", "3141>", *flags])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_the_bounds_are_in_the_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["sample", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"at most {MAX_TOKENS}" in out and "between 0.001 and 100" in out
+
+
+@pytest.mark.parametrize("flags", [["--temperature", "0.001"], ["--top-p", "0.001"], ["--temperature", "0.001", "--top-p", "0.001"]])
+def test_the_smallest_allowed_knobs_sample_the_favourite(capsys, flags):
+    assert main(["sample", "3141>", *flags, "--seed", "0"]) == 0
+    assert capsys.readouterr().out == "1134\n"
+
+
+def test_stop_escapes_and_non_latin_text(capsys):
+    assert main(["sample", "3141>", "--temperature", "0", "--stop", "\\n"]) == 0
+    assert capsys.readouterr().out == "1134\n"
+    assert main(["sample", "3141>", "--temperature", "0", "--stop", "→", "--max-tokens", "7"]) == 0
+    assert capsys.readouterr().out == "1134\n\n\n"   # '→' is not in the vocabulary: never reached, 7 tokens
+
+
+def test_beam_search_reports_progress_on_stderr(capsys):
+    assert main(["sample", "3141>", "--beam", "2", "--stop", "", "--max-tokens", "20"]) == 0
+    captured = capsys.readouterr()
+    assert "beam search: step 20/20" in captured.err and "beam search: step 2/20" in captured.err
+    assert captured.out.startswith("1134\n")
+
+
+def test_beam_progress_rewrites_one_line_on_a_terminal():
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Terminal()
+    progress = BeamProgress(3, out)
+    for step in (1, 2, 3):
+        progress(step)
+    assert out.getvalue() == "\rbeam search: step 1/3\rbeam search: step 2/3\rbeam search: step 3/3\n"
+
+
+def test_a_checkpoint_whose_vocabulary_holds_escape_cannot_drive_the_terminal(tmp_path, capsys):
+    from tutor.model.checkpoint import save_checkpoint
+    from tutor.model.tokenizer import DEFAULT_CHARS
+
+    tokenizer = CharTokenizer("\x1b" + DEFAULT_CHARS)
+    model = GPT(GPTConfig(vocab_size=tokenizer.vocab_size, block_size=8, n_layer=1, n_head=1, d_model=8))
+    with torch.no_grad():
+        for p in model.W_U.parameters():
+            p.zero_()      # all logits equal: greedy picks token 0, ESC
+    path = save_checkpoint(tmp_path / "esc.pt", model, tokenizer, {"data": "evil\x1b]0;TITLE\x07"})
+    for flags in (["--temperature", "0"], ["--beam", "2"]):
+        code = main(["sample", "ab", "--checkpoint", str(path), "--stop", "", "--max-tokens", "5", *flags])
+        captured = capsys.readouterr()
+        assert "\x1b" not in captured.out + captured.err
+        # the loader refuses such a vocabulary; were one to get through, the text would be neutralised
+        assert (code == 1 and "control character" in captured.err) or (code == 0 and captured.out.count("␛") >= 4)
+
+
+def test_dashboard_sampling_neutralises_tokens_and_refuses_out_of_range_knobs():
+    from tutor.training.sampling import SampleRequest, sample_steps, validate
+    from tutor.model.tokenizer import DEFAULT_CHARS
+
+    tokenizer = CharTokenizer("\x1b" + DEFAULT_CHARS)
+    model = GPT(GPTConfig(vocab_size=tokenizer.vocab_size, block_size=8, n_layer=1, n_head=1, d_model=8))
+    with torch.no_grad():
+        for p in model.W_U.parameters():
+            p.zero_()
+    steps = list(sample_steps(model, tokenizer, SampleRequest("ab", max_new=3, stop_at_newline=False)))
+    assert "".join(s.text for s in steps).count("␛") >= 2 and not any("\x1b" in s.text for s in steps)
+    assert all("\x1b" not in c.text for s in steps for c in s.candidates)
+    for bad in (dict(strategy="temperature", temperature=1e-40), dict(strategy="top-p", top_p=1e-46),
+                dict(max_new=10**9), dict(strategy="beam", beam=10**6)):
+        with pytest.raises(ValueError):
+            validate(SampleRequest("ab", **bad))

@@ -9,18 +9,19 @@ largest sizes its ranges allow, and on a few random draws, since a learner may m
 from __future__ import annotations
 
 import difflib
-import math
 
 import numpy as np
 
-from tutor.grading.answers import AnswerError, parse_number
+from tutor.grading.answers import AnswerError
 from tutor.live.formula_check import bind_values, check_formula, parse_spec
 from tutor.formulas.parse import FormulaError, evaluate_formula
 from tutor.authoring.pinned import Pinned, placeholder_at
-from tutor.course.schema import Lesson, NumberQuestion, ShapeQuestion, SymbolicShapeQuestion, ValuesQuestion
+from tutor.course.schema import Lesson
 from tutor.course.placeholders import Placeholder, PlaceholderError, lesson_texts, scan, value_of
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
-from tutor.grading.quiz import QuestionError, format_number, format_values, probe_slice, truth_for
+from tutor.grading.kinds import kind_of
+from tutor.grading.tensor_access import QuestionError, probe_slice
+from tutor.grading.quiz import truth_for
 
 
 def variants(lesson: Lesson, count: int):
@@ -146,58 +147,12 @@ class LiveChecker:
             truth = truth_for(question, self.live.tensors, self.live.sizes)
         except (QuestionError, AnswerError) as error:
             by_answer = isinstance(error, AnswerError) or not getattr(question, "probe", None)
-            field = "answer" if by_answer or isinstance(question, SymbolicShapeQuestion) else "probe"
+            field = "answer" if by_answer else "probe"
             self.pinned.add(base + (field,), f"{error}{self.where}")
             return
-        if isinstance(question, SymbolicShapeQuestion):
-            self.check_symbolic(base, question, truth.value)
-        elif getattr(question, "answer", None) is not None and self.own_sizes:
-            check = {ShapeQuestion: self.check_shape, ValuesQuestion: self.check_values,
-                     NumberQuestion: self.check_number}.get(type(question))
-            if check is not None and (not isinstance(question, NumberQuestion) or question.probe):
-                check(base, question, truth)
-
-    def check_shape(self, base, question: ShapeQuestion, truth) -> None:
-        if tuple(question.answer) != truth.value:
-            self.pinned.add(base + ("answer",), f"answer {tuple(question.answer)} disagrees with the model: "
-                            f"{question.probe} has shape {truth.value}; correct the answer or remove it")
-
-    def check_values(self, base, question: ValuesQuestion, truth) -> None:
-        given = []
-        for j, entry in enumerate(question.answer):
-            try:
-                given.append(parse_number(str(entry)))
-            except AnswerError as error:
-                self.pinned.add(base + ("answer", j), f"{error}; write a number such as 0.25, 1/4, -inf")
-                return
-        expected = np.asarray(truth.value, dtype=float).ravel()
-        if len(given) != expected.size:
-            self.pinned.add(base + ("answer",), f"answer has {len(given)} values but {question.probe} "
-                                                f"selects {expected.size}: {truth.display}")
-        elif not _close(given, expected, question.tolerance):
-            self.pinned.add(base + ("answer",), f"answer disagrees with the model beyond the tolerance "
-                            f"{format_number(question.tolerance)}: the model gives {format_values(expected)}")
-
-    def check_number(self, base, question: NumberQuestion, truth) -> None:
-        try:
-            given = parse_number(str(question.answer))
-        except AnswerError as error:
-            self.pinned.add(base + ("answer",), f"{error}; write a number such as 0.25, 1/4, -inf")
-            return
-        expected = float(truth.value)
-        tolerance = question.tolerance * abs(expected) if question.relative else question.tolerance
-        if not _close([given], np.array([expected]), tolerance):
-            self.pinned.add(base + ("answer",), f"answer {format_number(given)} disagrees with the model: "
-                            f"{question.reduce} of {question.probe} is {truth.display} "
-                            f"(tolerance {format_number(tolerance)})")
-
-    def check_symbolic(self, base, question: SymbolicShapeQuestion, substituted: tuple) -> None:
-        if question.probe is None:
-            return
-        actual = tuple(int(s) for s in probe_slice(self.live.tensors, question.probe).shape)
-        if substituted != actual:
-            self.pinned.add(base + ("answer",), f"answer {question.answer} gives {substituted} but "
-                            f"{question.probe} has shape {actual}{self.where or ' (' + self.live.variant + ')'}")
+        for problem in kind_of(question).check_answer(question, truth, self.live.tensors, self.live.sizes,
+                                                      self.own_sizes):
+            self.pinned.add(base + problem.field, problem.message + self.where)
 
     def check_formula(self) -> None:
         spec = self.lesson.formula
@@ -230,12 +185,3 @@ class LiveChecker:
         want = probe_slice(self.live.tensors, spec.reproduces).shape
         return "" if got == want else f"; the formula gives shape {tuple(got)}, {spec.reproduces} is {tuple(want)}"
 
-
-def _close(given: list[float], expected: np.ndarray, tolerance: float) -> bool:
-    for g, e in zip(given, expected):
-        if math.isinf(e) or math.isinf(g) or math.isnan(e):
-            if not (g == e or (math.isnan(e) and math.isnan(g))):
-                return False
-        elif abs(g - e) > tolerance + 1e-12:
-            return False
-    return True

@@ -77,7 +77,9 @@ def run_lessons_docs(args: argparse.Namespace) -> int:
 def run_lessons_list(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from tutor.common.safe_text import one_line
     from tutor.course.catalog import load_catalog
 
     catalog = load_catalog(args.lessons)
@@ -86,12 +88,13 @@ def run_lessons_list(args: argparse.Namespace) -> int:
         table.add_column(column)
     for track in catalog.index.tracks:
         for item in catalog.track_lessons(track.id):
-            table.add_row(track.id, item.lesson.id, item.lesson.title, str(len(item.lesson.questions)))
+            # Text, not str: a title is untrusted, so no markup and no control characters
+            table.add_row(track.id, item.lesson.id, Text(one_line(item.lesson.title)), str(len(item.lesson.questions)))
     console = Console()
     console.print(table)
     problems = [p for b in catalog.broken for p in b.problems] + catalog.problems
     for problem in problems:
-        Console(stderr=True).print(f"[red]problem[/red] {problem}", markup=True, highlight=False)
+        Console(stderr=True).print(Text("problem ", style="red") + Text(str(problem)), highlight=False)
     return 1 if problems else 0
 
 

@@ -36,8 +36,9 @@ def _command_modules():
 def run_app(args: argparse.Namespace) -> int:
     from tutor.ui.app import TutorApp
 
-    TutorApp(lesson_dirs=args.lessons, home=args.home).run()
-    return 0
+    app = TutorApp(lesson_dirs=args.lessons, home=args.home)
+    app.run()
+    return app.return_code or 0   # 1 when the learner quit because progress could not be saved
 
 
 def main(argv: list[str] | None = None) -> int:

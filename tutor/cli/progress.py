@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 
 from rich.console import Console
 from rich.table import Table
@@ -41,14 +41,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None = None) -> int:
+    """``now`` and ``tz`` default to the clock and this machine's zone; tests pass both."""
+    now = now or datetime.now(timezone.utc)
     out = Console(file=sys.stdout, highlight=False, soft_wrap=True, markup=False)  # ids and paths may hold "[...]"
     try:
         with ProgressStore(getattr(args, "home", None)) as store:
             if store.message:
                 print(f"tutor progress: warning: {store.message}", file=sys.stderr)
             if getattr(args, "export", None):
-                n = export_json(store, args.export)
+                n = export_json(store, args.export, now=now)
                 out.print(f"Exported {n} answers to {args.export}")
             elif getattr(args, "import_file", None):
                 n = import_json(store, args.import_file)
@@ -57,10 +59,10 @@ def run(args: argparse.Namespace) -> int:
                 if not getattr(args, "yes", False) and not _confirm():
                     out.print("Nothing was changed.")
                     return 0
-                backup = reset(store)
+                backup = reset(store, now=now)
                 out.print(f"Progress reset. Backup kept at {backup}")
             else:
-                _summary(store, out)
+                _summary(store, out, now, tz, getattr(args, "lessons", None) or [])
     except (ProgressError, OSError, sqlite3.Error) as exc:
         print(f"tutor progress: error: {exc}", file=sys.stderr)
         return 1
@@ -80,27 +82,30 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def _summary(store: ProgressStore, out: Console) -> None:
+def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
     stats = store.all_lesson_stats()
     out.print(f"Progress in {store.path}", style="bold")
     if not stats:
         out.print("No answers recorded yet.")
         return
-    attempts = sum(s.attempts for s in stats.values())
-    correct = sum(s.correct_attempts for s in stats.values())
-    out.print(f"Answers: {attempts}   Accuracy: {_pct(correct / attempts)}   "
-              f"Streak: {store.streak_days()} day(s)")
-    table = Table("Lesson", "Questions", "Correct", "Attempts", "Accuracy", "Last seen")
+    encounters = sum(s.attempts for s in stats.values())
+    first_try = sum(s.correct_attempts for s in stats.values())
+    accuracy = first_try / encounters if encounters else None
+    out.print(f"Answers: {store.answer_count()}   Right first time: {_pct(accuracy)}   "
+              f"Streak: {store.streak_days(tz=tz, now=now)} day(s)")
+    table = Table("Lesson", "Questions", "Correct", "Finished", "First time", "Last seen")
     for lesson_id, s in sorted(stats.items()):
-        last = s.last_seen.astimezone().strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
+        last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
         table.add_row(lesson_id, str(len(s.answered_questions)), str(len(s.correct_questions)),
                       str(s.attempts), _pct(s.accuracy), last)
     out.print(table)
-    now = datetime.now(timezone.utc)
-    due, upcoming = store.due_count(now), store.next_due()
-    if due:
-        out.print(f"Reviews due now: {due}")
-    elif upcoming:
-        out.print(f"Reviews due now: 0 (next {upcoming.astimezone().strftime('%Y-%m-%d %H:%M')})")
-    else:
-        out.print("Reviews due now: 0")
+    from tutor.course.catalog import load_catalog
+    from tutor.ui.progress_labels import question_exists
+
+    reviews = store.due_reviews(now, question_exists(load_catalog(lesson_dirs)))
+    line = f"Reviews due now: {len(reviews.due)}"
+    if not reviews.due and reviews.next_due:
+        line += f" (next {reviews.next_due.astimezone(tz).strftime('%Y-%m-%d %H:%M')})"
+    if reviews.orphans:
+        line += f"; {reviews.orphans} more for questions no longer in the course (not shown in review)"
+    out.print(line)

@@ -8,11 +8,33 @@ at the stop string the checkpoint was trained with (a newline for sort/reverse),
 from __future__ import annotations
 
 import argparse
-import codecs
 import os
 import sys
 
-from tutor.cli.args import positive_int, real_number
+from tutor.common.safe_text import neutralise
+from tutor.cli.args import positive_int, real_number, whole_number
+from tutor.training.sampling import (MAX_BEAM, MAX_TEMPERATURE, MAX_TOKENS, MIN_TEMPERATURE, MIN_TOP_P,
+                                     check_temperature)
+
+
+def temperature(text: str) -> float:
+    """0 (greedy) or a temperature float32 sampling can use; the bound is in the message."""
+    value = real_number(0, MAX_TEMPERATURE)(text)
+    problem = check_temperature(value)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+def decode_stop(text: str) -> str:
+    """``--stop`` with backslash escapes ('\\n', '\\t', '\\u2192'); other characters stay as typed."""
+    try:
+        # backslashreplace first: unicode_escape reads bytes as Latin-1, which would garble '→'
+        return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError as error:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' has a backslash that starts no escape ({error.reason}); use \\n, \\t, \\uXXXX, "
+            f"or \\\\ for a backslash itself") from None
 
 
 def add_parser(subparsers) -> None:
@@ -21,15 +43,20 @@ def add_parser(subparsers) -> None:
         description="Generate text after PROMPT. Only the generated text goes to stdout.")
     p.add_argument("prompt", help="text to continue, e.g. '3141>' for the sort model")
     p.add_argument("--checkpoint", default=None, help="checkpoint file (default: the shipped sort model)")
-    p.add_argument("--temperature", type=real_number(0, 100), default=1.0, help="0 means greedy (default 1)")
+    p.add_argument("--temperature", type=temperature, default=1.0,
+                   help=f"0 means greedy; otherwise between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g} (default 1)")
     p.add_argument("--top-k", type=positive_int, default=None, help="sample only from the k likeliest tokens")
-    p.add_argument("--top-p", type=real_number(0, 1, open_below=True), default=None, help="nucleus: smallest set with mass >= p")
-    p.add_argument("--beam", type=positive_int, default=None, help="beam search of this width (ignores sampling flags)")
-    p.add_argument("--max-tokens", type=positive_int, default=100, help="most tokens to generate (default 100)")
-    p.add_argument("--seed", type=int, default=None, help="same seed, same text")
-    p.add_argument("--stop", default=None,
-                   help="stop after this text, escapes allowed ('\\n'); '' never stops "
-                        "(default: the checkpoint's, a newline for sort/reverse)")
+    p.add_argument("--top-p", type=real_number(MIN_TOP_P, 1), default=None,
+                   help=f"nucleus: smallest set with mass >= p, between {MIN_TOP_P:g} and 1")
+    p.add_argument("--beam", type=whole_number(1, MAX_BEAM), default=None,
+                   help=f"beam search of this width, at most {MAX_BEAM} (ignores sampling flags; "
+                        "progress goes to stderr)")
+    p.add_argument("--max-tokens", type=whole_number(1, MAX_TOKENS), default=100,
+                   help=f"most tokens to generate, at most {MAX_TOKENS} (default 100)")
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=None, help="same seed, same text")
+    p.add_argument("--stop", type=decode_stop, default=None,
+                   help="stop after this text, escapes allowed ('\\n'); '' never stops, so --max-tokens "
+                        "ends the text (default: the checkpoint's, a newline for sort/reverse)")
     p.add_argument("--no-cache", action="store_true", help="recompute every step instead of using the KV cache")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.set_defaults(func=run)
@@ -45,6 +72,27 @@ def run(args: argparse.Namespace) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+
+
+class BeamProgress:
+    """Beam search knows its text only at the end; until then stderr says how far it is.
+
+    On a terminal one line is rewritten at each step; in a log, a line every tenth of the way.
+    """
+
+    def __init__(self, total: int, stream=None) -> None:
+        self.total, self.stream = total, stream or sys.stderr
+        self.live = self.stream.isatty()
+        self.every = max(1, total // 10)
+
+    def __call__(self, step: int) -> None:
+        if self.live:
+            self.stream.write(f"\rbeam search: step {step}/{self.total}")
+            if step == self.total:
+                self.stream.write("\n")
+        elif step % self.every == 0 or step == self.total:
+            self.stream.write(f"beam search: step {step}/{self.total}\n")
+        self.stream.flush()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -72,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
     except CheckpointError as exc:
         note(f"error: {exc}")
         return 1
-    stop = meta.get("stop") if args.stop is None else codecs.decode(args.stop, "unicode_escape")
+    stop = meta.get("stop") if args.stop is None else args.stop
     stop = stop if isinstance(stop, str) and stop else None
 
     ids = tokenizer.encode(args.prompt)
@@ -82,14 +130,15 @@ def _run(args: argparse.Namespace) -> int:
         note(f"note: the prompt has {len(ids)} characters; only the last {model.config.block_size} "
              f"(the model's block_size) are used")
         ids = ids[-model.config.block_size:]
-    stop_ids = tokenizer.encode(stop) if stop and len(stop) == 1 else ()
+    # one character the vocabulary lacks would encode as '?' and stop there: leave it to the text match
+    stop_ids = tokenizer.encode(stop) if stop and len(stop) == 1 and stop in tokenizer.chars else ()
 
     if args.beam is not None:
         if args.top_k is not None or args.top_p is not None or args.temperature != 1.0:
             note("note: --beam searches for the likeliest text; temperature/top-k/top-p are ignored")
         tokens = beam_search(model, ids, args.max_tokens, args.beam, stop_ids=stop_ids,
-                             use_cache=not args.no_cache)
-        text = tokenizer.decode(tokens)
+                             use_cache=not args.no_cache, on_step=BeamProgress(args.max_tokens))
+        text = neutralise(tokenizer.decode(tokens), keep="\n\t")
         if stop and stop in text:
             text = text[: text.index(stop) + len(stop)]
         sys.stdout.write(text)
@@ -99,7 +148,7 @@ def _run(args: argparse.Namespace) -> int:
                             args.seed, not args.no_cache, stop_ids):
             piece = tokenizer.decode([token])
             text += piece
-            sys.stdout.write(piece)
+            sys.stdout.write(neutralise(piece, keep="\n\t"))   # a checkpoint's vocabulary may hold ESC
             sys.stdout.flush()
             if stop and text.endswith(stop):
                 break

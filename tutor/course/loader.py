@@ -17,6 +17,9 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from tutor.common.safe_text import neutralise
+from tutor.course.text_safety import reader_error_problem, unsafe_text_in
+
 # libyaml's loaders are ~20x faster; the pure-Python ones behave the same where it is missing
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_FILE_BYTES = 200_000
@@ -36,7 +39,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.field or '(file)'}: {self.message}"
+        # neutralised: paths, field names and messages may echo a hostile file's characters
+        return neutralise(f"{self.path}:{self.line}:{self.column}: {self.field or '(file)'}: {self.message}")
 
 
 class LessonFileError(Exception):
@@ -135,10 +139,7 @@ def _did_you_mean(name: str, model: type[BaseModel] | None) -> str:
 
 def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     """The pydantic model that owns the last part of ``loc`` (to suggest field names)."""
-    from tutor.course.schema import ChoiceQuestion, FormulaSpec, ModelSetup, NumberQuestion, ShapeQuestion, \
-        SymbolicShapeQuestion, ValuesQuestion, Track
-    kinds = {"shape": ShapeQuestion, "values": ValuesQuestion, "number": NumberQuestion,
-             "choice": ChoiceQuestion, "symbolic_shape": SymbolicShapeQuestion}
+    from tutor.course.schema import QUESTION_KINDS as kinds, FormulaSpec, ModelSetup, Track
     if len(loc) == 1:
         return schema
     if loc[0] == "formula":
@@ -150,6 +151,11 @@ def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     if loc[0] == "questions" and len(loc) >= 3:
         return kinds.get(str(loc[2]))
     return None
+
+
+def _kind_names() -> list[str]:
+    from tutor.course.schema import QUESTION_KINDS
+    return list(QUESTION_KINDS)
 
 
 def _validation_problems(error: ValidationError, root, path: str, schema) -> list[Problem]:
@@ -170,9 +176,10 @@ def _validation_problems(error: ValidationError, root, path: str, schema) -> lis
         elif item["type"] == "missing":
             message = f"required field is missing; add '{loc[-1]}:'"
         elif item["type"] == "union_tag_invalid":
-            message = "kind must be one of: shape, values, number, choice, symbolic_shape"
+            message = f"kind must be one of: {', '.join(_kind_names())}"
         elif item["type"] == "union_tag_not_found":
-            message = "each question needs a kind: shape, values, number, choice or symbolic_shape"
+            *rest, last = _kind_names()
+            message = f"each question needs a kind: {', '.join(rest)} or {last}"
         elif item["type"] == "literal_error" and loc == ("format_version",):
             message = "this tutor reads format_version: 1; convert the file or update the tutor"
         elif item["type"] == "string_type" and isinstance(item.get("input"), (int, float, bool)):
@@ -228,6 +235,9 @@ def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any,
         if isinstance(data, Problem):
             return None, root, [data]
         problems = list(_duplicate_keys(root, path)) if root is not None else []
+        problems += [Problem(path, *found) for found in unsafe_text_in(root)]
+    except yaml.reader.ReaderError as error:   # a raw control character: say where it is
+        return None, None, [Problem(path, *reader_error_problem(raw, error))]
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -56,11 +56,13 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 
 def parse_number(text: str) -> float:
-    """``0.25``, ``1/4``, ``-inf``, ``1e-3``, ``25%`` -> float."""
+    """``0.25``, ``1/4``, ``-inf``, ``nan``, ``1e-3``, ``25%`` -> float."""
     token = _unwrap(_strip(text)).replace("−", "-").replace(" ", "")
     lowered = token.lower()
     if lowered in _INFINITY:
         return _INFINITY[lowered]
+    if lowered in ("nan", "+nan", "-nan"):
+        return math.nan
     percent = lowered.endswith("%")
     if percent:
         lowered = lowered[:-1]
@@ -75,7 +77,7 @@ def parse_number(text: str) -> float:
     elif _NUMBER.fullmatch(lowered):
         value = float(lowered)
     else:
-        raise AnswerError(f"{token!r} is not a number; write e.g. 0.25, 1/4, -inf")
+        raise AnswerError(f"{token!r} is not a number; write e.g. 0.25, 1/4, -inf, nan")
     if math.isinf(value):
         raise AnswerError(f"{token!r} overflows; write inf or -inf for infinity")
     return value / 100 if percent else value

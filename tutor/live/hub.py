@@ -8,6 +8,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tutor.common.safe_text import one_line
+
 if TYPE_CHECKING:
     from tutor.model import GPT, CharTokenizer
 
@@ -39,7 +41,7 @@ class ModelHub:
                 from tutor.model.checkpoint import describe_checkpoint, load_default_model
                 model, tokenizer, meta = load_default_model()
                 self.model, self.tokenizer = model.eval(), tokenizer
-                self.label = describe_checkpoint("shipped default checkpoint", meta)
+                self.label = one_line(describe_checkpoint("shipped default checkpoint", meta))
                 self.version += 1
 
     def current(self) -> "HubSnapshot":
@@ -51,5 +53,6 @@ class ModelHub:
 
     def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str) -> None:
         with self.lock:
-            self.model, self.tokenizer, self.label = model, tokenizer, label
+            # the label may quote a checkpoint's meta, which is untrusted: no control characters
+            self.model, self.tokenizer, self.label = model, tokenizer, one_line(label)
             self.version += 1

@@ -1,48 +1,54 @@
-"""Spaced repetition for questions the learner missed or needed hints for.
+"""Spaced repetition for questions the learner did not get right first time, scheduled by FSRS.
 
-The schedule is SM-2 (SuperMemo 2) with two small changes that suit a tutor
-rather than a flashcard deck:
+FSRS (the ``fsrs`` package, the scheduler behind Anki's modern mode) models each question's
+memory stability and difficulty from the learner's own history; we only choose the rating:
 
-* A question answered right, without hints, the first time it is seen never
-  becomes a card: the learner already knows it, reviewing it wastes their time.
-* A missed question comes back after ``RELEARN_DELAY`` (minutes, not a day), so
-  it can reappear in the same sitting while the mistake is still fresh.
+* right first time, without a hint  -> Good
+* right after a retry or a hint     -> Hard
+* not got (gave up, or out of tries) -> Again
 
-SM-2 was chosen over FSRS because it needs no dependency, is ~30 lines, and its
-behaviour is easy to reason about and test; FSRS's advantage (fitted per-user
-parameters) only pays off with thousands of reviews, which a course with a few
-hundred questions never reaches.
+Two choices suit a tutor rather than a flashcard deck:
 
-Cards live in the progress database (table ``cards``), but the SQL that reads
-and writes them is kept here so the scheduling rules and their storage change
+* A question right first time, without hints, the first time it is seen never becomes a card:
+  the learner already knows it, and reviewing it would waste their time.
+* A miss comes back after ``RELEARN_DELAY`` (one learning step of ten minutes), so it can
+  reappear in the same sitting while the mistake is fresh; FSRS's default two steps would
+  bring a question answered right the next day back again ten minutes later.
+* Fuzzing is off, so the same history always gives the same schedule (tests and imports
+  replay histories and must agree with the live app).
+
+Cards live in the progress database (table ``review_cards``, the FSRS card as JSON), but the SQL
+that reads and writes them is kept here so the scheduling rules and their storage change
 together. Functions take a ``sqlite3.Connection``; transactions are the caller's.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from fsrs import Card as FsrsCard
+from fsrs import Rating, Scheduler, State
+
+from tutor.grading.attempts import Outcome
+
 RELEARN_DELAY = timedelta(minutes=10)
-INITIAL_EASE = 2.5
-MIN_EASE = 1.3
-HINT_QUALITY = 3  # SM-2 "correct, with serious difficulty"
-CLEAN_QUALITY = 5  # SM-2 "perfect response"
+# One short step: a miss comes back in the same sitting, and the next good answer graduates it.
+SCHEDULER = Scheduler(learning_steps=(RELEARN_DELAY,), relearning_steps=(RELEARN_DELAY,), enable_fuzzing=False)
+RATINGS = {Outcome.FIRST_TRY: Rating.Good, Outcome.AFTER_RETRY: Rating.Hard, Outcome.MISSED: Rating.Again}
 
 CARDS_DDL = """
-CREATE TABLE IF NOT EXISTS cards (
-    lesson_id     TEXT NOT NULL,
-    question_id   TEXT NOT NULL,
-    due           TEXT NOT NULL,
-    interval_days REAL NOT NULL,
-    ease          REAL NOT NULL,
-    reps          INTEGER NOT NULL,
-    lapses        INTEGER NOT NULL,
-    last_review   TEXT,
+CREATE TABLE IF NOT EXISTS review_cards (
+    lesson_id   TEXT NOT NULL,
+    question_id TEXT NOT NULL,
+    due         TEXT NOT NULL,
+    card        TEXT NOT NULL,
     PRIMARY KEY (lesson_id, question_id)
 );
-CREATE INDEX IF NOT EXISTS cards_due ON cards(due);
+CREATE INDEX IF NOT EXISTS review_cards_due ON review_cards(due);
 """
 
 
@@ -62,14 +68,29 @@ def parse_iso(text: str) -> datetime:
 
 @dataclass(frozen=True)
 class CardState:
-    """Scheduling state only; the (lesson, question) key is held by ``Card``."""
+    """A question's FSRS card, kept as its JSON text so that two equal histories compare equal."""
 
-    due: datetime
-    interval_days: float = 0.0
-    ease: float = INITIAL_EASE
-    reps: int = 0  # successful reviews since the last lapse
-    lapses: int = 0
-    last_review: datetime | None = None
+    card_json: str
+
+    @classmethod
+    def of(cls, card: FsrsCard) -> CardState:
+        return cls(json.dumps(card.to_dict(), sort_keys=True))
+
+    @property
+    def fsrs(self) -> FsrsCard:
+        return FsrsCard.from_dict(json.loads(self.card_json))
+
+    @property
+    def due(self) -> datetime:
+        return parse_iso(json.loads(self.card_json)["due"])
+
+    @property
+    def stability(self) -> float | None:
+        return self.fsrs.stability
+
+    @property
+    def learning(self) -> bool:
+        return self.fsrs.state != State.Review
 
 
 @dataclass(frozen=True)
@@ -79,103 +100,73 @@ class Card:
     state: CardState
 
 
-def schedule_after_answer(
-    card: CardState | None, correct: bool, hints_used: int, now: datetime
-) -> CardState | None:
-    """Next state of a card after one answer; ``None`` means "no card needed".
-
-    A correct answer given before the card is due, once it has passed at least
-    one review, leaves it unchanged: otherwise re-answering a question several
-    times in one sitting would inflate its interval to weeks.
-    """
+def schedule_after_outcome(card: CardState | None, outcome: Outcome | str, now: datetime) -> CardState | None:
+    """Next state of a card after one finished question; ``None`` means "no card needed"."""
+    outcome, now = Outcome(outcome), now.astimezone(timezone.utc)
     if card is None:
-        if correct and hints_used == 0:
+        if outcome is Outcome.FIRST_TRY:
             return None
-        card = CardState(due=now)
-    if not correct:
-        return replace(
-            card,
-            due=now + RELEARN_DELAY,
-            interval_days=0.0,
-            ease=max(MIN_EASE, card.ease - 0.2),
-            reps=0,
-            lapses=card.lapses + (1 if card.last_review is not None else 0),
-            last_review=now,
-        )
-    if card.reps > 0 and now < card.due:
-        return card
-    quality = CLEAN_QUALITY if hints_used == 0 else HINT_QUALITY
-    if card.reps == 0:
-        interval = 1.0
-    elif card.reps == 1:
-        interval = 6.0
-    else:
-        interval = round(card.interval_days * card.ease, 2)
-    q = 5 - quality
-    ease = max(MIN_EASE, card.ease + 0.1 - q * (0.08 + q * 0.02))
-    return replace(
-        card,
-        due=now + timedelta(days=interval),
-        interval_days=interval,
-        ease=round(ease, 4),
-        reps=card.reps + 1,
-        last_review=now,
-    )
+        card = CardState.of(FsrsCard(card_id=1, due=now))   # card_id is FSRS's own key; ours is the question
+    new, _log = SCHEDULER.review_card(card.fsrs, RATINGS[outcome], review_datetime=now)
+    return CardState.of(new)
+
+
+_COLUMNS = "lesson_id, question_id, due, card"
 
 
 def _card_from_row(row: tuple) -> Card:
-    lesson_id, question_id, due, interval, ease, reps, lapses, last = row
-    state = CardState(parse_iso(due), interval, ease, reps, lapses, parse_iso(last) if last else None)
-    return Card(lesson_id, question_id, state)
-
-
-_COLUMNS = "lesson_id, question_id, due, interval_days, ease, reps, lapses, last_review"
+    lesson_id, question_id, _due, card = row
+    return Card(lesson_id, question_id, CardState(card))
 
 
 def load_card(con: sqlite3.Connection, lesson_id: str, question_id: str) -> CardState | None:
-    row = con.execute(
-        f"SELECT {_COLUMNS} FROM cards WHERE lesson_id = ? AND question_id = ?",
-        (lesson_id, question_id),
-    ).fetchone()
+    row = con.execute(f"SELECT {_COLUMNS} FROM review_cards WHERE lesson_id = ? AND question_id = ?",
+                      (lesson_id, question_id)).fetchone()
     return _card_from_row(row).state if row else None
 
 
 def save_card(con: sqlite3.Connection, lesson_id: str, question_id: str, state: CardState) -> None:
-    con.execute(
-        f"INSERT OR REPLACE INTO cards ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            lesson_id,
-            question_id,
-            iso(state.due),
-            state.interval_days,
-            state.ease,
-            state.reps,
-            state.lapses,
-            iso(state.last_review) if state.last_review else None,
-        ),
-    )
+    con.execute(f"INSERT OR REPLACE INTO review_cards ({_COLUMNS}) VALUES (?, ?, ?, ?)",
+                (lesson_id, question_id, iso(state.due), state.card_json))
 
 
-def record_review(
-    con: sqlite3.Connection, lesson_id: str, question_id: str, correct: bool, hints_used: int, now: datetime
-) -> CardState | None:
-    """Apply one answer to the stored card (inside the caller's transaction)."""
-    new = schedule_after_answer(load_card(con, lesson_id, question_id), correct, hints_used, now)
+def record_review(con: sqlite3.Connection, lesson_id: str, question_id: str, outcome: Outcome | str,
+                  now: datetime) -> CardState | None:
+    """Apply one finished question to the stored card (inside the caller's transaction)."""
+    new = schedule_after_outcome(load_card(con, lesson_id, question_id), outcome, now)
     if new is not None:
         save_card(con, lesson_id, question_id, new)
     return new
 
 
-def due_cards(con: sqlite3.Connection, now: datetime) -> list[Card]:
+def replay(con: sqlite3.Connection, lesson_id: str, question_id: str) -> None:
+    """Rebuild one card from the full outcome history, as if every outcome had happened here."""
+    con.execute("DELETE FROM review_cards WHERE lesson_id = ? AND question_id = ?", (lesson_id, question_id))
+    history = con.execute("SELECT outcome, ts FROM outcomes WHERE lesson_id = ? AND question_id = ?"
+                          " ORDER BY ts, id", (lesson_id, question_id)).fetchall()
+    for outcome, ts in history:
+        record_review(con, lesson_id, question_id, outcome, parse_iso(ts))
+
+
+@dataclass(frozen=True)
+class DueReviews:
+    """The one answer to "what is due": the roadmap, ``r`` and ``tutor progress`` all read this.
+
+    Cards whose lesson or question is no longer in the course (renamed, removed) are counted in
+    ``orphans`` and never offered, so no view promises a review that cannot be shown.
+    """
+
+    due: list[Card]
+    orphans: int
+    next_due: datetime | None
+
+
+def due_reviews(con: sqlite3.Connection, now: datetime,
+                exists: Callable[[str, str], bool] = lambda lesson_id, question_id: True) -> DueReviews:
     """Most overdue first, so a short session clears the oldest debts."""
-    rows = con.execute(f"SELECT {_COLUMNS} FROM cards WHERE due <= ? ORDER BY due", (iso(now),))
-    return [_card_from_row(r) for r in rows]
-
-
-def due_count(con: sqlite3.Connection, now: datetime) -> int:
-    return con.execute("SELECT COUNT(*) FROM cards WHERE due <= ?", (iso(now),)).fetchone()[0]
-
-
-def next_due(con: sqlite3.Connection) -> datetime | None:
-    row = con.execute("SELECT MIN(due) FROM cards").fetchone()
-    return parse_iso(row[0]) if row and row[0] else None
+    rows = con.execute(f"SELECT {_COLUMNS} FROM review_cards ORDER BY due, lesson_id, question_id").fetchall()
+    cards = [_card_from_row(r) for r in rows]
+    live = [c for c in cards if exists(c.lesson_id, c.question_id)]
+    due = [c for c in live if c.state.due <= now]
+    upcoming = [c.state.due for c in live if c.state.due > now]
+    return DueReviews(due, len(cards) - len(live), min(upcoming) if upcoming else None)

@@ -17,8 +17,11 @@ from tutor.progress.review import parse_iso
 
 @dataclass
 class LessonStats:
+    """``attempts`` counts finished encounters with questions and ``correct_attempts`` those right on the
+    first try without a hint, so ``accuracy`` is first-attempt accuracy: retries cannot raise it."""
+
     answered_questions: set[str] = field(default_factory=set)
-    correct_questions: set[str] = field(default_factory=set)
+    correct_questions: set[str] = field(default_factory=set)   # right at least once (first try or after)
     attempts: int = 0
     correct_attempts: int = 0
     last_seen: datetime | None = None
@@ -32,8 +35,8 @@ class LessonStats:
 class TrackStats:
     total_questions: int = 0
     completed_questions: int = 0  # answered correctly at least once
-    attempts: int = 0
-    correct_attempts: int = 0
+    attempts: int = 0             # finished encounters
+    correct_attempts: int = 0     # of which right first time
 
     @property
     def completion(self) -> float:
@@ -44,17 +47,17 @@ class TrackStats:
         return self.correct_attempts / self.attempts if self.attempts else None
 
 
-def lesson_stats_from_rows(rows: Iterable[tuple[str, str, int, int, str]]) -> dict[str, LessonStats]:
-    """Rows are per question (lesson, question, attempts, correct, last ts), so
-    SQLite does the counting and Python only folds questions into lessons."""
+def lesson_stats_from_rows(rows: Iterable[tuple[str, str, int, int | None, int | None, str]]) -> dict[str, LessonStats]:
+    """Rows are per question (lesson, question, encounters, right first time, right at all, last ts),
+    so SQLite does the counting and Python only folds questions into lessons."""
     out: dict[str, LessonStats] = {}
-    for lesson_id, question_id, attempts, correct, last in rows:
+    for lesson_id, question_id, encounters, first_try, right, last in rows:
         s = out.setdefault(lesson_id, LessonStats())
         s.answered_questions.add(question_id)
-        if correct:
+        if right:
             s.correct_questions.add(question_id)
-        s.attempts += attempts
-        s.correct_attempts += correct
+        s.attempts += encounters
+        s.correct_attempts += first_try or 0
         seen = parse_iso(last)
         s.last_seen = seen if s.last_seen is None else max(s.last_seen, seen)
     return out
@@ -64,8 +67,8 @@ def track_stats(
     tracks: Mapping[str, Sequence[tuple[str, Sequence[str]]]], stats: Mapping[str, LessonStats]
 ) -> dict[str, TrackStats]:
     """Completion counts only the questions the course lists today, so renamed or
-    removed questions in old history do not inflate it; accuracy uses every
-    attempt in the track's lessons."""
+    removed questions in old history do not inflate it; accuracy is the first
+    attempt of every encounter in the track's lessons."""
     out: dict[str, TrackStats] = {}
     for track, lessons in tracks.items():
         ts = out[track] = TrackStats()

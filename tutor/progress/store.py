@@ -6,8 +6,14 @@ at most the answer it was writing. WAL mode lets readers and one writer work
 side by side, ``busy_timeout`` makes a second writer wait instead of failing,
 and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
 
-The schema version is kept in ``PRAGMA user_version``. A file written by a newer
-tutor is refused untouched (we cannot know what dropping its data would break);
+Every graded attempt is an ``answers`` row; every finished encounter with a
+question (right, given up, or out of tries) is one ``outcomes`` row, which is
+what accuracy and review are about. Time always comes in as ``now`` (tests and
+imports pass it; the app passes its clock), never read inside a function.
+
+The schema version is kept in ``PRAGMA user_version``; version 1 (before
+attempts and outcomes) is migrated in place, see :mod:`tutor.progress.migrate`.
+A file written by a newer tutor is refused untouched (we cannot know what dropping its data would break);
 a file SQLite cannot read is moved aside, never deleted, and a fresh one begins.
 
 Summaries live in :mod:`tutor.progress.stats`, export/import/reset in
@@ -22,21 +28,24 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
 
 import platformdirs
 
-from tutor.progress import review
+from tutor.grading.attempts import Outcome
+from tutor.progress import open_failure, review
+from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, run_script
+# Answer and OutcomeRecord are imported from here by callers.
+from tutor.progress.recording import Answer, OutcomeRecord, RecordingMixin
 # LessonStats, TrackStats and track_stats are imported from here by callers.
 from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, lesson_stats_from_rows,
                                   streak_ending, track_stats)
-from tutor.progress.review import iso, parse_iso
+from tutor.progress.review import DueReviews, parse_iso
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 EXPORT_FORMAT = "tutor-progress"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 DB_NAME = "progress.db"
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
@@ -51,28 +60,19 @@ CREATE TABLE IF NOT EXISTS answers (
     correct     INTEGER NOT NULL,
     hints_used  INTEGER NOT NULL,
     variant     TEXT,
+    attempt     INTEGER NOT NULL DEFAULT 1,
     UNIQUE (ts, lesson_id, question_id, answer)
 );
 CREATE INDEX IF NOT EXISTS answers_lesson ON answers(lesson_id, question_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+    + OUTCOMES_DDL
     + review.CARDS_DDL
 )
 
 
 class ProgressError(Exception):
     """A problem the user can act on; the message is meant to be shown as is."""
-
-
-@dataclass(frozen=True)
-class Answer:
-    lesson_id: str
-    question_id: str
-    answer: str
-    correct: bool
-    hints_used: int
-    timestamp: datetime
-    variant: str | None = None
 
 
 def resolve_home(explicit: str | Path | None = None) -> Path:
@@ -85,8 +85,8 @@ def resolve_home(explicit: str | Path | None = None) -> Path:
     return Path(platformdirs.user_data_dir("tutor", appauthor=False))
 
 
-def stamp() -> str:
-    return datetime.now().strftime("%Y%m%d-%H%M%S")
+def stamp(now: datetime | None = None) -> str:
+    return (now or datetime.now(timezone.utc)).astimezone().strftime("%Y%m%d-%H%M%S")
 
 
 def free_name(base: Path) -> Path:
@@ -135,10 +135,10 @@ def _probe(path: Path) -> tuple[int, bool]:
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _CORRUPT_CODES:
             return 0, True
-        raise ProgressError(f"cannot open progress database {path}: {exc}") from exc
+        raise ProgressError(open_failure.explain(path, exc)) from exc
 
 
-class ProgressStore:
+class ProgressStore(RecordingMixin):
     """Open (creating if needed) the progress database under ``home``.
 
     ``recovered_from`` is the path an unreadable database was moved to, and
@@ -170,19 +170,24 @@ class ProgressStore:
                 f"--home / TUTOR_HOME to point at another directory. The file was not changed."
             )
         # check_same_thread=False: the app may record from a worker thread; _lock serialises use.
-        self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
+        try:
+            self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise ProgressError(open_failure.explain(self.path, exc)) from exc
         try:
             # FULL: one fsync per answer is invisible at human pace and survives power loss too.
             for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = FULL"):
                 self._con.execute(f"PRAGMA {pragma}")
             with self.transaction() as con:  # IMMEDIATE: two first-time openers take turns
-                if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                    for statement in filter(str.strip, _SCHEMA.split(";")):
-                        con.execute(statement)
+                found = con.execute("PRAGMA user_version").fetchone()[0]
+                if found == 1:
+                    migrate_v1_to_v2(con)
+                if found < SCHEMA_VERSION:
+                    run_script(con, _SCHEMA)
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as exc:
             self._con.close()
-            raise ProgressError(f"cannot open progress database {self.path}: {exc}") from exc
+            raise ProgressError(open_failure.explain(self.path, exc)) from exc
 
     def _move_aside(self) -> None:
         target = free_name(self.path.with_name(f"{DB_NAME}.corrupt-{stamp()}"))
@@ -233,38 +238,17 @@ class ProgressStore:
 
     # -- answers ----------------------------------------------------------
 
-    def record_answer(
-        self,
-        lesson_id: str,
-        question_id: str,
-        answer: str,
-        correct: bool,
-        hints_used: int = 0,
-        variant: str | None = None,
-        now: datetime | None = None,
-    ) -> Answer:
-        """Store one answer and reschedule its review card, atomically.
-
-        (timestamp, lesson, question, answer) identifies an answer for import;
-        a genuine repeat within the clock's resolution is shifted by 1 µs so it
-        is kept, not mistaken for a duplicate.
-        """
-        now = now or datetime.now(timezone.utc)
-        with self.transaction() as con:
-            while not con.execute(
-                "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (iso(now), lesson_id, question_id, answer, int(correct), int(hints_used), variant),
-            ).rowcount:
-                now += timedelta(microseconds=1)
-            review.record_review(con, lesson_id, question_id, correct, hints_used, now)
-        return Answer(lesson_id, question_id, answer, bool(correct), int(hints_used), parse_iso(iso(now)), variant)
-
     def answers(self, lesson_id: str | None = None) -> list[Answer]:
-        sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant FROM answers"
+        sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant, attempt FROM answers"
         rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
                           (lesson_id,) if lesson_id else ())
-        return [Answer(l, q, a, bool(c), h, parse_iso(t), v) for l, q, a, c, h, t, v in rows]
+        return [Answer(l, q, a, bool(c), h, parse_iso(t), v, n) for l, q, a, c, h, t, v, n in rows]
+
+    def outcomes(self, lesson_id: str | None = None) -> list[OutcomeRecord]:
+        sql = "SELECT lesson_id, question_id, outcome, attempts, hints_used, ts, variant FROM outcomes"
+        rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
+                          (lesson_id,) if lesson_id else ())
+        return [OutcomeRecord(l, q, Outcome(o), n, h, parse_iso(t), v) for l, q, o, n, h, t, v in rows]
 
     def answer_count(self) -> int:
         return self._read("SELECT COUNT(*) FROM answers")[0][0]
@@ -284,8 +268,13 @@ class ProgressStore:
     # -- summaries --------------------------------------------------------
 
     def all_lesson_stats(self) -> dict[str, LessonStats]:
-        return lesson_stats_from_rows(self._read("SELECT lesson_id, question_id, COUNT(*), SUM(correct), MAX(ts)"
-                                                 " FROM answers GROUP BY lesson_id, question_id"))
+        """Per question: encounters, right first time, right at all, last seen (an open encounter counts as seen)."""
+        return lesson_stats_from_rows(self._read(
+            "SELECT lesson_id, question_id, COUNT(o.id), SUM(o.outcome = 'first_try'),"
+            " SUM(o.outcome != 'missed'), MAX(seen) FROM ("
+            "  SELECT lesson_id, question_id, NULL AS id, NULL AS outcome, ts AS seen FROM answers"
+            "  UNION ALL SELECT lesson_id, question_id, id, outcome, ts FROM outcomes) AS o"
+            " GROUP BY lesson_id, question_id"))
 
     def lesson_stats(self, lesson_id: str) -> LessonStats:
         return self.all_lesson_stats().get(lesson_id, LessonStats())
@@ -298,24 +287,24 @@ class ProgressStore:
         tz = tz or datetime.now().astimezone().tzinfo
         return answers_per_day((t for (t,) in self._read("SELECT ts FROM answers")), tz)
 
-    def streak_days(self, today: date | None = None, tz: tzinfo | None = None) -> int:
-        """Still alive if the last answer was yesterday; see :func:`tutor.progress.stats.streak_ending`."""
+    def streak_days(self, today: date | None = None, tz: tzinfo | None = None, now: datetime | None = None) -> int:
+        """Still alive if the last answer was yesterday; see :func:`tutor.progress.stats.streak_ending`.
+
+        ``today`` is the learner's local day of ``now`` (in ``tz``): pass either, never rely on the clock in tests.
+        """
         tz = tz or datetime.now().astimezone().tzinfo
-        return streak_ending(self.answers_per_day(tz), today or datetime.now(tz).date())
+        today = today or (now or datetime.now(timezone.utc)).astimezone(tz).date()
+        return streak_ending(self.answers_per_day(tz), today)
 
     # -- review -----------------------------------------------------------
 
+    def due_reviews(self, now: datetime, exists=lambda lesson_id, question_id: True) -> DueReviews:
+        """The one source of "what is due"; ``exists`` says whether the course still has a question."""
+        with self._lock:
+            return review.due_reviews(self._con, now, exists)
+
     def due_cards(self, now: datetime | None = None) -> list[review.Card]:
-        with self._lock:
-            return review.due_cards(self._con, now or datetime.now(timezone.utc))
-
-    def due_count(self, now: datetime | None = None) -> int:
-        with self._lock:
-            return review.due_count(self._con, now or datetime.now(timezone.utc))
-
-    def next_due(self) -> datetime | None:
-        with self._lock:
-            return review.next_due(self._con)
+        return self.due_reviews(now or datetime.now(timezone.utc)).due
 
     def card(self, lesson_id: str, question_id: str) -> review.CardState | None:
         with self._lock:

@@ -9,8 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+from tutor.common.safe_text import neutralise, one_line
+
 STRATEGIES = ("greedy", "temperature", "top-k", "top-p", "beam")
 TOP_N = 8                    # candidates shown beside the output
+# Bounds a learner can read in --help and in the message that refuses a value.  Below these,
+# float32 logits / T overflow (T = 1e-40) or p rounds to 0 (1e-46) and sampling draws from NaN;
+# above them, a run (or a beam of that many rows) takes minutes and gigabytes for nothing.
+MIN_TEMPERATURE = 1e-3       # 0 itself means greedy
+MAX_TEMPERATURE = 100.0
+MIN_TOP_P = 1e-3
+MAX_TOKENS = 10_000
+MAX_BEAM = 100
 
 
 @dataclass(frozen=True)
@@ -39,7 +49,7 @@ class SampleStep:
     """One generated token and the distribution it came from."""
 
     index: int
-    text: str                # the token as it prints in the output
+    text: str                # the token as it prints in the output (control characters neutralised)
     candidates: tuple[Candidate, ...]
 
 
@@ -63,17 +73,32 @@ def validate(request: SampleRequest) -> None:
 
     if not request.prompt:
         raise ValueError("type a prompt first, e.g. 3142> for the sort task")
-    if request.max_new < 1:
-        raise ValueError("max tokens must be at least 1")
-    if request.beam < 1:
-        raise ValueError("the beam width must be at least 1")
+    if not 1 <= request.max_new <= MAX_TOKENS:
+        raise ValueError(f"max tokens must be between 1 and {MAX_TOKENS}")
+    if not 1 <= request.beam <= MAX_BEAM:
+        raise ValueError(f"the beam width must be between 1 and {MAX_BEAM}")
     knobs = filters(request)
+    temperature_problem = check_temperature(knobs["temperature"])
+    if temperature_problem:
+        raise ValueError(f"the temperature {temperature_problem}")
+    if knobs.get("top_p") is not None and knobs["top_p"] < MIN_TOP_P:
+        raise ValueError(f"top-p must be between {MIN_TOP_P:g} and 1 (1 keeps every token)")
     validate_sampling(knobs["temperature"], knobs.get("top_k"), knobs.get("top_p"))
 
 
+def check_temperature(value: float) -> str | None:
+    """What is wrong with a temperature, worded to follow "the temperature", or None."""
+    import math
+
+    if not math.isfinite(value) or value < 0 or value > MAX_TEMPERATURE or 0 < value < MIN_TEMPERATURE:
+        return f"must be 0 (greedy) or between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g}, not {value:g}"
+    return None
+
+
 def label(tokenizer, token: int) -> str:
+    """A one-line label; a checkpoint's vocabulary may hold control characters, shown inert."""
     text = tokenizer.decode([token])
-    return {"\n": "⏎", " ": "␣", "\t": "⇥"}.get(text, text)
+    return one_line({"\n": "⏎", " ": "␣", "\t": "⇥"}.get(text, text))
 
 
 def _candidates(model, tokenizer, context: list[int], knobs: dict, chosen: int) -> tuple[Candidate, ...]:
@@ -117,7 +142,7 @@ def sample_steps(model, tokenizer, request: SampleRequest, lock=None) -> Iterato
                 return
             candidates = _candidates(model, tokenizer, context, knobs, token)
         context.append(token)
-        yield SampleStep(index, tokenizer.decode([token]), candidates)
+        yield SampleStep(index, neutralise(tokenizer.decode([token]), keep="\n"), candidates)
         index += 1
 
 

@@ -134,6 +134,6 @@ class TutorApp(JourneyMixin, DashboardMixin, App):
         return reloads
 
     def record_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,
-                      variant: str | None) -> None:
+                      variant: str | None, attempt: int = 1) -> None:
         self.answers.append((lesson_id, question_id, text, correct, hints, variant))
-        self.save_answer(lesson_id, question_id, text, correct, hints, variant)
+        self.save_answer(lesson_id, question_id, text, correct, hints, variant, attempt)

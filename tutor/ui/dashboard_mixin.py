@@ -59,7 +59,7 @@ class DashboardMixin:
         if kept is not None:
             model, tokenizer, label = kept
             self.hub.replace(model, tokenizer, label)
-            self.post_message(KeptModelLoaded(label))
+            self.post_message(KeptModelLoaded(self.hub.label))
 
     def on_kept_model_loaded(self, message: KeptModelLoaded) -> None:
         if message.error:

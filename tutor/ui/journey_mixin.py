@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timezone
 
+from tutor.grading.attempts import Outcome
 from tutor.progress.store import ProgressError, ProgressStore, resolve_home
 from tutor.ui.progress_labels import Snapshot, take_snapshot, when
 from tutor.common.settings import load_settings, save_setting
@@ -27,6 +28,7 @@ class JourneyMixin:
     def open_progress(self) -> None:
         """Open the store; a refused database leaves the app usable, just not saving."""
         self.clock = utc_now   # tests replace it to come back "tomorrow"
+        self.outcomes: list[tuple] = []   # this session's finished questions, for tests and the journey
         self.store: ProgressStore | None = None
         self.store_problem: str | None = None
         self._saved_position = None
@@ -44,8 +46,9 @@ class JourneyMixin:
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.store_problem:
-            self.notify(f"{self.store_problem}\nThis session still works, but your answers will NOT be saved.",
-                        title="Progress is not being saved", severity="error", timeout=30, markup=False)
+            from tutor.ui.screens.no_saving import NoSavingScreen
+
+            self.push_screen(NoSavingScreen(self.store_problem), self._no_saving_answered)
         elif self.store is not None and self.store.message:
             self.notify(self.store.message, title="Progress database recovered", severity="warning",
                         timeout=20, markup=False)
@@ -57,6 +60,13 @@ class JourneyMixin:
             self.notify(f"Reopened “{item.lesson.title}” at question {index + 1}. Escape goes to the roadmap.",
                         title="Welcome back", timeout=6, markup=False)
 
+    def _no_saving_answered(self, go_on: bool | None) -> None:
+        if go_on:
+            self.notify(f"{self.store_problem}\nThis session still works, but your answers will NOT be saved.",
+                        title="Progress is not being saved", severity="error", timeout=30, markup=False)
+        else:
+            self.exit(return_code=1, message=f"tutor: {self.store_problem}")
+
     def on_unmount(self) -> None:
         if self.store is not None:
             self.store.close()
@@ -64,11 +74,23 @@ class JourneyMixin:
     # -- progress -------------------------------------------------------
 
     def save_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,
-                    variant: str | None) -> None:
+                    variant: str | None, attempt: int = 1) -> None:
+        """One graded attempt; review is untouched until the question's outcome (``record_outcome``)."""
         if self.store is None:
             return
         try:
-            self.store.record_answer(lesson_id, question_id, text, correct, hints, variant, now=self.clock())
+            self.store.record_attempt(lesson_id, question_id, text, correct, hints, variant, attempt, now=self.clock())
+        except (ProgressError, sqlite3.Error) as error:
+            self._tell_save_failed(error)
+
+    def record_outcome(self, lesson_id: str, question_id: str, outcome: Outcome, attempts: int, hints: int,
+                       variant: str | None) -> None:
+        """How the question ended (at its reveal): this is what accuracy and the review schedule use."""
+        self.outcomes.append((lesson_id, question_id, outcome, attempts, hints))
+        if self.store is None:
+            return
+        try:
+            self.store.record_outcome(lesson_id, question_id, outcome, attempts, hints, variant, now=self.clock())
         except (ProgressError, sqlite3.Error) as error:
             self._tell_save_failed(error)
 

@@ -6,6 +6,7 @@ in text (✓ / ◐ / ○ plus counts), never signalled by colour alone.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -30,6 +31,7 @@ class Snapshot:
     next_due: datetime | None = None
     per_day: dict[date, int] = field(default_factory=dict)
     streak: int = 0
+    orphans: int = 0   # due-or-not cards of questions the course no longer has
     saving: bool = True
 
 
@@ -40,29 +42,36 @@ def course_questions(catalog) -> dict[str, list[tuple[str, list[str]]]]:
             for track in catalog.index.tracks}
 
 
+def question_exists(catalog) -> Callable[[str, str], bool]:
+    """Whether the course still asks a question: cards of removed ones are orphans, never offered."""
+    def exists(lesson_id: str, question_id: str) -> bool:
+        item = catalog.get(lesson_id)
+        return item is not None and any(q.id == question_id for q in item.lesson.questions)
+    return exists
+
+
 def take_snapshot(store: ProgressStore | None, catalog, now: datetime) -> Snapshot:
     if store is None:
         return Snapshot(saving=False)
     lessons = store.all_lesson_stats()
+    reviews = store.due_reviews(now, question_exists(catalog))
     due = []
-    for card in store.due_cards(now):
-        item = catalog.get(card.lesson_id)
-        ids = [q.id for q in item.lesson.questions] if item else []
-        if card.question_id in ids:
-            due.append(ReviewItem(card.lesson_id, ids.index(card.question_id)))
-    today = now.astimezone().date()
-    return Snapshot(lessons, track_stats(course_questions(catalog), lessons), due, store.next_due(),
-                    store.answers_per_day(), store.streak_days(today=today))
+    for card in reviews.due:
+        ids = [q.id for q in catalog.get(card.lesson_id).lesson.questions]
+        due.append(ReviewItem(card.lesson_id, ids.index(card.question_id)))
+    return Snapshot(lessons, track_stats(course_questions(catalog), lessons), due, reviews.next_due,
+                    store.answers_per_day(), store.streak_days(now=now), reviews.orphans)
 
 
 def lesson_label(item, stats: LessonStats | None) -> str:
-    """'✓ 3/3 Title · 83% right': done means answered right at least once."""
+    """'✓ 3/3 Title · 83% first time': done means answered right at least once; the percentage is
+    of questions right on the first attempt, so retrying cannot raise it."""
     ids = {q.id for q in item.lesson.questions}
     done = len(ids & stats.correct_questions) if stats else 0
     mark = "✓" if ids and done == len(ids) else ("◐" if stats and stats.attempts else "○")
     label = f"{mark} {done}/{len(ids)} {item.lesson.title}"
     if stats and stats.accuracy is not None:
-        label += f" · {stats.accuracy:.0%} right"
+        label += f" · {stats.accuracy:.0%} first time"
     return label
 
 

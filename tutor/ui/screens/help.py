@@ -13,10 +13,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 NOTES = (
-    "Answering: type your prediction and press Enter. After the reveal, Enter on an empty line "
-    "goes to the next question. Shapes: 2x3x4 or (2, 3, 4); values: 1, 2.5, -inf; choices: a, b, c.\n"
+    "Answering: type your prediction and press Enter. A wrong answer gets a nudge: try again, ask for a "
+    "hint (ctrl+t) or give up (ctrl+g). The answer is shown after a right answer, a give-up or the last try "
+    "(3 by default); then Enter goes to the next question. "
+    "Shapes: 2x3x4 or (2, 3, 4); values: 1, 2.5, -inf, nan; choices: a, b, c, or pick from the list.\n"
     "While you type an answer, keys that would type a letter (like ?) go into the answer: use F1 for help.\n"
-    "Review brings back questions you missed or needed hints for, on a spaced-repetition schedule.\n"
+    "Review brings back questions you did not get right first time, on a spaced-repetition schedule (FSRS).\n"
     "Your progress is saved after every answer; 'tutor progress' prints it, exports or imports it."
 )
 

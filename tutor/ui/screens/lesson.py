@@ -3,21 +3,21 @@ from __future__ import annotations
 
 import random
 
-from rich.console import Group
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Input, OptionList, Static
 
-from tutor.grading.answers import AnswerError
 from tutor.course.catalog import LoadedLesson
+from tutor.grading.attempts import Encounter
+from tutor.grading.kinds import allowed_attempts
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
-from tutor.grading.quiz import QuestionError, grade, truth_for
-from tutor.ui.widgets.tensor_view import tensor_renderable
+from tutor.ui.screens.lesson_quiz import QuizMixin
+from tutor.ui.widgets.answer_input import AnswerInput
 
 
 def reflow(text: str) -> str:
@@ -26,10 +26,12 @@ def reflow(text: str) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
-class LessonScreen(Screen):
+class LessonScreen(QuizMixin, Screen):
+    DEFAULT_CSS = "#choices { height: auto; max-height: 10; margin: 0; }"
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+t", "hint", "Hint"),
+        Binding("ctrl+g", "give_up", "Give up"),
         Binding("ctrl+n", "next_question", "Next"),
         Binding("ctrl+b", "previous_question", "Prev"),
         Binding("ctrl+r", "new_sizes", "New sizes"),
@@ -42,8 +44,7 @@ class LessonScreen(Screen):
         self.variant_seed = variant_seed
         self.live = None
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
-        self.hints_shown = 0
-        self.revealed = False
+        self.encounter = Encounter()
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
 
     def compose(self) -> ComposeResult:
@@ -59,7 +60,8 @@ class LessonScreen(Screen):
             yield Static(Text("In words: " + preview(lesson.formula.translation)), id="translation")
         with VerticalScroll(id="quiz"):
             yield Static(id="question")
-            yield Input(placeholder="your prediction, then Enter", id="answer")
+            yield AnswerInput(placeholder="your prediction, then Enter", id="answer")   # capped, keys in order
+            yield OptionList(id="choices")
             yield Static(id="feedback")
             yield Static(id="hints")
             with Horizontal(id="reveal"):
@@ -143,9 +145,7 @@ class LessonScreen(Screen):
         total = len(self.lesson.questions)
         text = Text(f"Question {self.question_index + 1}/{total}  ", style="bold")
         text.append(self.live_text(self.question.prompt))
-        if getattr(self.question, "choices", None):
-            for i, choice in enumerate(self.question.choices):
-                text.append(f"\n  {chr(ord('a') + i)}) {choice}")
+        self.show_choices()
         if self.live is not None and self.lesson.model.vary:
             text.append(f"\n  sizes now: {self.live.variant}", style="italic")
         self.query_one("#question", Static).update(text)
@@ -153,63 +153,13 @@ class LessonScreen(Screen):
         self.query_one("#hints", Static).update("")
         self.query_one("#your-answer", Static).update("")
         self.query_one("#real-tensor", Static).update("")
-        self.hints_shown = 0
-        self.revealed = False
+        self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
         self.query_one("#reveal").display = False   # nothing to compare yet
         self.model_changed()   # weights replaced while the learner was on the last question
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value
-        feedback = self.query_one("#feedback", Static)
-        if self.revealed and not text.strip():
-            self.action_next_question()
-            return
-        if self.live is None:
-            feedback.update(Text("The model is still loading; your answer is kept. Press Enter again in a moment.",
-                                 style="yellow"))
-            return
-        try:
-            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
-            result = grade(self.question, text, truth, self.live.sizes)
-        except AnswerError as error:
-            feedback.update(Text(f"Couldn't read that: {error}. Try again.", style="yellow"))
-            return
-        except QuestionError as error:
-            feedback.update(Text(f"This question has a problem (tell the lesson's author): {error}", style="red"))
-            return
-        self.revealed = True
-        self.query_one("#reveal").display = True
-        self.call_after_refresh(self.query_one("#reveal").scroll_visible)   # small terminals: show the tensor
-        event.input.value = ""
-        mark = "✓ Right." if result.correct else "✗ Not quite."
-        verdict = Text(mark + result.feedback.removeprefix("Right.").removeprefix("Not quite."),
-                       style="bold green" if result.correct else "bold red")
-        if self.question.reveal:
-            verdict.append("\n" + self.live_text(self.question.reveal), style="")
-        verdict.append("\nEnter on an empty line: next question.", style="dim")
-        feedback.update(verdict)
-        self.app.record_answer(self.lesson.id, self.question.id, text, result.correct, self.hints_shown,
-                               self.live.variant)
-        yours = Group(Text("Your answer", style="bold"), Text(text.strip()),
-                      Text("Expected", style="bold"), Text(result.expected))
-        self.query_one("#your-answer", Static).update(yours)
-        if truth.tensor is not None:
-            labels = self.live.token_labels[0] if self.live.token_labels else None
-            self.query_one("#real-tensor", Static).update(
-                tensor_renderable(truth.tensor, f"real {truth.tensor_label}", labels))
 
     def remember_position(self) -> None:
         """Saved on every question change, so 'tutor' reopens here next time."""
         self.app.save_position(self.lesson.id, self.question_index)
-
-    def action_hint(self) -> None:
-        hints = self.question.hints
-        if not hints:
-            self.query_one("#hints", Static).update(Text("No hints for this question.", style="dim"))
-            return
-        self.hints_shown = min(self.hints_shown + 1, len(hints))
-        lines = [f"Hint {i + 1}: {self.live_text(hint)}" for i, hint in enumerate(hints[: self.hints_shown])]
-        self.query_one("#hints", Static).update(Text("\n".join(lines), style="cyan"))
 
     def action_next_question(self) -> None:
         if self.question_index + 1 < len(self.lesson.questions):
@@ -272,7 +222,8 @@ class LessonScreen(Screen):
         hub = self.app.hub
         if self.lesson.model.weights != "trained" or self.live is None or self.live.hub_version == hub.version:
             return
-        busy = self.revealed or self.hints_shown or self.query_one("#answer", Input).value.strip()
+        busy = self.encounter.results or self.encounter.revealed or self.encounter.hints_used or \
+            self.encounter.gave_up or self.query_one("#answer", Input).value.strip()
         if busy or not self.is_current:
             return
         self.generation += 1   # a result still being computed with the old weights is dropped

@@ -43,7 +43,7 @@ class CheckpointActions:
         message.stop()
         self.hub_meta, self.unsaved = message.meta, False
         self.app.publish_model(message.model, message.tokenizer, message.label)
-        self.say(f"{message.note} Lessons now read: {message.label}", "green")
+        self.say(f"{message.note} Lessons now read: {self.app.hub.label}", "green")   # neutralised by the hub
 
     def on_checkpoint_failed(self, message: CheckpointFailed) -> None:
         message.stop()

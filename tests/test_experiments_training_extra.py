@@ -1,0 +1,130 @@
+"""The training-side experiments of the deeper curriculum: clipping, mixed precision, curvature,
+label smoothing, the KL penalty, dynamic graphs and the real learning-rate run.  Each test checks
+the identity its lesson teaches, on the trained model or a small random one."""
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import experiment_context as context
+from tutor.experiments import DESCRIPTIONS, EXPERIMENTS
+from tutor.model import GPT, GPTConfig
+from tutor.model.train import TrainConfig, lr_at
+
+NAMES = ["clipping", "mixed_precision", "curvature", "label_smoothing", "kl_penalty", "graphs", "lr_run"]
+SORTED = ["3142>1234", "9075>0579"]
+WRONG = ["3142>9999", "9075>1111"]
+
+
+def small_model(seed=0, **config):
+    torch.manual_seed(seed)
+    return GPT(GPTConfig(**({"n_layer": 1, "n_head": 2, "d_model": 8} | config))).eval()
+
+
+@pytest.fixture(scope="module")
+def out(hub):
+    """Every experiment on the trained model; the shared model, its gradients and the RNG are untouched."""
+    model = hub.model
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    rng, threads = torch.random.get_rng_state(), torch.get_num_threads()
+    result = {name: EXPERIMENTS[name](context(model, SORTED)) for name in NAMES}
+    result["clipping_wrong"] = EXPERIMENTS["clipping"](context(model, WRONG))
+    result["kl_hedging"] = EXPERIMENTS["kl_penalty"](context(model, ["3142"]))
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items()), "the shared model changed"
+    assert all(p.grad is None for p in model.parameters()) and not model.training
+    assert torch.equal(torch.random.get_rng_state(), rng) and torch.get_num_threads() == threads
+    return result
+
+
+def test_each_experiment_is_described():
+    for name in NAMES:
+        assert len(DESCRIPTIONS[name]) > 40
+
+
+def test_clipping_caps_the_global_norm_at_the_trainers_threshold(out):
+    for clip in (out["clipping"], out["clipping_wrong"]):
+        before, after = clip["clipping.norm_before"][0], clip["clipping.norm_after"][0]
+        assert clip["clipping.max_norm"][0] == TrainConfig().grad_clip
+        assert after == pytest.approx(min(before, 1.0), rel=1e-5)
+        np.testing.assert_allclose(clip["clipping.tensor_after"], clip["clipping.tensor_before"] * clip["clipping.factor"][0],
+                                   rtol=1e-5, atol=1e-12)
+        assert math.sqrt((clip["clipping.tensor_before"] ** 2).sum()) == pytest.approx(before, rel=1e-5)
+    assert out["clipping_wrong"]["clipping.norm_before"][0] > 1 > out["clipping"]["clipping.norm_before"][0]
+
+
+def test_mixed_precision_counts_agree_with_the_formats(out):
+    mp = out["mixed_precision"]
+    assert mp["mixed_precision.zero_bf16"][0] == 0
+    assert mp["mixed_precision.zero_scaled"][0] <= mp["mixed_precision.zero_fp16"][0]
+    assert mp["mixed_precision.inf_scaled"][0] == 0
+    assert mp["mixed_precision.max"][0] == 65504 and mp["mixed_precision.tiny"][0] == 2.0 ** -14
+    assert mp["mixed_precision.subnormal"][0] == 2.0 ** -24
+    assert mp["mixed_precision.rel_err_bf16"][0] <= 2.0 ** -8
+    assert mp["mixed_precision.unscale_error"][0] <= 2.0 ** -11
+    example = torch.tensor(mp["mixed_precision.example"])
+    np.testing.assert_array_equal(mp["mixed_precision.example_fp16"], example.half().double().numpy())
+    np.testing.assert_array_equal(mp["mixed_precision.example_bf16"], example.bfloat16().double().numpy())
+    assert mp["mixed_precision.normal_fp16"][0] + mp["mixed_precision.subnormal_fp16"][0] + \
+        mp["mixed_precision.zero_fp16"][0] == mp["mixed_precision.n"][0]
+
+
+def test_curvature_hessian_vector_product_matches_finite_differences(out):
+    cv = out["curvature"]
+    assert cv["curvature.uHu"][0] == pytest.approx(cv["curvature.fd"][0], rel=0.05)
+    assert cv["curvature.predicted"][0] == pytest.approx(cv["curvature.actual"][0], rel=1e-4)
+    assert cv["curvature.predicted_drop"][0] == pytest.approx(cv["curvature.actual_drop"][0], rel=0.01)
+    assert cv["curvature.stable_lr"][0] == pytest.approx(2 / cv["curvature.lambda_max"][0])
+    assert abs(cv["curvature.lambda_max"][0]) >= abs(cv["curvature.uHu"][0]) * 0.99  # the sharpest direction
+    assert cv["curvature.line"][2] == pytest.approx(cv["curvature.loss"][0])
+
+
+def test_curvature_of_a_quadratic_is_exact():
+    """On a small random model the HVP along u equals the finite difference to high precision."""
+    cv = EXPERIMENTS["curvature"](context(small_model(), ["3142>1234"]))
+    assert cv["curvature.uHu"][0] == pytest.approx(cv["curvature.fd"][0], rel=1e-3, abs=1e-6)
+
+
+def test_label_smoothing_splits_into_hard_and_uniform_parts(out):
+    ls = out["label_smoothing"]
+    eps = ls["label_smoothing.eps"][0]
+    assert ls["label_smoothing.ce_smooth"][0] == pytest.approx(
+        (1 - eps) * ls["label_smoothing.ce_hard"][0] + eps * ls["label_smoothing.ce_uniform"][0], rel=1e-9)
+    assert ls["label_smoothing.target"].sum() == pytest.approx(1.0)
+    assert ls["label_smoothing.on"][0] == pytest.approx(1 - eps + eps / 96)
+    target = torch.tensor(ls["label_smoothing.target"])
+    assert float(-(target * target.log()).sum()) == pytest.approx(ls["label_smoothing.floor"][0])
+    assert ls["label_smoothing.ce_smooth"][0] >= ls["label_smoothing.floor"][0]
+
+
+def test_kl_penalty_is_the_closed_form_optimum(out):
+    kl = out["kl_hedging"]
+    p, betas = kl["kl_penalty.p_ref"][0], kl["kl_penalty.betas"]
+    expected = p * np.exp(1 / betas) / (p * np.exp(1 / betas) + 1 - p)
+    np.testing.assert_allclose(kl["kl_penalty.p_rewarded"], expected, rtol=1e-9)
+    assert (np.diff(kl["kl_penalty.kl"]) < 0).all(), "a stronger penalty keeps the policy closer"
+    np.testing.assert_allclose(kl["kl_penalty.objective"], betas * kl["kl_penalty.log_z"], rtol=1e-9)
+    np.testing.assert_allclose(kl["kl_penalty.policy"].sum(-1), 1.0)
+    ref = kl["kl_penalty.ref"]
+    assert kl["kl_penalty.rewarded"][0] == np.argsort(-ref)[1]
+
+
+def test_dynamic_graph_grows_by_block_not_by_length(out):
+    gr = out["graphs"]
+    nodes = gr["graphs.nodes"]
+    assert nodes.tolist() == [nodes[0] + k * gr["graphs.per_block"][0] for k in range(3)]
+    assert gr["graphs.nodes_long"][0] == nodes[-1]
+    assert gr["graphs.length_long"][0] == 2 * gr["graphs.length"][0]
+
+
+def test_lr_run_reports_the_trainers_schedule_and_step_decay():
+    from tutor.experiments import schedules as s
+
+    run = EXPERIMENTS["lr_run"](context(small_model(), ["3142"]))
+    config = TrainConfig(steps=s.RUN_STEPS, lr=s.RUN_LR, warmup_steps=s.RUN_WARMUP, min_lr_ratio=s.RUN_FLOOR)
+    np.testing.assert_allclose(run["lr_run.lr"], [lr_at(i, config) for i in range(s.RUN_STEPS)], rtol=1e-12)
+    expected = [s.RUN_LR * s.DECAY_GAMMA ** (i // s.DECAY_EVERY) for i in range(s.RUN_STEPS)]
+    np.testing.assert_allclose(run["lr_run.step_decay"], expected, rtol=1e-12)
+    assert np.isfinite(run["lr_run.loss"]).all()
+    assert run["lr_run.progress"][s.RUN_WARMUP] == 0 and run["lr_run.progress"][-1] == 1

@@ -1,0 +1,65 @@
+"""Lesson text that would drive the terminal, found at its line and column.
+
+A lesson's strings reach the roadmap, the lesson screen and ``tutor lessons list``.  YAML
+forbids a raw ESC in a file, but a double-quoted scalar may spell one (``"\\e[2J"``,
+``"\\x1b]0;title\\x07"``, ``"\\u202e"``), and bidi overrides are printable as far as YAML is
+concerned.  The loader calls ``unsafe_text_in`` on the node tree, where every scalar's value
+is already unescaped and still carries its position, and turns each hit into a problem, so
+such a lesson never loads and its author is told where to look.  Newlines and tabs stay
+allowed: block scalars are made of them.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import yaml
+
+from tutor.common.safe_text import find_unsafe, one_line
+
+MESSAGE = ("text holds {what}, a control character or bidi override that could drive the terminal "
+           "or make the text read differently from what it holds; remove it")
+
+
+def unsafe_text_in(root: yaml.Node | None) -> list[tuple[int, int, str, str]]:
+    """(line, column, field, message) for every key or value holding an unsafe character.
+
+    One report per scalar (its first unsafe character, with how many more it holds), so an
+    escape sequence of five characters is one problem, not five.
+    """
+    found = []
+    for node, trail in _scalars(root, ""):
+        hits = find_unsafe(str(node.value))
+        if not hits:
+            continue
+        line, column = node.start_mark.line + 1, node.start_mark.column + 1
+        if node.start_mark.line == node.end_mark.line and not node.style:
+            column += hits[0].offset   # a plain one-line scalar: the offset is the column
+        what = hits[0].description + (f" (and {len(hits) - 1} more)" if len(hits) > 1 else "")
+        found.append((line, column, one_line(trail), MESSAGE.format(what=what)))
+    return found
+
+
+def reader_error_problem(text: str, error: yaml.reader.ReaderError) -> tuple[int, int, str, str]:
+    """(line, column, field, message) for a character YAML refuses outright (a raw ESC or NUL)."""
+    before = text[: error.position]
+    line, column = before.count("\n") + 1, error.position - (before.rfind("\n") + 1) + 1
+    what = find_unsafe(chr(error.character), keep="")
+    shown = what[0].description if what else f"U+{error.character:04X}"
+    return line, column, "", MESSAGE.format(what=shown)
+
+
+def _scalars(node: yaml.Node | None, field: str) -> Iterator[tuple[yaml.ScalarNode, str]]:
+    """Every scalar under ``node`` with the dotted field it belongs to (``questions.0.prompt``)."""
+    def child(name) -> str:
+        return f"{field}.{name}" if field else str(name)
+
+    if isinstance(node, yaml.ScalarNode):
+        yield node, field
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            name = child(key.value) if isinstance(key, yaml.ScalarNode) else field
+            yield from _scalars(key, name)
+            yield from _scalars(value, name)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _scalars(item, child(i))

@@ -1,0 +1,86 @@
+"""√d_k on the model's own attention: the same q·k with and without the scale.
+
+The dot-variance lesson shows the √d_k argument on random vectors; this experiment shows what
+it means for the live model: without the scale the scores spread √d_k times wider, the softmax
+saturates (lower entropy, one key takes nearly all the weight), and the softmax's Jacobian,
+the factor every gradient through attention is multiplied by, shrinks.
+"""
+from __future__ import annotations
+
+import math
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+
+def _np(tensor) -> np.ndarray:
+    return tensor.detach().cpu().double().numpy()
+
+
+def _one(value) -> np.ndarray:
+    return np.array([float(value)])
+
+
+def row_entropy(pattern):
+    """H(p) = -Σ p log p per row, in nats; 0·log 0 counts as 0.  (..., L, L) -> (..., L)."""
+    import torch
+
+    logs = torch.where(pattern > 0, pattern.log(), torch.zeros_like(pattern))
+    return -(pattern * logs).sum(-1)
+
+
+def softmax_jacobian_norm(pattern):
+    """Frobenius norm of ∂p/∂s = diag(p) - p pᵀ for every row: (..., L, L) -> (..., L).
+
+    ‖diag(p) - p pᵀ‖² = Σ p_i² - 2 Σ p_i³ + (Σ p_i²)², computed without building the L×L matrix.
+    """
+    square = (pattern ** 2).sum(-1)
+    cube = (pattern ** 3).sum(-1)
+    return (square - 2 * cube + square ** 2).clamp(min=0).sqrt()
+
+
+@experiment("attn_scale", "block 0's own q·k with and without the 1/√d_k scale (causal mask applied to both): "
+                          "attn_scale.d_k (1,), attn_scale.raw (B, H, L, L) = Q·Kᵀ, attn_scale.scaled "
+                          "(B, H, L, L) = Q·Kᵀ/√d_k (the model's scores), attn_scale.std_raw / .std_scaled (1,) "
+                          "the standard deviation of the visible scores (key ≤ query), "
+                          "attn_scale.pattern_raw / .pattern_scaled (B, H, L, L) their softmax, "
+                          "attn_scale.entropy_raw / .entropy_scaled (B, H, L) each row's entropy in nats, "
+                          "attn_scale.top_raw / .top_scaled (B, H, L) each row's largest weight, "
+                          "attn_scale.jacobian_raw / .jacobian_scaled (B, H, L) the Frobenius norm of each "
+                          "row's softmax Jacobian diag(p) - p·pᵀ; means over the rows that see two keys or "
+                          "more (query ≥ 1): attn_scale.mean_entropy_raw / _scaled, .mean_top_raw / _scaled, "
+                          ".mean_jacobian_raw / _scaled (1,)")
+@one_torch_thread
+def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model import run_with_probes
+
+    model = context.model
+    with torch.no_grad():
+        _, probes = run_with_probes(model, context.tokens.to(next(model.parameters()).device))
+    q = probes["blocks.0.attn.q"].cpu().double()                             # (B, H, L, D_head)
+    k = probes["blocks.0.attn.k"].cpu().double()                             # (B, H, L, D_head)
+    d_k, length = q.shape[-1], q.shape[-2]
+    raw = q @ k.transpose(-2, -1)                                            # (B, H, L, L)
+    scaled = raw / math.sqrt(d_k)                                            # (B, H, L, L)
+    visible = torch.ones(length, length, dtype=torch.bool).tril()            # (L, L)
+    hidden_bias = torch.zeros(length, length, dtype=torch.float64).masked_fill(~visible, float("-inf"))
+    out = {"attn_scale.d_k": _one(d_k), "attn_scale.raw": _np(raw), "attn_scale.scaled": _np(scaled)}
+    later_rows = slice(1, None) if length > 1 else slice(0, None)            # row 0 sees one key: always 1
+    for name, scores in (("raw", raw), ("scaled", scaled)):
+        pattern = torch.softmax(scores + hidden_bias, dim=-1)                # (B, H, L, L)
+        entropy, top = row_entropy(pattern), pattern.amax(-1)                # (B, H, L) each
+        jacobian = softmax_jacobian_norm(pattern)                            # (B, H, L)
+        out |= {
+            f"attn_scale.std_{name}": _one(scores[..., visible].std(unbiased=False)),
+            f"attn_scale.pattern_{name}": _np(pattern),
+            f"attn_scale.entropy_{name}": _np(entropy),
+            f"attn_scale.top_{name}": _np(top),
+            f"attn_scale.jacobian_{name}": _np(jacobian),
+            f"attn_scale.mean_entropy_{name}": _one(entropy[..., later_rows].mean()),
+            f"attn_scale.mean_top_{name}": _one(top[..., later_rows].mean()),
+            f"attn_scale.mean_jacobian_{name}": _one(jacobian[..., later_rows].mean()),
+        }
+    return out

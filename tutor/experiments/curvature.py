@@ -1,0 +1,103 @@
+"""Curvature of the loss: Hessian-vector products on the live model, and the largest eigenvalue.
+
+The Hessian of a 100k-parameter model has 10^10 entries and is never built; autograd gives
+H·v for any direction v by differentiating ∇L·v once more.  Along the gradient's own
+direction the second derivative is checked by finite differences, and a few rounds of power
+iteration estimate the sharpest direction's curvature λ, which bounds the stable learning
+rate of plain gradient descent by 2/λ.
+"""
+from __future__ import annotations
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.experiments.training import _loss, _scored_targets, _tokens
+
+STEP = 1e-3               # the finite-difference step along the unit gradient direction
+POWER_ROUNDS = 8          # power-iteration rounds for the largest-magnitude eigenvalue
+ETA = 0.5                 # curvature.eta: the learning rate of the one-step prediction
+
+
+def _one(value) -> np.ndarray:
+    return np.array([float(value)])
+
+
+@experiment("curvature", "second derivatives of the trainer's loss on a float64 copy, for the lesson's input: "
+                         "curvature.loss (1,), curvature.grad_norm (1,) |g|, curvature.t (5,) = -2h, -h, 0, h, 2h "
+                         f"with h = {STEP:g}, curvature.line (5,) the loss at W + t·u along the unit gradient u, "
+                         "curvature.slope (1,) = g·u = |g|, curvature.uHu (1,) = uᵀHu the second derivative "
+                         "along u from a Hessian-vector product, curvature.fd (1,) the same by the finite "
+                         "difference (L(h) - 2L(0) + L(-h))/h², curvature.lambda_max (1,) the largest-magnitude "
+                         f"Hessian eigenvalue after {POWER_ROUNDS} rounds of power iteration, curvature.stable_lr "
+                         f"(1,) = 2/λ, curvature.eta (1,) = {ETA:g}, curvature.predicted (1,) the quadratic "
+                         "model L - η|g|² + η²·gᵀHg/2 of the loss after one gradient step of size η, "
+                         "curvature.actual (1,) the loss after that step, curvature.predicted_drop / .actual_drop (1,) "
+                         "the two decreases L - predicted and L - actual")
+@one_torch_thread
+def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model.copies import copy_model
+
+    # the fused attention kernel has no second derivative on the CPU: the explicit path has
+    model = copy_model(context.model, dtype=torch.float64, trainable=True, fused_attention=False)
+    tokens, targets = _tokens(context), _scored_targets(context)
+    params = [p for p in model.parameters()]
+
+    def loss_at(offset: list | None = None, scale: float = 0.0) -> float:
+        with torch.no_grad():
+            if offset is not None:
+                for p, d in zip(params, offset):
+                    p.add_(d, alpha=scale)
+            value = float(_loss(model, tokens, targets))
+            if offset is not None:
+                for p, d in zip(params, offset):
+                    p.sub_(d, alpha=scale)
+        return value
+
+    with torch.enable_grad():
+        loss = _loss(model, tokens, targets)
+        grads = torch.autograd.grad(loss, params, create_graph=True)
+
+        def hvp(vector: list) -> list:
+            dot = sum((g * v).sum() for g, v in zip(grads, vector))
+            return [h.detach() for h in torch.autograd.grad(dot, params, retain_graph=True)]
+
+        g = [x.detach() for x in grads]
+        g_norm = torch.sqrt(sum((x ** 2).sum() for x in g))
+        u = [x / g_norm for x in g] if float(g_norm) > 0 else [torch.randn_like(x) for x in g]
+        h_u = hvp(u)
+        u_h_u = sum((a * b).sum() for a, b in zip(u, h_u))
+        g_h_g = u_h_u * g_norm ** 2
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(context.seed)
+            v = [torch.randn_like(x) for x in g]
+        eigenvalue = torch.tensor(0.0, dtype=torch.float64)
+        for _ in range(POWER_ROUNDS):
+            v_norm = torch.sqrt(sum((x ** 2).sum() for x in v))
+            v = [x / v_norm for x in v]
+            h_v = hvp(v)
+            eigenvalue = sum((a * b).sum() for a, b in zip(v, h_v))       # Rayleigh quotient vᵀHv
+            v = h_v
+    ts = [-2 * STEP, -STEP, 0.0, STEP, 2 * STEP]
+    line = [loss_at(u, t) for t in ts]
+    fd = (line[3] - 2 * line[2] + line[1]) / STEP ** 2
+    loss_value, g2 = float(loss.detach()), float(g_norm) ** 2
+    predicted = loss_value - ETA * g2 + 0.5 * ETA ** 2 * float(g_h_g)
+    actual = loss_at(g, -ETA)
+    return {
+        "curvature.loss": _one(loss_value),
+        "curvature.grad_norm": _one(g_norm),
+        "curvature.t": np.array(ts),
+        "curvature.line": np.array(line),
+        "curvature.slope": _one(g_norm),
+        "curvature.uHu": _one(u_h_u),
+        "curvature.fd": _one(fd),
+        "curvature.lambda_max": _one(eigenvalue),
+        "curvature.stable_lr": _one(2.0 / float(eigenvalue) if float(eigenvalue) != 0 else float("inf")),
+        "curvature.eta": _one(ETA),
+        "curvature.predicted": _one(predicted),
+        "curvature.actual": _one(actual),
+        "curvature.predicted_drop": _one(loss_value - predicted),
+        "curvature.actual_drop": _one(loss_value - actual),
+    }

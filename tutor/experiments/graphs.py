@@ -1,0 +1,63 @@
+"""Dynamic graphs: PyTorch records the graph while the Python code runs, one call at a time.
+
+The experiment runs the lesson's model with a depth chosen at run time (a plain Python loop over
+the first k blocks) and counts the autograd nodes each call recorded.  The count grows with k
+and not with the input's length: the graph is made of the operations that ran, each of which
+handles a whole tensor.
+"""
+from __future__ import annotations
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.experiments.training import _copy, _tokens
+
+
+def count_nodes(output) -> int:
+    """Nodes of the autograd graph that ``backward()`` would walk from ``output``."""
+    seen, stack = set(), [output.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(child for child, _ in node.next_functions)
+    return len(seen)
+
+
+def run_first_blocks(model, tokens, depth: int):
+    """Logits (B, L, V) after only the first ``depth`` blocks: the depth is ordinary Python."""
+    x = model.W_E(tokens)                                                    # (B, L, D)
+    pos = model.position_embedding(0, tokens.shape[1], tokens.device)        # (L, D) or None
+    if pos is not None:
+        x = x + pos                                                          # (B, L, D)
+    for block in model.blocks[:depth]:
+        x, _ = block(x)                                                      # (B, L, D)
+    return model.W_U(model.ln_final(x))                                      # (B, L, V)
+
+
+@experiment("graphs", "the autograd graph recorded by a forward pass whose depth is chosen at run time "
+                      "(the first k blocks, then the final LayerNorm and W_U; the output is summed), on a "
+                      "float64 copy: graphs.depth (N+1,) = 0..N, graphs.nodes (N+1,) the graph's nodes for "
+                      "each depth (parameters count as one node each), graphs.per_block (1,) nodes one block "
+                      "adds, graphs.nodes_long (1,) nodes at full depth for the input repeated to twice its "
+                      "length (within the block size), graphs.length / .length_long (1,) the two lengths")
+@one_torch_thread
+def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    model = _copy(context.model)
+    tokens = _tokens(context)                                                # (B, L)
+    n_layer, block = model.config.n_layer, model.config.block_size
+    long = torch.cat([tokens, tokens], dim=1)[:, :block]                     # (B, ≤2L)
+    with torch.enable_grad():
+        nodes = [count_nodes(run_first_blocks(model, tokens, k).sum()) for k in range(n_layer + 1)]
+        nodes_long = count_nodes(run_first_blocks(model, long, n_layer).sum())
+    return {
+        "graphs.depth": np.arange(n_layer + 1, dtype=float),
+        "graphs.nodes": np.array(nodes, dtype=float),
+        "graphs.per_block": np.array([float(nodes[1] - nodes[0]) if n_layer else 0.0]),
+        "graphs.nodes_long": np.array([float(nodes_long)]),
+        "graphs.length": np.array([float(tokens.shape[1])]),
+        "graphs.length_long": np.array([float(long.shape[1])]),
+    }

@@ -1,0 +1,117 @@
+"""Training objectives beyond plain cross-entropy: label smoothing and the KL penalty of alignment.
+
+Both start from the live model's own next-token distributions, so what the lessons compute is
+what this model would be trained towards.
+"""
+from __future__ import annotations
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.experiments.training import IGNORE, _scored_targets, _tokens
+
+SMOOTHING = 0.1                       # label_smoothing: ε, the mass spread over the whole vocabulary
+BETAS = (0.1, 0.3, 1.0, 3.0)          # kl_penalty: strengths β of the KL penalty
+
+
+def _np(tensor) -> np.ndarray:
+    return tensor.detach().cpu().double().numpy()
+
+
+def _one(value) -> np.ndarray:
+    return np.array([float(value)])
+
+
+@experiment("label_smoothing", f"cross-entropy against a smoothed target, ε = {SMOOTHING:g}, on the trainer's scored "
+                               "targets of the lesson's input (float64): label_smoothing.eps (1,), "
+                               "label_smoothing.on / .off (1,) the target's weight on the true token (1 - ε + ε/V) "
+                               "and on every other token (ε/V), label_smoothing.target (V,) the smoothed target at "
+                               "the last scored position of row 0, label_smoothing.true (1,) its true token id, "
+                               "label_smoothing.probs (V,) the model's distribution there, "
+                               "label_smoothing.ce_hard (1,) the usual mean cross-entropy, "
+                               "label_smoothing.ce_uniform (1,) the mean over scored positions of the average "
+                               "-log p over all V tokens, label_smoothing.ce_smooth (1,) torch's cross_entropy "
+                               "with label_smoothing = ε, label_smoothing.floor (1,) the smallest smoothed loss "
+                               "any model can reach (the target's own entropy), label_smoothing.best_gap (1,) "
+                               "= ln(on/off), the logit lead of the true token that reaches it, "
+                               "label_smoothing.gap (1,) the model's lead at that position (true logit minus the "
+                               "largest other)")
+@one_torch_thread
+def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import math
+
+    import torch
+    import torch.nn.functional as F
+
+    with torch.no_grad():
+        logits = context.model(_tokens(context)).double()[:, :-1]            # (B, L-1, V)
+    targets = _scored_targets(context)                                       # (B, L-1)
+    vocab = logits.shape[-1]
+    scored = targets != IGNORE
+    if not bool(scored.any()):
+        raise ValueError("label_smoothing needs at least one scored target: give the input two tokens or more")
+    logp = torch.log_softmax(logits, dim=-1)[scored]                         # (N, V)
+    true = targets[scored]                                                   # (N,)
+    on, off = 1 - SMOOTHING + SMOOTHING / vocab, SMOOTHING / vocab
+    row0 = scored[0].nonzero().flatten()
+    last_row, last_pos = (0, int(row0[-1])) if row0.numel() else tuple(int(i) for i in scored.nonzero()[-1])
+    last_true = int(targets[last_row, last_pos])
+    target = torch.full((vocab,), off, dtype=torch.float64)
+    target[last_true] = on
+    last_logits = logits[last_row, last_pos]                                 # (V,)
+    others = torch.cat([last_logits[:last_true], last_logits[last_true + 1:]])
+    flat_logits, flat_targets = logits.reshape(-1, vocab), targets.reshape(-1)
+    return {
+        "label_smoothing.eps": _one(SMOOTHING),
+        "label_smoothing.on": _one(on),
+        "label_smoothing.off": _one(off),
+        "label_smoothing.target": _np(target),
+        "label_smoothing.true": _one(last_true),
+        "label_smoothing.probs": _np(torch.softmax(last_logits, dim=-1)),
+        "label_smoothing.ce_hard": _one(-logp.gather(1, true[:, None]).mean()),
+        "label_smoothing.ce_uniform": _one(-logp.mean(-1).mean()),
+        "label_smoothing.ce_smooth": _one(F.cross_entropy(flat_logits, flat_targets, ignore_index=IGNORE,
+                                                          label_smoothing=SMOOTHING)),
+        "label_smoothing.floor": _one(-(on * math.log(on) + (vocab - 1) * off * math.log(off))),
+        "label_smoothing.best_gap": _one(math.log(on / off)),
+        "label_smoothing.gap": _one(last_logits[last_true] - others.max()),
+    }
+
+
+@experiment("kl_penalty", "the KL-regularised optimum of alignment on the next-token distribution after batch "
+                          "row 0: the reference π_ref is the lesson's model, the reward r is 1 for the token "
+                          "π_ref ranks second and 0 for every other, and for each penalty strength β in "
+                          f"{', '.join(f'{b:g}' for b in BETAS)} the policy maximising E_π[r] - β·KL(π ‖ π_ref) "
+                          "is π(y) ∝ π_ref(y)·exp(r(y)/β): kl_penalty.ref (V,), kl_penalty.rewarded (1,) the "
+                          "rewarded token id, kl_penalty.p_ref (1,) its reference probability, kl_penalty.reward "
+                          "(V,), kl_penalty.betas (4,), kl_penalty.policy (4, V), kl_penalty.p_rewarded (4,) the "
+                          "rewarded token's probability under each policy, kl_penalty.kl (4,) KL(π ‖ π_ref) in "
+                          "nats, kl_penalty.objective (4,) = p_rewarded - β·KL, kl_penalty.log_z (4,) = "
+                          "ln Σ π_ref·exp(r/β), so that objective = β·log_z")
+@one_torch_thread
+def kl_penalty(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    with torch.no_grad():
+        logits = context.model(_tokens(context)[:1])[0, -1].double()         # (V,)
+    ref = torch.softmax(logits, dim=-1)                                      # (V,)
+    rewarded = int(ref.argsort(descending=True)[1])
+    reward = torch.zeros_like(ref)
+    reward[rewarded] = 1.0
+    betas = torch.tensor(BETAS, dtype=torch.float64)                          # (4,)
+    log_weights = torch.log_softmax(logits, dim=-1)[None] + reward[None] / betas[:, None]  # (4, V)
+    policy = torch.softmax(log_weights, dim=-1)                               # (4, V)
+    kl = (policy * (policy.clamp_min(1e-300).log() - ref.clamp_min(1e-300).log()[None])).sum(-1)  # (4,)
+    p_rewarded = policy[:, rewarded]                                          # (4,)
+    return {
+        "kl_penalty.ref": _np(ref),
+        "kl_penalty.rewarded": _one(rewarded),
+        "kl_penalty.p_ref": _one(ref[rewarded]),
+        "kl_penalty.reward": _np(reward),
+        "kl_penalty.betas": _np(betas),
+        "kl_penalty.policy": _np(policy),
+        "kl_penalty.p_rewarded": _np(p_rewarded),
+        "kl_penalty.kl": _np(kl),
+        "kl_penalty.objective": _np(p_rewarded - betas * kl),
+        "kl_penalty.log_z": _np(torch.logsumexp(log_weights, dim=-1)),
+    }

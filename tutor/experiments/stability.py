@@ -1,0 +1,140 @@
+"""Training stability: gradient clipping, and gradients in float16 and bfloat16.
+
+Both experiments take one backward pass of the trainer's own loss on a private copy of the
+lesson's model, so the gradients are the real ones the dashboard would clip or cast.  The
+clipping is torch's ``clip_grad_norm_`` at the trainer's own threshold (``TrainConfig.grad_clip``).
+"""
+from __future__ import annotations
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.experiments.training import _copy, _loss, _scored_targets, _tokens
+
+LOSS_SCALE = 1024.0   # mixed_precision: the static loss scale S (a power of two: scaling is exact)
+
+
+def _np(tensor) -> np.ndarray:
+    return tensor.detach().cpu().double().numpy()
+
+
+def _one(value) -> np.ndarray:
+    return np.array([float(value.detach() if hasattr(value, "detach") else value)])
+
+
+def real_gradients(context: ExperimentContext, double: bool):
+    """(copy, loss) after one backward pass of the trainer's loss on the lesson's input."""
+    import torch
+
+    model = _copy(context.model, double=double)
+    with torch.enable_grad():
+        loss = _loss(model, _tokens(context), _scored_targets(context))
+        loss.backward()
+    return model, loss
+
+
+@experiment("clipping", "one backward pass of the trainer's loss on a float32 copy, then torch's "
+                        "clip_grad_norm_ at the trainer's threshold: clipping.max_norm (1,) = TrainConfig.grad_clip, "
+                        "clipping.loss (1,), clipping.norm_before / .norm_after (1,) the global L2 norm of every "
+                        "gradient before and after clipping, clipping.factor (1,) what every gradient was "
+                        "multiplied by, clipping.names (P,) 0..P-1 for the parameter tensors in model order, "
+                        "clipping.tensor_before / .tensor_after (P,) each tensor's own gradient norm, "
+                        "clipping.loss_x10 / .norm_x10 (1,) the same loss and gradient norm when the "
+                        "loss is multiplied by 10")
+@one_torch_thread
+def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model.train import TrainConfig
+
+    max_norm = TrainConfig().grad_clip
+    model, loss = real_gradients(context, double=False)
+    params = [p for p in model.parameters() if p.grad is not None]
+    before = torch.stack([p.grad.double().norm() for p in params])           # (P,)
+    total = torch.nn.utils.clip_grad_norm_(params, max_norm)                 # the norm before clipping
+    after = torch.stack([p.grad.double().norm() for p in params])            # (P,)
+    factor = after.norm() / before.norm() if float(before.norm()) > 0 else torch.tensor(1.0)
+    return {
+        "clipping.max_norm": _one(max_norm),
+        "clipping.loss": _one(loss),
+        "clipping.norm_before": _one(total),
+        "clipping.norm_after": _one(after.norm()),
+        "clipping.factor": _one(factor),
+        "clipping.names": np.arange(len(params), dtype=float),
+        "clipping.tensor_before": _np(before),
+        "clipping.tensor_after": _np(after),
+        "clipping.loss_x10": _one(10 * loss),
+        "clipping.norm_x10": _one(10 * total),
+    }
+
+
+def _cast_back(values, dtype):
+    """``values`` rounded to ``dtype`` and read back in float64."""
+    return values.to(dtype).double()
+
+
+@experiment("mixed_precision", "the real gradients of the trainer's loss (a float64 copy) stored in float16 "
+                               "and bfloat16: mixed_precision.n (1,) nonzero gradient entries, "
+                               ".smallest / .largest (1,) their smallest and largest |g|, .median (1,) the "
+                               "median |g|; formats as rows [float16, bfloat16, float32] of .max (3,) largest "
+                               "finite value, .tiny (3,) smallest positive normal, .subnormal (3,) smallest "
+                               "positive subnormal, .eps (3,) 2^-(significant bits - 1); .zero_fp16 / "
+                               ".zero_bf16 (1,) how many nonzero gradients become 0; .scale (1,) the loss scale "
+                               f"S = {LOSS_SCALE:g}; .zero_scaled (1,) how many become 0 in float16 after "
+                               "multiplying by S; .inf_scaled (1,) how many overflow to inf then; "
+                               ".unscale_error (1,) the largest relative error of g·S stored in float16 then "
+                               "divided by S, over the gradients whose g·S is a normal float16 number; "
+                               ".normal_fp16 / .subnormal_fp16 (1,) how many gradients are normal / subnormal "
+                               "float16 numbers; .rel_err_bf16 (1,) the largest relative rounding error in "
+                               "bfloat16 (every float32 gradient is a normal bfloat16 number); .example (4,) four gradients (smallest, 25th "
+                               "percentile, median, largest |g|, with their signs) and .example_fp16 / "
+                               ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
+                               "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
+                               "relative error |b - g|/|g| on each")
+@one_torch_thread
+def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    model, _ = real_gradients(context, double=True)
+    grads = torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None])
+    grads = grads[grads != 0]                                                # (n,)
+    if grads.numel() == 0:
+        grads = torch.zeros(1, dtype=torch.float64)
+    magnitude = grads.abs()
+    order = magnitude.argsort()
+    picks = order[[0, len(order) // 4, len(order) // 2, len(order) - 1]]     # (4,)
+    example = grads[picks]
+    formats = (torch.float16, torch.bfloat16, torch.float32)
+    infos = [torch.finfo(f) for f in formats]
+    fp16, bf16 = _cast_back(grads, torch.float16), _cast_back(grads, torch.bfloat16)
+    scaled = _cast_back(grads * LOSS_SCALE, torch.float16)                   # (n,) g·S in float16
+    unscaled = scaled / LOSS_SCALE
+    fp16_tiny = infos[0].tiny
+    normal_scaled = (scaled.abs() >= fp16_tiny) & scaled.isfinite()
+    unscale_error = ((unscaled - grads).abs() / magnitude)[normal_scaled].max() if bool(normal_scaled.any()) else 0.0
+    fp16_normal = magnitude >= fp16_tiny
+    fp16_subnormal = (fp16 != 0) & ~fp16_normal
+    return {
+        "mixed_precision.n": _one(grads.numel() if float(magnitude.max()) > 0 else 0),
+        "mixed_precision.smallest": _one(magnitude.min()),
+        "mixed_precision.largest": _one(magnitude.max()),
+        "mixed_precision.median": _one(magnitude.median()),
+        "mixed_precision.max": np.array([i.max for i in infos]),
+        "mixed_precision.tiny": np.array([i.tiny for i in infos]),
+        "mixed_precision.subnormal": np.array([i.smallest_normal * i.eps for i in infos]),
+        "mixed_precision.eps": np.array([i.eps for i in infos]),
+        "mixed_precision.zero_fp16": _one(((fp16 == 0) & (grads != 0)).sum()),
+        "mixed_precision.zero_bf16": _one(((bf16 == 0) & (grads != 0)).sum()),
+        "mixed_precision.scale": _one(LOSS_SCALE),
+        "mixed_precision.zero_scaled": _one(((scaled == 0) & (grads != 0)).sum()),
+        "mixed_precision.inf_scaled": _one(scaled.isinf().sum()),
+        "mixed_precision.unscale_error": _one(unscale_error),
+        "mixed_precision.normal_fp16": _one(fp16_normal.sum()),
+        "mixed_precision.subnormal_fp16": _one(fp16_subnormal.sum()),
+        "mixed_precision.rel_err_bf16": _one(((bf16 - grads).abs() / magnitude).max()),
+        "mixed_precision.example": _np(example),
+        "mixed_precision.example_fp16": _np(fp16[picks]),
+        "mixed_precision.example_bf16": _np(bf16[picks]),
+        "mixed_precision.example_scaled": _np(unscaled[picks]),
+        "mixed_precision.example_rel_bf16": _np(((bf16 - grads).abs() / magnitude)[picks]),
+    }

@@ -1,0 +1,32 @@
+"""The question kinds: ``kind`` in a lesson file -> the module that parses, computes, grades and nudges it.
+
+To add a kind: write its module here with a ``KIND``, add its question class to the union in
+:mod:`tutor.course.schema`, list it below, and document it in docs/lessons.md. Nothing else
+(the lesson screen, the checker, review) names a kind.
+"""
+from __future__ import annotations
+
+from tutor.grading.kinds import choice, number, shape, symbolic_shape, values
+from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth
+
+KINDS: dict[str, QuestionKind] = {module.KIND.name: module.KIND
+                                  for module in (shape, values, number, choice, symbolic_shape)}
+
+
+def kind_of(question) -> QuestionKind:
+    from tutor.grading.tensor_access import QuestionError
+
+    try:
+        return KINDS[question.kind]
+    except (KeyError, AttributeError):
+        raise QuestionError(f"unknown question kind {getattr(question, 'kind', '?')!r}") from None
+
+
+def allowed_attempts(question, lesson_attempts: int) -> int:
+    """The question's own ``attempts:``, else the lesson's, within what its kind allows."""
+    cap = kind_of(question).attempt_cap(question)
+    wanted = question.attempts or lesson_attempts
+    return min(wanted, cap) if cap else wanted
+
+
+__all__ = ["KINDS", "AuthorProblem", "QuestionKind", "Truth", "allowed_attempts", "kind_of"]

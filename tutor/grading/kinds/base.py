@@ -1,0 +1,77 @@
+"""What every question kind provides, and the small pieces they share.
+
+A kind is a bundle of pure functions over plain values (numpy arrays, tuples, ints); the lesson
+screen, the lesson checker and review reach a kind only through :data:`tutor.grading.kinds.KINDS`,
+so adding a kind never touches them.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tutor.grading.tensor_access import probe_slice
+
+Sizes = dict[str, int]
+Tensors = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What the model says the answer is, plus what to show beside the learner's answer."""
+
+    value: object                 # tuple shape, np.ndarray, float, or choice index
+    display: str                  # the expected answer in words
+    tensor: np.ndarray | None     # the real tensor (or slice) to reveal
+    tensor_label: str = ""
+
+
+@dataclass(frozen=True)
+class AuthorProblem:
+    """Something the lesson file says that the live model contradicts, at a field of the question."""
+
+    field: tuple
+    message: str
+
+
+@dataclass(frozen=True)
+class QuestionKind:
+    """One kind of question: read the learner's text, compute the truth, judge, nudge, check the author.
+
+    parse(question, text, sizes) -> value        raises AnswerError on text it cannot read
+    truth(question, tensors, sizes) -> Truth      raises QuestionError when the lesson is wrong
+    matches(question, given, truth) -> bool
+    nudge(question, given, truth) -> str          after a wrong answer; never states the answer
+    closeness(question, truth) -> str             how near counts, in words ('to 2 decimals'); '' if exact by nature
+    check_answer(question, truth, tensors, sizes, own_sizes) -> [AuthorProblem]   the live checker's hook
+    nonfinite(question, truth) -> bool            the truth holds nan/inf the question does not declare
+    attempt_cap(question) -> int | None           most tries that still test anything (choices: one fewer than options)
+    """
+
+    name: str
+    parse: Callable
+    truth: Callable
+    matches: Callable
+    nudge: Callable
+    closeness: Callable = field(default=lambda question, truth: "")
+    check_answer: Callable = field(default=lambda question, truth, tensors, sizes, own_sizes: [])
+    nonfinite: Callable = field(default=lambda question, truth: False)
+    attempt_cap: Callable = field(default=lambda question: None)
+
+
+def with_reveal(question, tensors: Tensors, value, display: str, array: np.ndarray | None, label: str) -> Truth:
+    """The author's ``show:`` slice, when given, is what the learner sees after answering."""
+    if question.show:
+        return Truth(value, display, probe_slice(tensors, question.show), question.show)
+    return Truth(value, display, array, label)
+
+
+def shape_nudge(given: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    """Shared by shape and symbolic_shape: axes count, order, then how many sizes are off."""
+    if len(given) != len(expected):
+        return f"That has {len(given)} axes; this tensor has a different number."
+    if sorted(given) == sorted(expected):
+        return "The right sizes, in the wrong order."
+    wrong = sum(g != e for g, e in zip(given, expected))
+    return f"{wrong} of the {len(expected)} sizes {'is' if wrong == 1 else 'are'} off."

@@ -1,0 +1,81 @@
+"""kind: number — one value, read from a probe (reduced if need be) or, rarely, written by the author."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tutor.grading.answers import AnswerError, parse_number
+from tutor.grading.compare import absolute_tolerance, close
+from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
+from tutor.grading.number_format import format_number, tolerance_in_words
+from tutor.grading.tensor_access import probe_slice, reduce_slice
+
+
+def truth(question, tensors, sizes) -> Truth:
+    if question.probe is None:
+        value = parse_number(str(question.answer))
+        return with_reveal(question, tensors, value, format_number(value), None, "")
+    value = reduce_slice(tensors, question.probe, question.reduce)
+    return with_reveal(question, tensors, value, format_number(value), probe_slice(tensors, question.probe),
+                       question.probe)
+
+
+def _tolerance(question, expected: float) -> float:
+    return absolute_tolerance(question.tolerance, question.relative, expected)
+
+
+def matches(question, given: float, truth: Truth) -> bool:
+    expected = float(truth.value)
+    return close(given, expected, _tolerance(question, expected))
+
+
+def direction_nudge(given: float, expected: float) -> str:
+    """Too high / too low / about 10x off / the sign; shared with values. Never the value itself."""
+    if math.isnan(expected):
+        return "Think about what this operation gives for these inputs: is it an ordinary number at all?"
+    if math.isnan(given):
+        return "The result here is an ordinary number."
+    if given != 0 and expected != 0 and math.isfinite(given) and math.isfinite(expected):
+        if (given > 0) != (expected > 0):
+            return "Check the sign."
+        ratio = given / expected
+        if 7 <= ratio <= 14:
+            return "About 10× too large."
+        if 1 / 14 <= ratio <= 1 / 7:
+            return "About 10× too small."
+    return "Too high." if given > expected else "Too low."
+
+
+def closeness(question, truth: Truth) -> str:
+    return tolerance_in_words(question.tolerance, question.relative, float(truth.value))
+
+
+def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+    if question.answer is None or question.probe is None or not own_sizes:
+        return []
+    try:
+        given = parse_number(str(question.answer))
+    except AnswerError as error:
+        return [AuthorProblem(("answer",), f"{error}; write a number such as 0.25, 1/4, -inf, nan")]
+    if matches(question, given, truth):
+        return []
+    return [AuthorProblem(("answer",), f"answer {format_number(given)} disagrees with the model: "
+                          f"{question.reduce} of {question.probe} is {truth.display} "
+                          f"(tolerance {format_number(_tolerance(question, float(truth.value)))})")]
+
+
+def nonfinite(question, truth: Truth) -> bool:
+    return not question.nonfinite and not np.isfinite(float(truth.value))
+
+
+KIND = QuestionKind(
+    name="number",
+    parse=lambda question, text, sizes: parse_number(text),
+    truth=truth,
+    matches=matches,
+    nudge=lambda question, given, truth: direction_nudge(given, float(truth.value)),
+    closeness=closeness,
+    check_answer=check_answer,
+    nonfinite=nonfinite,
+)

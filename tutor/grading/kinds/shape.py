@@ -1,0 +1,29 @@
+"""kind: shape — the learner predicts a probe's concrete shape, e.g. (1, 4, 4, 4)."""
+from __future__ import annotations
+
+from tutor.grading.answers import parse_shape
+from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
+from tutor.grading.tensor_access import probe_slice
+
+
+def truth(question, tensors, sizes) -> Truth:
+    array = probe_slice(tensors, question.probe)
+    shape = tuple(int(s) for s in array.shape)
+    return with_reveal(question, tensors, shape, str(shape), array, question.probe)
+
+
+def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+    if question.answer is None or not own_sizes or tuple(question.answer) == truth.value:
+        return []
+    return [AuthorProblem(("answer",), f"answer {tuple(question.answer)} disagrees with the model: "
+                          f"{question.probe} has shape {truth.value}; correct the answer or remove it")]
+
+
+KIND = QuestionKind(
+    name="shape",
+    parse=lambda question, text, sizes: parse_shape(text),
+    truth=truth,
+    matches=lambda question, given, truth: given == truth.value,
+    nudge=lambda question, given, truth: shape_nudge(given, truth.value),
+    check_answer=check_answer,
+)

@@ -1,0 +1,73 @@
+"""kind: values — a short list of numbers, e.g. one row of an attention pattern."""
+from __future__ import annotations
+
+import numpy as np
+
+from tutor.grading.answers import AnswerError, parse_number, parse_values
+from tutor.grading.compare import all_close, close
+from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
+from tutor.grading.kinds.number import direction_nudge
+from tutor.grading.number_format import format_number, format_values, tolerance_in_words
+from tutor.grading.tensor_access import QuestionError, probe_slice
+
+MAX_VALUES = 64   # more than a learner can reasonably type
+
+
+def truth(question, tensors, sizes) -> Truth:
+    array = probe_slice(tensors, question.probe)
+    if array.size > MAX_VALUES:
+        raise QuestionError(f"{question.probe} selects {array.size} values; ask for at most {MAX_VALUES}")
+    return with_reveal(question, tensors, array.ravel(), format_values(array), array, question.probe)
+
+
+def matches(question, given: list[float], truth: Truth) -> bool:
+    return all_close(given, np.asarray(truth.value, dtype=float).ravel(), question.tolerance)
+
+
+def _is_distribution(values: np.ndarray) -> bool:
+    return values.size > 1 and bool(np.all(np.isfinite(values))) and bool(np.all(values >= 0)) \
+        and abs(float(values.sum()) - 1) < 1e-3
+
+
+def nudge(question, given: list[float], truth: Truth) -> str:
+    expected = np.asarray(truth.value, dtype=float).ravel()
+    if len(given) != expected.size:
+        return f"This slice holds {expected.size} values; you gave {len(given)}."
+    if _is_distribution(expected) and not close(sum(given), 1.0, max(question.tolerance, 0.01)):
+        return f"These are probabilities, so they should sum to 1; yours sum to {format_number(round(sum(given), 4))}."
+    wrong = [(g, e) for g, e in zip(given, expected) if not close(g, e, question.tolerance)]
+    if len(wrong) == 1:
+        return f"One of the {expected.size} values is off: {direction_nudge(*wrong[0]).lower()}"
+    return f"{len(wrong)} of the {expected.size} values are off."
+
+
+def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+    if question.answer is None or not own_sizes:
+        return []
+    given = []
+    for j, entry in enumerate(question.answer):
+        try:
+            given.append(parse_number(str(entry)))
+        except AnswerError as error:
+            return [AuthorProblem(("answer", j), f"{error}; write a number such as 0.25, 1/4, -inf, nan")]
+    expected = np.asarray(truth.value, dtype=float).ravel()
+    if len(given) != expected.size:
+        return [AuthorProblem(("answer",), f"answer has {len(given)} values but {question.probe} "
+                                           f"selects {expected.size}: {truth.display}")]
+    if not all_close(given, expected, question.tolerance):
+        return [AuthorProblem(("answer",), f"answer disagrees with the model beyond the tolerance "
+                              f"{format_number(question.tolerance)}: the model gives {format_values(expected)}")]
+    return []
+
+
+KIND = QuestionKind(
+    name="values",
+    parse=lambda question, text, sizes: parse_values(text),
+    truth=truth,
+    matches=matches,
+    nudge=nudge,
+    closeness=lambda question, truth: tolerance_in_words(question.tolerance, False),
+    check_answer=check_answer,
+    nonfinite=lambda question, truth: not question.nonfinite and
+    not bool(np.all(np.isfinite(np.asarray(truth.value, dtype=float)))),
+)

@@ -1,0 +1,45 @@
+"""Numbers and tolerances as a learner reads them: no float noise, no raw ``±26.16``."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def format_number(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "-inf" if value < 0 else "inf"
+    if float(value).is_integer() and abs(value) < 1e9:
+        return str(int(value))
+    return f"{value:.4g}"
+
+
+def format_values(array: np.ndarray) -> str:
+    return ", ".join(format_number(float(v)) for v in np.asarray(array).ravel())
+
+
+def tolerance_in_words(tolerance: float, relative: bool, expected: float | None = None) -> str:
+    """How close counts, said as a person would: 'exactly', 'to 2 decimals', 'within about 5%'.
+
+    The raw tolerance of a relative question depends on the live value, so printing it would both
+    read as noise and hint at the answer's size; a percentage or a count of decimals does neither.
+    """
+    if tolerance <= 0:
+        return "exactly"
+    if relative:
+        return f"within about {_percent(tolerance)}"
+    if tolerance < 0.5:
+        decimals = max(0, math.ceil(-math.log10(2 * tolerance) - 1e-9))
+        return "to 1 decimal" if decimals == 1 else f"to {decimals} decimals"
+    if tolerance == 0.5:
+        return "to the nearest whole number"
+    if expected is not None and math.isfinite(expected) and expected != 0:
+        return f"within about {_percent(tolerance / abs(expected))}"
+    return "roughly"
+
+
+def _percent(fraction: float) -> str:
+    percent = fraction * 100
+    return f"{percent:.0f}%" if percent >= 1 else f"{percent:.1g}%"

@@ -1,0 +1,65 @@
+"""Reading the live tensors a question names: a probe slice, and the reducers that turn it into one number.
+
+Kept apart from grading because lesson text placeholders, formula checks and the lesson checker
+read tensors the same way, and none of them grade anything.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tutor.grading.probe_ref import parse_probe_ref
+
+
+class QuestionError(ValueError):
+    """The lesson's question cannot be answered from the live tensors (an author's mistake)."""
+
+
+def _sortedness(a: np.ndarray) -> float:
+    """|Spearman rank correlation| of the values with their position: 1 sorted (either way), ~0 shuffled."""
+    flat = np.asarray(a, dtype=float).ravel()
+    if flat.size < 2 or np.ptp(flat) == 0:
+        return 0.0
+    ranks = np.argsort(np.argsort(flat, kind="stable"), kind="stable").astype(float)
+    return round(float(abs(np.corrcoef(ranks, np.arange(flat.size, dtype=float))[0, 1])), 12)
+
+
+def _max_rise(a: np.ndarray) -> float:
+    """The largest step up between neighbours (negative when the values only fall)."""
+    flat = np.asarray(a, dtype=float).ravel()
+    return float(np.max(np.diff(flat))) if flat.size > 1 else 0.0
+
+
+REDUCERS = {
+    "value": lambda a: a.item() if a.size == 1 else math.nan,
+    "sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
+    "argmax": lambda a: int(np.argmax(a)), "argmin": lambda a: int(np.argmin(a)),
+    "std": np.std, "var": np.var, "norm": np.linalg.norm,
+    "count_zero": lambda a: int(np.sum(a == 0)), "count_nonzero": lambda a: int(np.count_nonzero(a)),
+    "numel": lambda a: int(a.size),
+    "count_distinct": lambda a: int(np.unique(np.asarray(a).ravel()).size),
+    "sortedness": _sortedness, "max_rise": _max_rise,
+}
+
+
+def probe_slice(tensors: dict[str, np.ndarray], reference: str) -> np.ndarray:
+    """The slice ``reference`` names, or QuestionError listing the probes this run has."""
+    ref = parse_probe_ref(reference)
+    if ref.name not in tensors:
+        known = ", ".join(sorted(n for n in tensors if not n.startswith("params.")))
+        raise QuestionError(f"unknown probe {ref.name!r}; valid probes: {known}")
+    try:
+        return np.asarray(ref.select(tensors[ref.name]))
+    except (ValueError, IndexError) as error:
+        raise QuestionError(str(error)) from None
+
+
+def reduce_slice(tensors: dict[str, np.ndarray], reference: str, reduce: str) -> float:
+    """One number from a probe slice; ``value`` insists on a single entry instead of guessing."""
+    array = probe_slice(tensors, reference)
+    if reduce == "value" and array.size != 1:
+        raise QuestionError(f"{reference} selects {array.size} values; index one entry or set reduce")
+    if array.size == 0:
+        raise QuestionError(f"{reference} selects no values")
+    return float(REDUCERS[reduce](array))

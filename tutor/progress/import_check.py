@@ -1,0 +1,200 @@
+"""A progress export read as untrusted input: bounded, parsed safely, every field checked.
+
+Why each bound: an import file comes from anywhere.  ``[`` repeated 100,000 times overflowed
+the parser's recursion; ``hints_used: 10**30`` and timestamps in year 1 or 9999 overflowed
+SQLite integers and the review schedule's date arithmetic; a lone surrogate (``"\\ud800"``)
+cannot be stored as UTF-8; a FIFO or ``/dev/zero`` never finished reading; and a 100 MB answer
+was stored although the app caps a typed answer at 2000 characters.  Here the file is read
+only if it is a regular file under ``MAX_IMPORT_BYTES``, and each answer must be something
+the app itself could have written, or the whole import is refused with the answer's number,
+the field and the rule, and nothing is changed.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Optional
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+
+from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
+from tutor.common.safe_text import find_unsafe, neutralise
+from tutor.grading.answers import MAX_ANSWER_CHARS
+from tutor.grading.attempts import Outcome
+from tutor.progress.migrate import v1_outcome
+from tutor.progress.review import iso, parse_iso
+
+MAX_IMPORT_BYTES = 64 * 1024 * 1024      # ~300,000 answers; a year of daily study is a few thousand
+MAX_ANSWERS = 1_000_000
+MAX_HINTS = 100                          # a question has a handful of hints
+MAX_ATTEMPTS = 100                       # a question allows a few attempts (3 by default)
+MAX_ID_CHARS = 200
+MAX_VARIANT_CHARS = 1000
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+# Late enough for any real answer; early enough that review intervals grown from it stay
+# far inside datetime's range (year 9999).
+LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
+
+
+class ExportFileError(ValueError):
+    """An export file that cannot be imported; the message is shown as is."""
+
+
+def _plain_text(value: str) -> str:
+    """Storable (valid UTF-8: no lone surrogates) and harmless to print (no controls)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("holds a lone surrogate (\\ud800-\\udfff), which is not text") from None
+    unsafe = find_unsafe(value, keep="")
+    if unsafe:
+        raise ValueError(f"holds the control character {unsafe[0].description}")
+    return value
+
+
+def _timestamp(value: str) -> str:
+    """The canonical UTC form of a timestamp between 1970 and 2200."""
+    try:
+        moment = parse_iso(value)
+    except (ValueError, OverflowError):
+        raise ValueError("is not an ISO 8601 time such as 2024-05-01T12:00:00+00:00") from None
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(f"must be between {EARLIEST.year} and {LATEST.year}")
+    return iso(moment)
+
+
+PlainText = AfterValidator(_plain_text)
+Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS), PlainText]
+
+
+class ExportedAnswer(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    timestamp: Annotated[str, Field(max_length=64), AfterValidator(_timestamp)]
+    lesson_id: Id
+    question_id: Id
+    answer: Annotated[str, Field(max_length=MAX_ANSWER_CHARS), PlainText]
+    correct: StrictBool
+    hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
+    variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
+    attempt: Annotated[StrictInt, Field(ge=1, le=MAX_ATTEMPTS)] = 1
+
+    def row(self) -> tuple:
+        return (self.timestamp, self.lesson_id, self.question_id, self.answer, int(self.correct),
+                self.hints_used, self.variant, self.attempt)
+
+
+class ExportedOutcome(BaseModel):
+    """A question's first-attempt outcome (version 2 exports)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    timestamp: Annotated[str, Field(max_length=64), AfterValidator(_timestamp)]
+    lesson_id: Id
+    question_id: Id
+    outcome: Annotated[str, AfterValidator(lambda value: Outcome(value).value)]
+    attempts: Annotated[StrictInt, Field(ge=0, le=MAX_ATTEMPTS)]
+    hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
+    variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
+
+    def row(self) -> tuple:
+        return (self.timestamp, self.lesson_id, self.question_id, self.outcome, self.attempts, self.hints_used,
+                self.variant)
+
+
+@dataclass(frozen=True)
+class ExportContent:
+    """A whole export file, validated into rows ready to insert."""
+
+    answers: list[tuple]    # (ts, lesson, question, answer, correct, hints, variant, attempt)
+    outcomes: list[tuple]   # (ts, lesson, question, outcome, attempts, hints, variant)
+    position: list | None
+
+
+class LastPosition(BaseModel):
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    lesson_id: Id
+    index: Annotated[StrictInt, Field(ge=0, le=10_000)]
+
+
+def _describe(error: ValidationError) -> str:
+    """The first problem as 'field: rule', never echoing the offending value."""
+    item = error.errors()[0]
+    field = ".".join(str(part) for part in item["loc"]) or "(answer)"
+    return f"{field}: {item['msg'].removeprefix('Value error, ')}"
+
+
+def parse_export(raw: bytes, source: str, export_format: str, max_version: int) -> ExportContent:
+    """Rows ready to insert and the last position (or None), or ExportFileError naming the problem.
+
+    A version-1 file has answers only: each was one try followed by the reveal, so each becomes
+    attempt 1 with its own outcome, exactly as a version-1 database is migrated.
+    """
+    def fail(reason: str) -> ExportFileError:
+        return ExportFileError(neutralise(f"{source}: {reason}", keep=""))
+
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise fail(f"byte {error.start} is not UTF-8; this is not a tutor progress export") from None
+    except json.JSONDecodeError as error:
+        raise fail(f"is not a tutor progress export (invalid JSON at line {error.lineno}, column {error.colno}: "
+                   f"{error.msg})") from None
+    except RecursionError:   # the parser's own depth guard: an export is three levels deep
+        raise fail("is nested far more deeply than a tutor progress export; not an export") from None
+    if not isinstance(doc, dict) or doc.get("format") != export_format or not isinstance(doc.get("answers"), list):
+        raise fail("is not a tutor progress export")
+    version = doc.get("version")
+    if type(version) is not int or not 1 <= version <= max_version:
+        shown = repr(version) if type(version) in (int, str) and len(str(version)) < 20 else "unknown"
+        raise fail(f"has export version {shown}; this tutor reads up to {max_version}")
+    if version >= 2 and not isinstance(doc.get("outcomes"), list):
+        raise fail(f"is a version-{version} export without its 'outcomes' list")
+    records = {"answer": doc["answers"], "outcome": doc.get("outcomes", []) if version >= 2 else []}
+    for what, items in records.items():
+        if len(items) > MAX_ANSWERS:
+            raise fail(f"holds {len(items):,} {what}s, more than the {MAX_ANSWERS:,} an import may have")
+    answers, outcomes = [], []
+    for number, record in enumerate(records["answer"], 1):
+        answer = _validated(ExportedAnswer, record, f"answer #{number}", fail)
+        if version == 1:
+            answer = answer.model_copy(update={"attempt": 1})
+            outcome = v1_outcome(answer.correct, answer.hints_used)
+            outcomes.append((answer.timestamp, answer.lesson_id, answer.question_id, outcome.value, 1,
+                             answer.hints_used, answer.variant))
+        answers.append(answer.row())
+    for number, record in enumerate(records["outcome"], 1):
+        outcomes.append(_validated(ExportedOutcome, record, f"outcome #{number}", fail).row())
+    return ExportContent(answers, outcomes, _position(doc.get("last_position")))
+
+
+def _validated(model, record, what: str, fail):
+    if not isinstance(record, dict):
+        raise fail(f"{what} is invalid: not an object")
+    try:
+        return model.model_validate(record)
+    except ValidationError as error:
+        raise fail(f"{what} is invalid: {_describe(error)}") from None
+
+
+def _position(value) -> list | None:
+    """The lesson to reopen, if the file names a valid one; a bad one is ignored, as before."""
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    try:
+        position = LastPosition(lesson_id=value[0], index=value[1])
+    except ValidationError:
+        return None
+    return [position.lesson_id, position.index]
+
+
+def read_export_file(path: str | Path, export_format: str, max_version: int) -> ExportContent:
+    """Read and check an export file: regular files only, at most MAX_IMPORT_BYTES."""
+    try:
+        raw = read_regular_bytes(path, MAX_IMPORT_BYTES, what="progress export")
+    except UnsafeFileError as error:
+        raise ExportFileError(neutralise(str(error), keep="")) from None
+    return parse_export(raw, str(path), export_format, max_version)

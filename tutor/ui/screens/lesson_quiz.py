@@ -1,0 +1,123 @@
+"""The lesson screen's question loop: predict, try again, then reveal (a mixin of ``LessonScreen``).
+
+An :class:`~tutor.grading.attempts.Encounter` holds the state of the question on screen. Every
+graded attempt is saved; when the encounter ends (a right answer, a give-up, or the last allowed
+try) the real answer is revealed once and the outcome is saved. After that nothing typed is
+graded: Enter moves on, so re-typing a revealed answer can never count as knowing it.
+"""
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Input, OptionList, Static
+
+from tutor.grading.answers import AnswerError
+from tutor.grading.kinds import Truth
+from tutor.grading.quiz import QuestionError, grade, truth_for
+from tutor.ui.widgets.tensor_view import tensor_renderable
+
+
+def tries(count: int) -> str:
+    return "1 try" if count == 1 else f"{count} tries"
+
+
+class QuizMixin:
+    def show_choices(self) -> None:
+        """A choice question's options as a list to pick from (Tab, arrows, Enter); letters still work."""
+        options = self.query_one("#choices", OptionList)
+        options.clear_options()
+        choices = getattr(self.question, "choices", None) or []
+        options.add_options([f"{chr(ord('a') + i)}) {choice}" for i, choice in enumerate(choices)])
+        options.display = bool(choices)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.submit(chr(ord("a") + event.option_index))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submit(event.value)
+
+    def feedback(self, text: Text | str) -> None:
+        self.query_one("#feedback", Static).update(text)
+
+    def submit(self, text: str) -> None:
+        answer_box = self.query_one("#answer", Input)
+        if self.encounter.revealed:   # nothing is graded after the reveal
+            answer_box.value = ""
+            self.action_next_question()
+            return
+        if self.live is None:
+            self.feedback(Text("The model is still loading; your answer is kept. Press Enter again in a moment.",
+                               style="yellow"))
+            return
+        try:
+            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
+            result = grade(self.question, text, truth, self.live.sizes)
+        except AnswerError as error:   # unreadable text costs no attempt
+            self.feedback(Text(f"Couldn't read that: {error}. Try again.", style="yellow"))
+            return
+        except QuestionError as error:
+            self.feedback(Text(f"This question has a problem (tell the lesson's author): {error}", style="red"))
+            return
+        attempt = self.encounter.record(result.correct)
+        self.app.record_answer(self.lesson.id, self.question.id, text, result.correct, self.encounter.hints_used,
+                               self.live.variant, attempt)
+        if result.correct:
+            self.reveal(truth, text, Text("✓ " + result.feedback, style="bold green"))
+        elif self.encounter.revealed:
+            self.reveal(truth, text, Text(f"✗ {result.feedback} That was the last try; here is the real answer.",
+                                          style="bold red"))
+        else:
+            left = self.encounter.attempts_left
+            verdict = Text("✗ " + result.feedback, style="bold red")
+            verdict.append(f"\n{tries(left)} left: try again, ctrl+t for a hint, ctrl+g to give up and see the answer.",
+                           style="")
+            self.feedback(verdict)
+
+    def action_give_up(self) -> None:
+        if self.encounter.revealed or self.live is None:
+            return
+        try:
+            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
+        except QuestionError as error:
+            self.feedback(Text(f"This question has a problem (tell the lesson's author): {error}", style="red"))
+            return
+        self.encounter.give_up()
+        self.reveal(truth, None, Text("Here is the real answer.", style="bold"))
+
+    def action_hint(self) -> None:
+        hints = self.question.hints
+        if not hints:
+            self.query_one("#hints", Static).update(Text("No hints for this question.", style="dim"))
+            return
+        shown = min(self.encounter.hints_used + 1, len(hints))
+        if not self.encounter.revealed:
+            self.encounter.hint_shown(shown)
+        lines = [f"Hint {i + 1}: {self.live_text(hint)}" for i, hint in enumerate(hints[:shown])]
+        self.query_one("#hints", Static).update(Text("\n".join(lines), style="cyan"))
+
+    def reveal(self, truth: Truth, last_answer: str | None, verdict: Text) -> None:
+        """Show the real answer once, and save how the question ended."""
+        encounter = self.encounter
+        self.app.record_outcome(self.lesson.id, self.question.id, encounter.outcome, len(encounter.results),
+                                encounter.hints_used, self.live.variant)
+        if self.question.reveal:
+            verdict.append("\n" + self.live_text(self.question.reveal), style="")
+        verdict.append("\nEnter: next question.", style="dim")
+        self.feedback(verdict)
+        self.query_one("#answer", Input).value = ""
+        self.query_one("#reveal").display = True
+        self.call_after_refresh(self.query_one("#reveal").scroll_visible)   # small terminals: show the tensor
+        yours = Text(last_answer.strip()) if last_answer is not None else Text("(gave up)", style="italic")
+        self.query_one("#your-answer", Static).update(
+            Group(Text("Your answer", style="bold"), yours, Text("Expected", style="bold"), Text(truth.display)))
+        if truth.tensor is not None:
+            labels = self.live.token_labels[0] if self.live.token_labels else None
+            self.query_one("#real-tensor", Static).update(
+                tensor_renderable(truth.tensor, self.reveal_title(truth.tensor_label), labels))
+
+    def reveal_title(self, label: str) -> str:
+        """Model probes keep their names (the lesson teaches them); an experiment's outputs are internal."""
+        if label.split(".", 1)[0] in self.lesson.model.experiments:
+            return "the real values"
+        return f"real {label}" if label else "the real values"
