@@ -6,7 +6,7 @@ import pytest
 
 from tutor.training import runs as dt
 from tutor.training.sampling import SampleRequest, attention_pattern, sample_steps, validate
-from tutor.ui.widgets.loss_chart import LossChart, _fmt
+from tutor.ui.widgets.loss_chart import LossChart, _fmt, linear_ticks, log_ticks
 
 
 def test_the_relay_hands_on_ten_times_a_second_but_keeps_every_loss():
@@ -88,6 +88,14 @@ def test_attention_rows_sum_to_one_and_the_future_is_masked(shipped):
         attention_pattern(model, tokenizer, "1", 2, 0)
 
 
+def test_nice_ticks():
+    assert linear_ticks(800, 6) == [0, 200, 400, 600, 800]
+    assert linear_ticks(1500, 6) == [0, 500, 1000, 1500]
+    assert log_ticks(math.log10(0.001), math.log10(4.6), 5) == [0.001, 0.01, 0.1, 1.0]
+    assert log_ticks(math.log10(0.05), math.log10(4.6), 6) == [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
+    assert log_ticks(math.log10(1.2), math.log10(1.8), 4) == [1.2, 1.4, 1.6, 1.8]
+
+
 async def test_the_chart_draws_both_series_on_a_log_axis():
     from textual.app import App
 
@@ -104,6 +112,11 @@ async def test_the_chart_draws_both_series_on_a_log_axis():
         await pilot.pause()
         lines = chart.render().plain.splitlines()
         assert len(lines) == 12 and all(len(line) <= 60 for line in lines)
-        assert lines[0].strip().startswith("4.45 ┤") and "300 steps" in lines[-1]
+        y_labels = [line.split("┤")[0].strip() for line in lines[:-2] if "┤" in line]
+        assert len(y_labels) >= 3 and all(label in ("5", "2", "1", "0.5", "0.2", "0.1", "0.05", "0.02", "0.01", "0.001")
+                                          for label in y_labels), y_labels     # round numbers only
+        assert lines[-2].split() == ["0", "100", "200", "300"]
+        assert "⠤⠒ train" in lines[-1] and "◆ validation" in lines[-1]     # told apart without colour
+        assert sum(line.count("◆") for line in lines[:-2]) == 2
         assert any(ch != " " and 0x2800 <= ord(ch) <= 0x28FF for ch in lines[5])
     assert [_fmt(v) for v in (4.56, 0.0934, 0.00123)] == ["4.56", "0.0934", "1.2e-3"]

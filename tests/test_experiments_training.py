@@ -90,7 +90,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
                  "momentum.buffer_cos": (5,), "momentum.const_ratio": (100,)},
     "adam": {"adam.grads": (3, 64), "adam.exp_avg": (64,), "adam.exp_avg_sq": (64,), "adam.m_hat": (64,),
              "adam.v_hat": (64,), "adam.correction": (2,), "adam.first_ratio": (64,), "adam.first_step": (64,),
-             "adam.first_move": (64,), "adam.lr": (1,)},
+             "adam.first_move": (64,), "adam.first_move_in_lr": (64,), "adam.lr": (1,)},
     "lr_schedule": {"lr_schedule.warmup_steps": (4,), "lr_schedule.warmup": (4,), "lr_schedule.cosine_steps": (5,),
                     "lr_schedule.cosine": (5,), "lr_schedule.progress": (5,), "lr_schedule.curve": (1500,)},
     "landscape": {"landscape.alpha": (21,), "landscape.line": (21,), "landscape.t": (21,),
@@ -308,6 +308,7 @@ def test_adam_moments_match_a_hand_computation(small):
     g1 = out["adam.grads"][0]
     np.testing.assert_allclose(out["adam.first_step"], -lr * g1 / (np.abs(g1) + eps), rtol=1e-4)
     np.testing.assert_allclose(out["adam.first_move"], lr, rtol=1e-3)
+    np.testing.assert_allclose(out["adam.first_move_in_lr"], 1.0, rtol=1e-3)
 
 
 def test_lr_schedule_is_the_trainers(trained_out):

@@ -160,3 +160,16 @@ def test_the_app_completes_the_catalog_before_opening_a_lesson(tmp_path):
     assert isinstance(app.catalog.get("la-tensors").lesson, LessonOutline)
     app.complete_catalog()                             # what open_lesson, review and hot reload call first
     assert isinstance(app.catalog.get("la-tensors").lesson, Lesson)
+
+
+def test_each_language_has_its_own_cache_and_its_overlays_in_the_key(tmp_path):
+    store = tmp_path / "cache"
+    for language in ("en", "zh"):
+        open_catalog(cache_dir=store, language=language)
+    assert len(cache_files(store)) == 2
+    opened = open_catalog(cache_dir=store, language="zh")
+    assert not opened.complete_now and opened.catalog.language == "zh"
+    fresh = load_catalog(language="zh")
+    assert [i.lesson.title for i in opened.catalog.ordered()] == [i.lesson.title for i in fresh.ordered()]
+    assert [t.title for t in opened.catalog.index.tracks] == [t.title for t in fresh.index.tracks]
+    assert cache.cache_key(cache.catalog_sources([]), "zh") != cache.cache_key(cache.catalog_sources([]), "en")

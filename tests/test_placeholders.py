@@ -280,8 +280,8 @@ def test_good_placeholders_pass_the_full_check(tmp_path):
     from tutor.authoring.check import check_paths
 
     path, _ = _lesson_with(tmp_path, "With D = {{ D }}, row 1 is {{ blocks.0.attn.pattern[0, 0, 1, 0:2] | .3f }}. Sum?",
-                           "Row 0 of head 0 gives itself {{ blocks.0.attn.pattern[0, 0, 0, 0] | % }}.")
-    report = check_paths([path])
+                           "Row 1 of head 0 gives column 0 {{ blocks.0.attn.pattern[0, 0, 1, 0] | % }}.")
+    report = check_paths([path])   # (row 0's 100% would give away the row-sum question's 1: the leak check)
     assert report.ok, report.text()
 
 

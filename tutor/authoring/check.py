@@ -31,6 +31,9 @@ class CheckReport:
     files: list[Path] = field(default_factory=list)
     lessons: list[str] = field(default_factory=list)     # ids of the lessons that loaded
     problems: list[Problem] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)   # (lesson id, why) for model.requires
+    translations: list[Path] = field(default_factory=list)   # overlays checked (course/overlay.py)
+    warnings: list[Problem] = field(default_factory=list)   # translations incomplete or stale: not failures
 
     @property
     def ok(self) -> bool:
@@ -51,8 +54,8 @@ def lesson_targets(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
             files += found
             if not found:
                 problems.append(Problem(str(path), 1, 1, "", "no lesson files (*.yaml) in this folder"))
-        elif path.is_file():
-            files.append(path)
+        elif path.exists() or path.is_symlink():
+            files.append(path)   # a FIFO or a device: the loader says it is not a regular file, without reading
         else:
             problems.append(Problem(str(path), 1, 1, "", "no such file or folder"))
     return list(dict.fromkeys(files)), problems
@@ -62,7 +65,9 @@ def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
     """The checked files on top of the built-in lessons (and --lessons folders) as context."""
     checked = {f.resolve() for f in files}
     catalog = Catalog(index=load_index())
-    for folder in [builtin_lessons_dir(), *context_dirs]:
+    # a file checked alone may name a sibling file's lesson as a prerequisite
+    siblings = [f.parent for f in files if f.suffix == ".yaml"]
+    for folder in dict.fromkeys([builtin_lessons_dir(), *context_dirs, *siblings]):
         if folder.is_dir():
             for path in lesson_files(folder):
                 if path.resolve() not in checked:
@@ -75,9 +80,16 @@ def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
 
 
 def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: bool = True,
-                variants: int = 3) -> CheckReport:
-    """Check files and folders (none: the built-in lessons); never raises for a bad lesson."""
-    files, problems = lesson_targets(list(paths))
+                variants: int = 3, hub=None) -> CheckReport:
+    """Check files and folders (none: the built-in lessons); never raises for a bad lesson.
+
+    ``hub`` holds the model trained-weights lessons run on (default: the shipped checkpoint); a
+    lesson whose ``model.requires`` that model does not meet is skipped, with the reason.
+    """
+    from tutor.authoring.check_overlay import check_overlays, overlays_beside, split_targets
+
+    paths, overlays = split_targets(list(paths))   # translations are checked after their lessons
+    files, problems = lesson_targets(paths) if paths or not overlays else ([], [])
     report = CheckReport(files=files, problems=problems)
     try:
         catalog = build_catalog(files, list(context_dirs))
@@ -87,7 +99,6 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
     checked = {str(f) for f in files}
     report.problems += [p for b in catalog.broken for p in b.problems]
     report.problems += [p for p in catalog.problems if p.path in checked]
-    hub = None
     for path, lesson in _loaded(files, catalog):
         report.lessons.append(lesson.id)
         pinned = Pinned(path, read_yaml(path)[1])
@@ -97,14 +108,35 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             from tutor.live.hub import ModelHub
 
             hub = hub or ModelHub()
+            unmet = _unmet(lesson, hub)
+            if unmet:
+                report.skipped.append((lesson.id, unmet))
+                report.problems += pinned.problems
+                continue
             try:
                 check_live(lesson, hub, pinned, variants, formula_ok)
             except Exception as error:   # a bug of ours must not hide the other lessons' results
                 pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
         report.problems += pinned.problems
+    overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
+    errors, report.warnings = check_overlays(overlays, catalog)
+    report.problems += errors
+    report.translations = overlays
     # by file and line; "required field is missing" (always at 1:1) after the located problems
     report.problems.sort(key=lambda p: (p.path, p.message.startswith("required field"), p.line, p.column))
     return report
+
+
+def _unmet(lesson: Lesson, hub) -> str | None:
+    """Why the hub's model does not fit the lesson's model.requires (None: it fits, or no requirement)."""
+    if lesson.model.weights != "trained" or lesson.model.requires is None:
+        return None
+    from tutor.live.requirements import facts_of, unmet_requirement
+
+    try:
+        return unmet_requirement(lesson.model, facts_of(hub.current()))
+    except Exception:   # no checkpoint: check_live reports it on model.weights
+        return None
 
 
 def _loaded(files: list[Path], catalog: Catalog):
@@ -130,7 +162,27 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
             hint = f"did you mean {close[0]!r}?" if close else "see the concepts: list in lessons/index.yaml"
             pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}")
     check_placeholder_syntax(lesson, pinned)
+    check_choice_texts(lesson, pinned)
     return check_formula_text(lesson, pinned)
+
+
+def check_choice_texts(lesson: Lesson, pinned: Pinned) -> None:
+    """A choice whose text is a letter or number that names another choice: typing it picks by
+    letter or number, so a learner who types the text they mean is graded on another choice."""
+    for i, question in enumerate(lesson.questions):
+        choices = getattr(question, "choices", None) or []
+        for j, choice in enumerate(choices):
+            token = choice.strip().lower()
+            if len(token) == 1 and "a" <= token < chr(ord("a") + len(choices)):
+                picked = ord(token) - ord("a")
+            elif token.isdecimal() and 1 <= int(token) <= len(choices):
+                picked = int(token) - 1
+            else:
+                continue
+            pinned.add(("questions", i, "choices", j),
+                       f"choice text {choice.strip()!r} is also how a learner picks choice "
+                       f"{chr(ord('a') + picked)}) (by its letter or number), so typing it selects that choice; "
+                       f"write it in words or with its unit (e.g. 'exactly {choice.strip()}', '{choice.strip()} row')")
 
 
 def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:

@@ -9,10 +9,11 @@ largest sizes its ranges allow, and on a few random draws, since a learner may m
 from __future__ import annotations
 
 import difflib
+import math
 
 import numpy as np
 
-from tutor.grading.answers import AnswerError
+from tutor.grading.answers import AnswerError, parse_number
 from tutor.live.formula_check import bind_values, check_formula, parse_spec
 from tutor.formulas.parse import FormulaError, evaluate_formula
 from tutor.authoring.pinned import Pinned, placeholder_at
@@ -25,8 +26,14 @@ from tutor.grading.quiz import truth_for
 
 
 def variants(lesson: Lesson, count: int):
-    """(variant_seed, lesson, label): own sizes first, then the ranges' corners, then draws."""
+    """(variant_seed, lesson, label): own sizes first, then sizes that tell every size name apart
+    (for symbolic shapes), then the ranges' corners, then draws."""
     yield None, lesson, ""
+    if any(q.kind == "symbolic_shape" and q.probe for q in lesson.questions):
+        fixed = distinguishing_sizes(lesson)
+        if fixed:
+            setup = lesson.model.model_copy(update={"vary": {k: (v, v) for k, v in fixed.items()}})
+            yield 0, lesson.model_copy(update={"model": setup}), "sizes that tell every size name apart"
     vary = lesson.model.vary
     if not vary:
         return
@@ -59,6 +66,26 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
     pinned.first_only = False
 
 
+def distinguishing_sizes(lesson: Lesson) -> dict[str, int] | None:
+    """B, L (and D, H for random weights) at or above the lesson's own, with B, L, H, D_head, D
+    and N all different, so a symbolic answer that is right only by coincidence is caught."""
+    setup = lesson.model
+    rows = setup.rows
+    trained = setup.weights == "trained"
+    heads = [4] if trained else range(setup.n_head or 2, 17)
+    n_layer = 2 if trained else setup.n_layer or 1
+    for H in heads:
+        widths = [16] if trained else range(max(1, (setup.d_model or 8) // H), 513 // H + 1)
+        for D_head in widths:
+            for B in range(len(rows), 17):
+                for L in range(len(rows[0]), 65):
+                    values = [B, L, H, D_head, H * D_head, n_layer]
+                    if len(set(values)) == len(values) and H * D_head <= 512:
+                        fixed = {"B": B, "L": L}
+                        return fixed if trained else fixed | {"D": H * D_head, "H": H}
+    return None
+
+
 def _setup_field(lesson: Lesson, error: Exception, label: str) -> tuple:
     text = str(error)
     if type(error).__name__ == "CheckpointError":
@@ -84,7 +111,8 @@ def _check_vocabulary(lesson: Lesson, hub, pinned: Pinned) -> None:
     from tutor.model import CharTokenizer
 
     tokenizer = hub.tokenizer if lesson.model.weights == "trained" and hub.tokenizer else CharTokenizer()
-    unknown = sorted({ch for row in lesson.model.rows for ch in row if ch not in tokenizer.chars})
+    # token-id rows are checked against the vocabulary when the model runs
+    unknown = sorted({ch for row in lesson.model.rows if isinstance(row, str) for ch in row if ch not in tokenizer.chars})
     if unknown:
         pinned.add(("model", "text"), f"characters {''.join(unknown)!r} are not in the model's vocabulary and "
                                       "would be read as '?'; use printable ASCII")
@@ -95,6 +123,7 @@ class LiveChecker:
 
     def __init__(self, lesson: Lesson, live, pinned: Pinned, where: str, own_sizes: bool):
         self.lesson, self.live, self.pinned, self.where, self.own_sizes = lesson, live, pinned, where, own_sizes
+        self.truths: dict[int, object] = {}   # question index -> its live truth, for the leak check
 
     def run(self, formula_ok: bool) -> None:
         for i, reference in enumerate(self.lesson.probes):
@@ -104,6 +133,15 @@ class LiveChecker:
         if formula_ok:
             self.check_formula()
         self.check_placeholders()
+        if self.own_sizes:
+            self.check_leaks()
+
+    def check_leaks(self) -> None:
+        """No answer in the text a learner reads before predicting it (see tutor.authoring.leaks)."""
+        from tutor.authoring.leaks import find_leaks
+
+        for leak in find_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths):
+            self.pinned.add(leak.loc, leak.message(self.lesson), placeholder_at(self.pinned, leak.loc, leak.offset))
 
     def check_placeholders(self) -> None:
         """Every {{ placeholder }} of the text must fill from this run (syntax is the static check's)."""
@@ -132,10 +170,17 @@ class LiveChecker:
                                  "(and params.*; 'tutor lessons probes' lists them with shapes)")
             return None
         try:
-            return probe_slice(tensors, reference)
+            array = probe_slice(tensors, reference)
         except QuestionError as error:
             self.pinned.add(loc, f"{error}{self.where}")
             return None
+        if array.size == 0:
+            axes = ", ".join(str(axis) for axis, size in enumerate(array.shape) if size == 0)
+            self.pinned.add(loc, f"{reference} selects no values{self.where}: axis {axes} of the slice is empty "
+                                 f"(a start:stop past the end of its axis, or stop <= start; full shape "
+                                 f"{tuple(tensors[name].shape)}); slice what exists for the smallest sizes")
+            return None
+        return array
 
     def check_question(self, i: int, question) -> None:
         base = ("questions", i)
@@ -150,9 +195,34 @@ class LiveChecker:
             field = "answer" if by_answer else "probe"
             self.pinned.add(base + (field,), f"{error}{self.where}")
             return
+        self.truths[i] = truth
+        self.check_finite(base, question, truth)
         for problem in kind_of(question).check_answer(question, truth, self.live.tensors, self.live.sizes,
                                                       self.own_sizes):
             self.pinned.add(base + problem.field, problem.message + self.where)
+
+    def check_finite(self, base, question, truth) -> None:
+        """A NaN or infinite truth is almost always a broken probe or experiment, and a NaN truth
+        cannot be typed; it is allowed only where the question says so (``nonfinite: true``, or an
+        ``answer:`` that holds the value)."""
+        if not kind_of(question).nonfinite(question, truth):
+            return
+        values = np.asarray(truth.value, dtype=float).ravel()
+        bad = {"nan" if math.isnan(v) else str(float(v)) for v in values if not math.isfinite(v)}
+        expected = set()
+        answers = question.answer if isinstance(getattr(question, "answer", None), list) else [question.answer]
+        for entry in answers:
+            try:
+                number = parse_number(str(entry)) if entry is not None else 0.0
+            except AnswerError:
+                continue
+            if not math.isfinite(number):
+                expected.add("nan" if math.isnan(number) else str(number))
+        unexpected = sorted(bad - expected)
+        if unexpected:
+            self.pinned.add(base + ("probe",), f"the model gives {', '.join(unexpected)} for {question.probe}"
+                            f"{self.where} ({truth.display}); if the lesson means it, say so with "
+                            f"nonfinite: true (or an answer: that holds it), else fix the probe or experiment")
 
     def check_formula(self) -> None:
         spec = self.lesson.formula

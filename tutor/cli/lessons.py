@@ -24,6 +24,10 @@ def add_parser(commands) -> None:
                        help="skip the live model (fast; probes, answers and the formula are not checked)")
     check.add_argument("--variants", type=int, default=3, metavar="N",
                        help="random size draws to check for lessons with model.vary (default 3)")
+    check.add_argument("--checkpoint", metavar="PATH", default=None,
+                       help="run weights: trained lessons on this checkpoint instead of the shipped one "
+                            "('random': untrained weights of the shipped shape); lessons whose model.requires "
+                            "it does not meet are skipped with the reason")
     check.set_defaults(func=run_lessons_check)
 
     new = sub.add_parser("new", help="write a commented starting lesson file that passes the check")
@@ -33,6 +37,8 @@ def add_parser(commands) -> None:
     new.add_argument("--title", default=None, help="the lesson's title")
     new.add_argument("--position", type=int, default=100, help="order inside the track (default 100)")
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.add_argument("--lang", dest="overlay_language", default=None, metavar="LANG",
+                     help="write a translation of the existing lesson ID instead, to DIR/LANG/ID.yaml (e.g. zh)")
     new.set_defaults(func=run_lessons_new)
 
     probes = sub.add_parser("probes", help="list the probe names, params.* weights and experiments with shapes")
@@ -79,12 +85,13 @@ def run_lessons_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
+    from tutor.common.i18n import _
     from tutor.common.safe_text import one_line
     from tutor.course.catalog import load_catalog
 
     catalog = load_catalog(args.lessons)
-    table = Table(title="Lessons", show_lines=False)
-    for column in ("track", "id", "title", "questions"):
+    table = Table(title=_("Lessons"), show_lines=False)
+    for column in (_("track"), _("id"), _("title"), _("questions")):
         table.add_column(column)
     for track in catalog.index.tracks:
         for item in catalog.track_lessons(track.id):
@@ -94,7 +101,7 @@ def run_lessons_list(args: argparse.Namespace) -> int:
     console.print(table)
     problems = [p for b in catalog.broken for p in b.problems] + catalog.problems
     for problem in problems:
-        Console(stderr=True).print(Text("problem ", style="red") + Text(str(problem)), highlight=False)
+        Console(stderr=True).print(Text(_("problem") + " ", style="red") + Text(str(problem)), highlight=False)
     return 1 if problems else 0
 
 
@@ -103,13 +110,34 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     from tutor.authoring.check import check_paths
 
     variants = max(0, min(args.variants, 50))
-    report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants)
+    hub = None
+    if args.checkpoint and not args.static:
+        from tutor.live.hub import hub_for_checkpoint
+        from tutor.model.checkpoint import CheckpointError
+
+        try:
+            hub = hub_for_checkpoint(args.checkpoint)
+        except (CheckpointError, OSError, ValueError) as error:
+            print(f"tutor lessons check: --checkpoint {args.checkpoint}: {error}", file=sys.stderr)
+            return 1
+    report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants, hub=hub)
     for problem in report.problems:
         print(problem)
+    for lesson_id, why in report.skipped:
+        print(f"skipped {lesson_id}: {why}")
+    for warning in report.warnings:
+        print(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.field or '(file)'}: {warning.message}")
     files = len(report.files)
     summary = f"checked {files} file{'s' * (files != 1)}, {len(report.lessons)} lesson{'s' * (len(report.lessons) != 1)}"
+    if hub is not None:
+        summary += f" on {hub.label}"
+    if report.skipped:
+        summary += f" ({len(report.skipped)} skipped for model.requires)"
     if args.static:
         summary += " (static only: the live model was not run)"
+    if report.translations:
+        count, warned = len(report.translations), len(report.warnings)
+        print(f"checked {count} translation{'s' * (count != 1)}: {warned} warning{'s' * (warned != 1)}")
     if report.ok:
         print(f"{summary}: all valid")
         return 0
@@ -128,6 +156,10 @@ def template_text(lesson_id: str, title: str, track: str, position: int, path: P
 
 
 def run_lessons_new(args: argparse.Namespace) -> int:
+    if args.overlay_language:
+        from tutor.authoring.overlay_template import write_overlay_template
+
+        return write_overlay_template(args)
     from tutor.course.catalog import load_catalog
     from tutor.course.schema import ID_PATTERN
 

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from tutor.progress.store import ProgressError, ProgressStore
 
+from tutor.common.i18n import _
 RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
 
 
@@ -86,16 +87,16 @@ def _pct(value: float | None) -> str:
 
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
     stats = store.all_lesson_stats()
-    out.print(f"Progress in {store.path}", style="bold")
+    out.print(_("Progress in {path}").format(path=store.path), style="bold")
     if not stats:
-        out.print("No answers recorded yet.")
+        out.print(_("No answers recorded yet."))
         return
     encounters = sum(s.attempts for s in stats.values())
     first_try = sum(s.correct_attempts for s in stats.values())
     accuracy = first_try / encounters if encounters else None
-    out.print(f"Answers: {store.answer_count()}   Right first time: {_pct(accuracy)}   "
-              f"Streak: {store.streak_days(tz=tz, now=now)} day(s)")
-    table = Table("Lesson", "Questions", "Correct", "Finished", "First time", "Last seen")
+    out.print(_("Answers: {answers}   Right first time: {accuracy}   Streak: {days} day(s)").format(
+        answers=store.answer_count(), accuracy=_pct(accuracy), days=store.streak_days(tz=tz, now=now)))
+    table = Table(_("Lesson"), _("Questions"), _("Correct"), _("Finished"), _("First time"), _("Last seen"))
     for lesson_id, s in sorted(stats.items()):
         last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
         table.add_row(lesson_id, str(len(s.answered_questions)), str(len(s.correct_questions)),
@@ -105,9 +106,10 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
     from tutor.ui.progress_labels import question_exists
 
     reviews = store.due_reviews(now, question_exists(load_catalog(lesson_dirs)))
-    line = f"Reviews due now: {len(reviews.due)}"
+    line = _("Reviews due now: {count}").format(count=len(reviews.due))
     if not reviews.due and reviews.next_due:
-        line += f" (next {reviews.next_due.astimezone(tz).strftime('%Y-%m-%d %H:%M')})"
+        line += _(" (next {moment})").format(moment=reviews.next_due.astimezone(tz).strftime('%Y-%m-%d %H:%M'))
     if reviews.orphans:
-        line += f"; {reviews.orphans} more for questions no longer in the course (not shown in review)"
+        line += _("; {count} more for questions no longer in the course (not shown in review)").format(
+            count=reviews.orphans)
     out.print(line)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import tutor
+from tutor.common.i18n import DEFAULT, current_language
 from tutor.course.catalog import Catalog, LoadedLesson, builtin_lessons_dir, lesson_files, load_catalog
 
 CACHE_FORMAT = 1
@@ -90,24 +91,27 @@ def _package_stamp(name: str) -> list:
     return _stamp(Path(spec.origin)) if spec and spec.origin else [name, None, None]
 
 
-def cache_key(sources: list[tuple[Path, bool]]) -> dict:
-    """Everything whose change could change the validated lessons."""
+def cache_key(sources: list[tuple[Path, bool]], language: str = DEFAULT) -> dict:
+    """Everything whose change could change the validated lessons, translations included."""
     files = []
     for folder, builtin in sources:
         try:
             paths = lesson_files(folder) + ([folder / "index.yaml"] if builtin else [])
+            if language != DEFAULT:   # the overlays, as tutor.course.overlay finds them
+                paths += sorted((Path(folder) / language).glob("*.yaml"))
         except OSError:
             paths = []
         files.append([str(folder), builtin, [_stamp(p) for p in paths]])
     code_root = Path(tutor.__file__).parent
     code = [_stamp(p) for part in VALIDATION_CODE for p in sorted((code_root / part).glob("*.py"))]
-    return {"format": CACHE_FORMAT, "tutor": tutor.__version__, "files": files, "code": code,
+    return {"format": CACHE_FORMAT, "tutor": tutor.__version__, "language": language, "files": files, "code": code,
             "libraries": [_package_stamp("pydantic"), _package_stamp("pydantic_core"), _package_stamp("yaml")]}
 
 
-def cache_file(sources: list[tuple[Path, bool]], cache_dir: Path | None = None) -> Path:
-    """One file per set of folders, so ``tutor`` and ``tutor --lessons mine`` do not evict each other."""
-    name = hashlib.sha256(repr([(str(f), b) for f, b in sources]).encode()).hexdigest()[:16]
+def cache_file(sources: list[tuple[Path, bool]], cache_dir: Path | None = None, language: str = DEFAULT) -> Path:
+    """One file per set of folders and language, so ``tutor``, ``tutor --lang zh`` and
+    ``tutor --lessons mine`` do not evict each other."""
+    name = hashlib.sha256(repr([language] + [(str(f), b) for f, b in sources]).encode()).hexdigest()[:16]
     return Path(cache_dir or default_cache_dir()) / f"lessons-{name}.json"
 
 
@@ -209,6 +213,7 @@ class CachedCatalog:
     key: dict
     pending: dict | None = None          # cached content still to validate; None: complete
     extra_dirs: list[Path] = field(default_factory=list)
+    language: str = DEFAULT
 
     @property
     def complete_now(self) -> bool:
@@ -233,7 +238,7 @@ class CachedCatalog:
             if list(lessons) != list(self.catalog.lessons):
                 raise CacheCorrupt("the cached lessons changed under the outlines")
         except (ValidationError, CacheCorrupt, KeyError, TypeError):
-            self._replace(load_catalog(self.extra_dirs))
+            self._replace(load_catalog(self.extra_dirs, language=self.language))
             save_catalog(self.catalog, self.path, self.key)
             return True
         self.catalog.index = index
@@ -242,17 +247,18 @@ class CachedCatalog:
 
     def _replace(self, fresh: Catalog) -> None:
         """In place, so every screen holding the catalog sees the new content."""
-        for name in ("index", "lessons", "broken", "problems", "folder_problems", "sources"):
+        for name in ("index", "lessons", "broken", "problems", "folder_problems", "sources", "language"):
             setattr(self.catalog, name, getattr(fresh, name))
 
 
-def open_catalog(extra_dirs=(), cache_dir: Path | None = None) -> CachedCatalog:
+def open_catalog(extra_dirs=(), cache_dir: Path | None = None, language: str | None = None) -> CachedCatalog:
     """The catalog from the cache when it is fresh (outlines until ``complete()``), else from
-    the lesson files, writing the cache for next time."""
+    the lesson files, writing the cache for next time.  ``language``: as ``load_catalog``."""
     extra_dirs = [Path(d) for d in extra_dirs]
+    language = language or current_language()
     sources = catalog_sources(extra_dirs)
-    key = cache_key(sources)
-    path = cache_file(sources, cache_dir)
+    key = cache_key(sources, language)
+    path = cache_file(sources, cache_dir, language)
     content = read_cache(path, key)
     if content is not None:
         try:
@@ -267,8 +273,8 @@ def open_catalog(extra_dirs=(), cache_dir: Path | None = None) -> CachedCatalog:
         except CacheCorrupt:
             content = None
         else:
-            catalog = Catalog(index=index, lessons=lessons, sources=sources)
-            return CachedCatalog(catalog, path, key, pending=content, extra_dirs=extra_dirs)
-    catalog = load_catalog(extra_dirs)
+            catalog = Catalog(index=index, lessons=lessons, sources=sources, language=language)
+            return CachedCatalog(catalog, path, key, pending=content, extra_dirs=extra_dirs, language=language)
+    catalog = load_catalog(extra_dirs, language=language)
     save_catalog(catalog, path, key)
-    return CachedCatalog(catalog, path, key, extra_dirs=extra_dirs)
+    return CachedCatalog(catalog, path, key, extra_dirs=extra_dirs, language=language)

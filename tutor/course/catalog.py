@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import tutor.lessons as builtin_lessons_package
 
+from tutor.common.i18n import DEFAULT, current_language
+
 if TYPE_CHECKING:   # the loader pulls in YAML and pydantic: imported where used, after the first paint
     from tutor.course.loader import Problem
     from tutor.course.schema import Lesson, LessonIndex
@@ -42,6 +44,7 @@ class Catalog:
     problems: list[Problem] = field(default_factory=list)   # cross-file problems
     folder_problems: list[Problem] = field(default_factory=list, repr=False)   # kept across reloads
     sources: list[tuple[Path, bool]] = field(default_factory=list, repr=False)  # (folder, builtin)
+    language: str = DEFAULT   # lessons are shown through this language's overlays (course/overlay.py)
 
     def track_lessons(self, track_id: str) -> list[LoadedLesson]:
         found = [item for item in self.lessons.values() if item.lesson.track == track_id]
@@ -74,11 +77,17 @@ def load_lesson(path: Path) -> Lesson:
     return load_model_file(Lesson, path)
 
 
-def load_catalog(extra_dirs: list[Path] = ()) -> Catalog:
-    """Built-in lessons first, then the learner's folders; cross-file rules checked last."""
-    from tutor.course.loader import Problem
+def load_catalog(extra_dirs: list[Path] = (), language: str | None = None) -> Catalog:
+    """Built-in lessons first, then the learner's folders; cross-file rules checked last.
 
-    catalog = Catalog(index=load_index())
+    ``language`` (default: the interface's) picks the translation overlays the lessons are shown in."""
+    from tutor.course.loader import Problem
+    from tutor.course.overlay import translate_index
+
+    language = language or current_language()
+    index = load_index()
+    catalog = Catalog(index=translate_index(index, builtin_lessons_dir(), language) if language != DEFAULT else index,
+                      language=language)
     catalog.sources = [(builtin_lessons_dir(), True)] + [(Path(d), False) for d in extra_dirs]
     for folder, builtin in catalog.sources:
         if not folder.is_dir():
@@ -126,6 +135,7 @@ def lesson_id_at(catalog: Catalog, path: Path) -> str | None:
 
 def add_lesson_file(catalog: Catalog, path: Path, builtin: bool, lesson: Lesson | None = None) -> None:
     from tutor.course.loader import LessonFileError, Problem
+    from tutor.course.overlay import translate_lesson
 
     if lesson is None:
         try:
@@ -139,6 +149,8 @@ def add_lesson_file(catalog: Catalog, path: Path, builtin: bool, lesson: Lesson 
         catalog.broken.append(BrokenLesson(path, [Problem(
             str(path), line, col, "id", f"duplicate id {lesson.id!r}: {previous.path} already uses it; choose another id")]))
         return
+    if catalog.language != DEFAULT:
+        lesson = translate_lesson(lesson, path, catalog.language)
     catalog.lessons[lesson.id] = LoadedLesson(lesson, path, builtin)
 
 

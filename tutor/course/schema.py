@@ -32,6 +32,34 @@ def _check_probe_ref(value: str) -> str:
     return value
 
 
+TASKS = ("sort", "reverse", "text", "file")
+
+
+class ModelShape(Strict):
+    """The sizes a lesson's trained model must have (the shipped model: 64, 4, 2)."""
+
+    d_model: int | None = Field(None, ge=1, le=512)
+    n_head: int | None = Field(None, ge=1, le=16)
+    n_layer: int | None = Field(None, ge=1, le=8)
+
+
+class ModelRequirement(Strict):
+    """What a lesson about a trained model's behaviour needs from the learner's current model.
+
+    A lesson whose prose or questions only hold for, say, a model trained on the sort task says
+    so here; on another model it names what it needs and offers the shipped model instead.
+    """
+
+    task: list[Literal["sort", "reverse", "text", "file"]] | None = Field(None, min_length=1, max_length=4)
+    trained: bool | None = None
+    shape: ModelShape | None = None
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _one_task_or_a_list(cls, value):
+        return [value] if isinstance(value, str) else value
+
+
 class ModelSetup(Strict):
     """Which weights and which input produce the lesson's live tensors."""
 
@@ -47,6 +75,7 @@ class ModelSetup(Strict):
     positions: Literal["learned", "sinusoidal", "none"] | None = None
     vary: dict[Literal["B", "L", "D", "H"], tuple[int, int]] = Field(default_factory=dict)
     experiments: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
+    requires: ModelRequirement | None = None   # trained weights only: the kind of model the lesson needs
 
     @field_validator("experiments")
     @classmethod
@@ -91,7 +120,26 @@ class ModelSetup(Strict):
         if self.weights == "trained" and (sized or {"D", "H"} & set(self.vary)):
             what = ", ".join(sized + sorted({"D", "H"} & set(self.vary)))
             raise ValueError(f"{what} can only be chosen with weights: random (trained weights have fixed sizes)")
+        over = self.cost().over()
+        if over:
+            raise ValueError(over)
+        if self.weights == "random" and self.requires is not None:
+            raise ValueError("requires: describes the learner's trained model; a lesson with weights: random "
+                             "builds its own model and needs nothing (remove requires:)")
         return self
+
+    def cost(self):
+        """The live computation's estimated cost at the largest sizes this setup can draw."""
+        from tutor.experiments.registry import lesson_cost
+
+        trained = self.weights == "trained"
+        largest = {name: high for name, (_, high) in self.vary.items()}
+        B = max(len(self.rows), largest.get("B", 0))
+        L = max(len(self.rows[0]), largest.get("L", 0))
+        D = 64 if trained else max(self.d_model or 8, largest.get("D", 0))
+        H = 4 if trained else max(self.n_head or 2, largest.get("H", 0))
+        N = 2 if trained else self.n_layer or 1
+        return lesson_cost(B, L, D, H, N, list(self.experiments))
 
     @property
     def rows(self) -> list[str] | list[list[int]]:
@@ -109,7 +157,7 @@ class FormulaSpec(Strict):
     matrices: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=20)
     bind: dict[Annotated[str, Field(max_length=40)], Union[str, float]] = Field(default_factory=dict, max_length=20)
     reproduces: str | None = None
-    tolerance: float = Field(1e-4, gt=0, le=1)
+    tolerance: float = Field(1e-4, gt=0, le=1, allow_inf_nan=False)
 
     @field_validator("reproduces")
     @classmethod
@@ -146,7 +194,7 @@ class ShapeQuestion(QuestionBase):
 class ValuesQuestion(QuestionBase):
     kind: Literal["values"]
     probe: str
-    tolerance: float = Field(0.05, ge=0, le=100)
+    tolerance: float = Field(0.05, ge=0, le=100, allow_inf_nan=False)
     answer: list[Union[float, str]] | None = None
     nonfinite: bool = False   # the truth may hold nan or ±inf on purpose (e.g. masked scores)
     _probe = field_validator("probe")(classmethod(lambda cls, v: _check_probe_ref(v)))
@@ -156,7 +204,7 @@ class NumberQuestion(QuestionBase):
     kind: Literal["number"]
     probe: str | None = None
     reduce: Reducer = "value"
-    tolerance: float = Field(0.05, ge=0)
+    tolerance: float = Field(0.05, ge=0, le=1e6, allow_inf_nan=False)
     relative: bool = False
     answer: Union[float, str, None] = None
     nonfinite: bool = False   # the truth may be nan or ±inf on purpose

@@ -595,7 +595,7 @@ ADAM_STEPS = 3
                     "bias-corrected; adam.correction (2,) = 1/(1-0.9**3), 1/(1-0.99**3); "
                     "adam.first_ratio (D,) exp_avg after step 1 divided by the first gradient; "
                     "adam.first_step (D,) how far each gain moved in step 1, adam.first_move (D,) its "
-                    "size; adam.lr (1,)")
+                    "size, adam.first_move_in_lr (D,) that size divided by the learning rate; adam.lr (1,)")
 @one_torch_thread
 def adam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -632,6 +632,7 @@ def adam(context: ExperimentContext) -> dict[str, np.ndarray]:
         "adam.first_ratio": _np(first_ratio),
         "adam.first_step": _np(first_step),
         "adam.first_move": _np(first_step.abs()),
+        "adam.first_move_in_lr": _np(first_step.abs() / config.lr),
         "adam.lr": np.array([config.lr]),
     }
 

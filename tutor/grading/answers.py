@@ -9,6 +9,8 @@ import math
 import re
 from fractions import Fraction
 
+from tutor.grading.fullwidth import normalize_answer_text
+
 MAX_ANSWER_CHARS = 2000
 _SIZE_SEPARATORS = re.compile(r"[\s,x×*;]+", re.IGNORECASE)
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d{1,3})?", re.IGNORECASE)
@@ -26,7 +28,7 @@ def _strip(text: str) -> str:
         raise AnswerError("type an answer")
     if len(text) > MAX_ANSWER_CHARS:
         raise AnswerError(f"that answer is {len(text)} characters long; keep it under {MAX_ANSWER_CHARS}")
-    text = text.strip()
+    text = normalize_answer_text(text).strip()
     if not text:
         raise AnswerError("type an answer first")
     return text

@@ -105,10 +105,27 @@ def parameter_tensors(model: GPT) -> dict[str, np.ndarray]:
     return out
 
 
-def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None) -> LiveResult:
-    """Run the lesson's model on its input and return every probe and parameter as numpy."""
+class RequirementNotMet(ValueError):
+    """The current model does not fit the lesson's ``model.requires``; the message says what it needs."""
+
+
+def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None,
+                 on_shipped: bool = False) -> LiveResult:
+    """Run the lesson's model on its input and return every probe and parameter as numpy.
+
+    ``on_shipped`` runs a trained-weights lesson on the shipped model instead of the current one
+    (which stays the app's model); otherwise a lesson whose requirement the current model does
+    not meet raises RequirementNotMet.
+    """
+    from tutor.live.requirements import facts_of, unmet_requirement
+
     setup = lesson.model
-    trained = hub.current() if setup.weights == "trained" else None
+    trained = None
+    if setup.weights == "trained":
+        trained = hub.shipped() if on_shipped else hub.current()
+        unmet = unmet_requirement(setup, facts_of(trained))
+        if unmet:
+            raise RequirementNotMet(unmet)
     tokenizer = trained.tokenizer if trained else CharTokenizer()
     if trained:
         base = {"D": trained.model.config.d_model, "H": trained.model.config.n_head}

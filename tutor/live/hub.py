@@ -20,6 +20,7 @@ class HubSnapshot:
     tokenizer: "CharTokenizer"
     label: str
     version: int
+    meta: dict = field(default_factory=dict)   # the checkpoint's meta: data, steps, ... (empty: unknown)
 
 
 @dataclass
@@ -33,14 +34,16 @@ class ModelHub:
     tokenizer: "CharTokenizer | None" = None
     label: str = ""
     version: int = 0
+    meta: dict = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _shipped: "HubSnapshot | None" = field(default=None, repr=False)
 
     def ensure_loaded(self) -> None:
         with self.lock:
             if self.model is None:
                 from tutor.model.checkpoint import describe_checkpoint, load_default_model
                 model, tokenizer, meta = load_default_model()
-                self.model, self.tokenizer = model.eval(), tokenizer
+                self.model, self.tokenizer, self.meta = model.eval(), tokenizer, dict(meta)
                 self.label = one_line(describe_checkpoint("shipped default checkpoint", meta))
                 self.version += 1
 
@@ -49,10 +52,58 @@ class ModelHub:
         labelled with weights the dashboard swapped in while they were being computed."""
         self.ensure_loaded()
         with self.lock:
-            return HubSnapshot(self.model, self.tokenizer, self.label, self.version)
+            return HubSnapshot(self.model, self.tokenizer, self.label, self.version, dict(self.meta))
 
-    def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str) -> None:
+    def shipped(self) -> "HubSnapshot":
+        """The shipped model, loaded beside the current one (which stays as it is): for a lesson
+        that needs it while the learner's own weights keep serving everything else."""
+        with self.lock:
+            if self._shipped is None:
+                from tutor.model.checkpoint import describe_checkpoint, load_default_model
+                model, tokenizer, meta = load_default_model()
+                self._shipped = HubSnapshot(model.eval(), tokenizer, one_line(describe_checkpoint(
+                    "shipped default checkpoint", meta)), -1, dict(meta))
+            return self._shipped
+
+    def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str, meta: dict | None = None) -> None:
+        """The new current model; ``meta`` (data, steps, ...) lets lessons check their requirements."""
         with self.lock:
             # the label may quote a checkpoint's meta, which is untrusted: no control characters
             self.model, self.tokenizer, self.label = model, tokenizer, one_line(label)
+            self.meta = dict(meta or {})
             self.version += 1
+
+
+SHIPPED = {"sort": "default.pt", "text": "text.pt"}   # the checkpoints in tutor.model's checkpoints/
+
+
+def load_named(name: str):
+    """A shipped checkpoint by name -> (model, tokenizer, label).
+
+    "sort" is the default model the lessons are written for; "text" has the same shape but was
+    trained on the built-in prose, so decoding strategies visibly differ on it.
+    """
+    from tutor.model.checkpoint import default_checkpoint_path, describe_checkpoint, load_checkpoint
+
+    if name not in SHIPPED:
+        raise ValueError(f"no shipped model {name!r}; choose {', '.join(SHIPPED)}")
+    model, tokenizer, meta = load_checkpoint(default_checkpoint_path().with_name(SHIPPED[name]))
+    return model.eval(), tokenizer, describe_checkpoint(f"shipped {name} model", meta)
+
+
+def hub_for_checkpoint(spec: str) -> ModelHub:
+    """A hub whose current model is the checkpoint at ``spec``, or ``random``: untrained weights of
+    the shipped model's shape (seed 0).  Raises CheckpointError for a file that cannot be used."""
+    from tutor.model.checkpoint import describe_checkpoint, load_checkpoint, load_default_model
+
+    hub = ModelHub()
+    if spec == "random":
+        from tutor.model.copies import seeded_model
+
+        shipped, tokenizer, _ = load_default_model()
+        model = seeded_model(shipped.config, 0)
+        hub.replace(model, tokenizer, "random initial weights of the shipped shape (seed 0, untrained)", {"steps": 0})
+    else:
+        model, tokenizer, meta = load_checkpoint(spec)
+        hub.replace(model.eval(), tokenizer, describe_checkpoint(f"checkpoint {spec}", meta), meta)
+    return hub

@@ -209,6 +209,40 @@ class MetricsRelay:
             self.send(metrics, losses)
 
 
+class Eta:
+    """Time left in a run, from the mean seconds per step over the last three quarters of it.
+
+    The trainer's own ``eta_s`` follows an average of about the last ten steps, so on a shared
+    machine it swung from 4 to 15 minutes within a minute.  Most of the run is long enough to average
+    over bursts of other work and over the evaluations (``elapsed_s`` counts them and excludes
+    pauses; a shorter window that holds one evaluation counts it twice over), and dropping
+    the first quarter still follows a machine that stays slower or faster.
+    """
+
+    MIN_WINDOW = 20                    # steps: fewer say more about noise than about speed
+
+    def __init__(self, total_steps: int) -> None:
+        self.total_steps = total_steps
+        self.points: list[tuple[int, float]] = []      # (step, elapsed_s), steps increasing
+
+    def observe(self, step: int, elapsed_s: float) -> None:
+        if not self.points or step > self.points[-1][0]:
+            self.points.append((step, elapsed_s))
+
+    def seconds_left(self) -> float | None:
+        """None until enough steps are timed to say anything."""
+        if len(self.points) < 2:
+            return None
+        step, elapsed = self.points[-1]
+        first_step = self.points[0][0]
+        if step - first_step < min(self.MIN_WINDOW, self.total_steps - first_step):
+            return None
+        oldest = max(first_step, min(step - self.MIN_WINDOW, step // 4))
+        ref_step, ref_elapsed = next(p for p in reversed(self.points) if p[0] <= oldest)
+        per_step = (elapsed - ref_elapsed) / (step - ref_step)
+        return max(0.0, (self.total_steps - step) * per_step)
+
+
 def out_of_memory(error: BaseException) -> bool:
     """MemoryError on the CPU, torch.OutOfMemoryError (a RuntimeError) on a GPU."""
     return isinstance(error, MemoryError) or type(error).__name__ == "OutOfMemoryError" \

@@ -9,8 +9,10 @@ from textual.app import App
 from textual.binding import Binding
 from textual.signal import Signal
 
+from tutor.common.i18n import N_
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
+from tutor.ui.language_mixin import LanguageMixin
 from tutor.course.cache import CachedCatalog, open_catalog
 from tutor.course.catalog import Catalog
 from tutor.ui.palette import LessonCommands
@@ -19,15 +21,16 @@ from tutor.live.hub import ModelHub
 from tutor.ui.screens.roadmap import RoadmapScreen
 
 
-class TutorApp(JourneyMixin, DashboardMixin, App):
+class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     CSS_PATH = "app.tcss"
     TITLE = "Transformer math tutor"
     COMMANDS = App.COMMANDS | {LessonCommands}
     BINDINGS = [
-        Binding("question_mark,f1", "help", "Help"),   # an answer box takes "?", so F1 works there
-        Binding("f2,ctrl+l", "toggle_theme", "Theme"),
+        Binding("question_mark,f1", "help", N_("Help")),   # an answer box takes "?", so F1 works there
+        Binding("f2,ctrl+l", "toggle_theme", N_("Theme")),
         # priority: an answer box would take ctrl+d (delete right); F3 works in any terminal
-        Binding("f3,ctrl+d", "dashboard", "Dashboard", priority=True),
+        Binding("f3,ctrl+d", "dashboard", N_("Dashboard"), priority=True),
+        Binding("f4", "toggle_language", N_("Language: 中文 / English"), show=False),
     ]
 
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
@@ -47,6 +50,7 @@ class TutorApp(JourneyMixin, DashboardMixin, App):
         self.model_signal: Signal[str] = Signal(self, "model-changed")        # data: the new weights' label
         self.lessons_signal: Signal[list] = Signal(self, "lessons-changed")   # data: the hot-reload results
         self.open_progress()
+        self.localize_app()
 
     def on_mount(self) -> None:
         self.push_screen(RoadmapScreen(self.catalog))

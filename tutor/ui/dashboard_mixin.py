@@ -37,9 +37,10 @@ class DashboardMixin:
         else:
             self.push_screen(screen)
 
-    def publish_model(self, model, tokenizer, label: str) -> None:
-        """Make ``model`` the app's model (on the UI thread) and tell the screens that show it."""
-        self.hub.replace(model, tokenizer, label)
+    def publish_model(self, model, tokenizer, label: str, meta: dict | None = None) -> None:
+        """Make ``model`` the app's model (on the UI thread) and tell the screens that show it;
+        ``meta`` (data, steps) lets lessons check their model.requires."""
+        self.hub.replace(model, tokenizer, label, meta)
         self.model_replaced()
 
     def model_replaced(self) -> None:

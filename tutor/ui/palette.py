@@ -1,4 +1,5 @@
-"""Command palette (ctrl+p): find any lesson by name, or jump to review, stats and help.
+"""Command palette (ctrl+p): find any lesson by name, jump to review, stats and help, or run a
+dashboard action (train, pause, stop, sample, attention, the shipped model).
 
 Lessons are read from ``app.catalog`` on every search, so a lesson added by hot reload is
 findable at once.
@@ -9,6 +10,34 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+
+
+DASHBOARD_ACTIONS = (   # (name, tab, what to do there, help)
+    ("train the model", "tab-train", "start", "start (or resume) training with the Train tab's choices · F5"),
+    ("pause or resume training", "tab-train", "pause", "F6"),
+    ("stop training", "tab-train", "stop", "keeps the weights of the last evaluation · F7"),
+    ("sample text from the model", "tab-sample", "sample", "greedy, temperature, top-k, top-p, beam"),
+    ("attention heatmap", "tab-attention", "attention", "one layer and head's pattern for a text"),
+    ("back to the shipped model", "tab-train", "shipped", "the built-in sort model the lessons are written for"),
+)
+
+
+def dashboard_action(app, tab: str, action: str) -> None:
+    """Open the dashboard on ``tab`` and do ``action`` there, as its keys and buttons would."""
+    from textual.widgets import TabbedContent
+
+    screen = app.dashboard_screen()
+    if app.screen is not screen:
+        app.action_dashboard()
+
+    def run() -> None:
+        screen.query_one(TabbedContent).active = tab
+        panel = screen.train_panel
+        {"start": screen.action_start, "pause": screen.action_pause, "stop": screen.action_stop,
+         "shipped": panel.reset_to_shipped, "sample": screen.query_one("#sample-panel").sample,
+         "attention": screen.query_one("#attention-view").show}[action]()
+
+    app.call_after_refresh(run)
 
 
 class LessonCommands(Provider):
@@ -22,7 +51,10 @@ class LessonCommands(Provider):
         found += [("Review due questions", app.action_open_review, "questions you missed, back before you forget"),
                   ("Stats: answers, accuracy, streak", app.action_open_stats, "how you are doing"),
                   ("Help: keys on every screen", app.action_help, "the same as ? or F1"),
-                  ("Toggle light / dark theme", app.action_toggle_theme, "remembered for next time")]
+                  ("Toggle light / dark theme", app.action_toggle_theme, "remembered for next time"),
+                  ("Language: 中文 / English", app.action_toggle_language, "F4; remembered for next time")]
+        found += [(f"Dashboard: {name}", partial(dashboard_action, app, tab, action), help_text)
+                  for name, tab, action, help_text in DASHBOARD_ACTIONS]
         return found
 
     async def discover(self) -> Hits:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from tutor.common.i18n import _, ngettext
+
 from tutor.progress.store import LessonStats, ProgressStore, TrackStats, track_stats
 
 
@@ -71,43 +73,43 @@ def lesson_label(item, stats: LessonStats | None) -> str:
     mark = "✓" if ids and done == len(ids) else ("◐" if stats and stats.attempts else "○")
     label = f"{mark} {done}/{len(ids)} {item.lesson.title}"
     if stats and stats.accuracy is not None:
-        label += f" · {stats.accuracy:.0%} first time"
+        label += _(" · {percent} first time").format(percent=f"{stats.accuracy:.0%}")
     return label
 
 
 def track_label(title: str, lesson_count: int, stats: TrackStats | None) -> str:
     if not lesson_count:
-        return f"{title} (no lessons yet)"
+        return _("{title} (no lessons yet)").format(title=title)
     done = stats.completion if stats else 0.0
-    lessons = "lesson" if lesson_count == 1 else "lessons"
-    return f"{title} · {lesson_count} {lessons} · {done:.0%} done"
+    lessons = ngettext("{count} lesson", "{count} lessons", lesson_count).format(count=lesson_count)
+    return _("{title} · {lessons} · {done} done").format(title=title, lessons=lessons, done=f"{done:.0%}")
 
 
 def review_label(snapshot: Snapshot, now: datetime) -> str:
     if not snapshot.saving:
-        return "Review (off: progress is not being saved)"
-    label = f"Review ({len(snapshot.due)} due)"
+        return _("Review (off: progress is not being saved)")
+    label = _("Review ({count} due)").format(count=len(snapshot.due))
     if not snapshot.due and snapshot.next_due is not None:
-        label += f" · next {when(snapshot.next_due, now)}"
+        label += _(" · next {when}").format(when=when(snapshot.next_due, now))
     return label
 
 
 def stats_label(snapshot: Snapshot) -> str:
-    days = "day" if snapshot.streak == 1 else "days"
-    return f"Stats · streak {snapshot.streak} {days}"
+    return ngettext("Stats · streak {count} day", "Stats · streak {count} days", snapshot.streak).format(
+        count=snapshot.streak)
 
 
 def when(moment: datetime, now: datetime) -> str:
     """A due time as a person says it: 'now', 'in 8 min', 'in 3 h', 'in 2 days'."""
     delta = moment - now
     if delta <= timedelta(0):
-        return "now"
+        return _("now")
     minutes = delta.total_seconds() / 60
     if minutes < 60:
-        return f"in {max(1, round(minutes))} min"
+        return _("in {count} min").format(count=max(1, round(minutes)))
     if minutes < 48 * 60:
-        return f"in {round(minutes / 60)} h"
-    return f"in {round(minutes / 1440)} days"
+        return _("in {count} h").format(count=round(minutes / 60))
+    return _("in {count} days").format(count=round(minutes / 1440))
 
 
 def recent_days(per_day: dict[date, int], today: date, days: int = 30) -> list[int]:

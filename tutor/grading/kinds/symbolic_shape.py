@@ -1,12 +1,31 @@
 """kind: symbolic_shape — the learner writes a shape in size names, e.g. (B, H, L, D/H).
 
-Graded by substituting the lesson's sizes, so any equivalent spelling (D/H, D_head) is right.
+Graded by substituting the lesson's sizes, so any equivalent spelling (D/H, D_head) is right, and
+on sizes that tell every name apart (tutor.grading.symbolic), so a wrong formula that happens to
+agree on the lesson's sizes (H = 1) is still wrong.
 """
 from __future__ import annotations
 
 from tutor.grading.answers import parse_symbolic_shape
+from tutor.grading.symbolic import same_symbolic_shape
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
 from tutor.grading.tensor_access import probe_slice
+
+
+class Given(tuple):
+    """The learner's shape with these sizes, remembering what they wrote."""
+
+    text: str = ""
+
+
+def parse(question, text: str, sizes) -> Given:
+    given = Given(parse_symbolic_shape(text, sizes))
+    given.text = text
+    return given
+
+
+def matches(question, given: Given, truth: Truth) -> bool:
+    return tuple(given) == truth.value and same_symbolic_shape(given.text, question.answer)
 
 
 def truth(question, tensors, sizes) -> Truth:
@@ -16,7 +35,7 @@ def truth(question, tensors, sizes) -> Truth:
 
 
 def nudge(question, given, truth: Truth) -> str:
-    return f"{shape_nudge(given, truth.value)} With these sizes yours is {given}."
+    return f"{shape_nudge(tuple(given), truth.value)} With these sizes yours is {tuple(given)}."
 
 
 def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
@@ -33,9 +52,9 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
 
 KIND = QuestionKind(
     name="symbolic_shape",
-    parse=lambda question, text, sizes: parse_symbolic_shape(text, sizes),
+    parse=parse,
     truth=truth,
-    matches=lambda question, given, truth: given == truth.value,
+    matches=matches,
     nudge=nudge,
     check_answer=check_answer,
 )

@@ -5,6 +5,7 @@ screen appears here without anyone remembering to update the help.
 """
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,7 +13,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-NOTES = (
+from tutor.common.i18n import N_, _
+from tutor.ui.localize import localize_bindings
+
+NOTES = N_(
     "Answering: type your prediction and press Enter. A wrong answer gets a nudge: try again, ask for a "
     "hint (ctrl+t) or give up (ctrl+g). The answer is shown after a right answer, a give-up or the last try "
     "(3 by default); then Enter goes to the next question. "
@@ -25,18 +29,22 @@ NOTES = (
 
 class HelpScreen(Screen):
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
+        Binding("escape", "app.pop_screen", N_("Back")),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        localize_bindings(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="help-body"):
             yield Static(self._keys(), id="help-keys")
-            yield Static(Text(NOTES), id="help-notes")
+            yield Static(Text(_(NOTES)), id="help-notes")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "Keys"
+        self.sub_title = _("Keys")
         self.query_one("#help-body").focus()
 
     def _keys(self) -> Text:
@@ -46,7 +54,8 @@ class HelpScreen(Screen):
             for binding in bindings:
                 if not binding.description:
                     continue
-                text.append(f"  {self._key_text(binding):<16} {binding.description}\n")
+                key = self._key_text(binding)
+                text.append(f"  {key}{' ' * max(1, 17 - cell_len(key))}{_(binding.description)}\n")
             text.append("\n")
         return text
 
@@ -63,10 +72,11 @@ class HelpScreen(Screen):
         from tutor.ui.screens.stats import StatsScreen
 
         everywhere = list(type(self.app).BINDINGS) + [
-            Binding(self.app.COMMAND_PALETTE_BINDING, "", "Command palette: type a lesson's name to open it"),
-            Binding("ctrl+q", "", "Quit"),
-            Binding("escape", "", "Back (closes this help too)"),
+            Binding(self.app.COMMAND_PALETTE_BINDING, "", N_("Command palette: type a lesson's name to open it")),
+            Binding("ctrl+q", "", N_("Quit")),
+            Binding("escape", "", N_("Back (closes this help too)")),
         ]
-        return [("Everywhere", everywhere), ("Roadmap", RoadmapScreen.BINDINGS), ("Lesson", LessonScreen.BINDINGS),
-                ("Review (the lesson keys, plus)", [b for b in ReviewScreen.BINDINGS if b.show]),
-                ("Stats", StatsScreen.BINDINGS), ("Dashboard (F3)", DashboardScreen.BINDINGS)]
+        return [(_("Everywhere"), everywhere), (_("Roadmap"), RoadmapScreen.BINDINGS),
+                (_("Lesson"), LessonScreen.BINDINGS),
+                (_("Review (the lesson keys, plus)"), [b for b in ReviewScreen.BINDINGS if b.show]),
+                (_("Stats"), StatsScreen.BINDINGS), (_("Dashboard (F3)"), DashboardScreen.BINDINGS)]

@@ -13,31 +13,35 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tutor.common.i18n import N_, _
+from tutor.ui.localize import localize_bindings
+
 
 class KeepWeightsScreen(ModalScreen[str]):
     """Dismisses with "keep", "discard" or "cancel"."""
 
     BINDINGS = [
-        Binding("k", "choose('keep')", "Keep"),
-        Binding("d", "choose('discard')", "Don't keep"),
-        Binding("escape", "choose('cancel')", "Cancel"),
+        Binding("k", "choose('keep')", N_("Keep")),
+        Binding("d", "choose('discard')", N_("Don't keep")),
+        Binding("escape", "choose('cancel')", N_("Cancel")),
     ]
 
     def __init__(self, training: bool, where: str) -> None:
         super().__init__()
+        localize_bindings(self)
         self.training = training
         self.where = where
 
     def compose(self) -> ComposeResult:
-        first = ("Training is still running; quitting stops it after the current step."
-                 if self.training else "You trained a model in the dashboard that is not saved.")
+        first = (_("Training is still running; quitting stops it after the current step.")
+                 if self.training else _("You trained a model in the dashboard that is not saved."))
         with Vertical(id="keep-box"):
-            yield Static(Text(f"{first}\nKeep the weights? They are saved to {self.where} "
-                              "and loaded the next time you start the tutor."), id="keep-text")
+            yield Static(Text(first + "\n" + _("Keep the weights? They are saved to {where} and loaded the next time "
+                                                "you start the tutor.").format(where=self.where)), id="keep-text")
             with Horizontal(id="keep-buttons"):
-                yield Button("Keep (k)", id="keep", variant="success", compact=True)
-                yield Button("Don't keep (d)", id="discard", variant="error", compact=True)
-                yield Button("Cancel (Esc)", id="cancel", compact=True)
+                yield Button(_("Keep (k)"), id="keep", variant="success", compact=True)
+                yield Button(_("Don't keep (d)"), id="discard", variant="error", compact=True)
+                yield Button(_("Cancel (Esc)"), id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#keep", Button).focus()

@@ -18,6 +18,7 @@ from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
+from tutor.ui.widgets.tensor_view import TensorView
 
 
 def reflow(text: str) -> str:
@@ -35,6 +36,7 @@ class LessonScreen(QuizMixin, Screen):
         Binding("ctrl+n", "next_question", "Next"),
         Binding("ctrl+b", "previous_question", "Prev"),
         Binding("ctrl+r", "new_sizes", "New sizes"),
+        Binding("ctrl+o", "on_shipped", "Shipped model", show=False),
     ]
 
     def __init__(self, item: LoadedLesson, variant_seed: int | None = None, question_index: int = 0) -> None:
@@ -46,6 +48,7 @@ class LessonScreen(QuizMixin, Screen):
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.encounter = Encounter()
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
+        self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
 
     def compose(self) -> ComposeResult:
         lesson = self.lesson
@@ -66,7 +69,7 @@ class LessonScreen(QuizMixin, Screen):
             yield Static(id="hints")
             with Horizontal(id="reveal"):
                 yield Static(id="your-answer")
-                yield Static(id="real-tensor")
+                yield TensorView(id="real-tensor")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -86,7 +89,7 @@ class LessonScreen(QuizMixin, Screen):
             from tutor.formulas.parse import FormulaError
             from tutor.live.compute import compute_live
 
-            live = compute_live(lesson, self.app.hub, self.variant_seed)
+            live = compute_live(lesson, self.app.hub, self.variant_seed, on_shipped=self.on_shipped)
             try:   # a formula that does not parse must not keep the learner from the questions
                 formula_text = render_spec(lesson.formula)
                 agreement = check_formula(lesson.formula, live.tensors, live.sizes).message
@@ -94,7 +97,13 @@ class LessonScreen(QuizMixin, Screen):
                 formula_text, agreement = lesson.formula.expr, f"the formula does not parse: {error}"
             message = LiveReady(lesson.id, live, formula_text, agreement, generation)
         except Exception as error:  # any failure is shown in the lesson, never a traceback
-            message = LiveFailed(lesson.id, f"{type(error).__name__}: {error}", generation)
+            from tutor.live.compute import RequirementNotMet
+
+            text = f"{type(error).__name__}: {error}"
+            if isinstance(error, RequirementNotMet):
+                text = (f"{error}. Press Ctrl+O to see this lesson on the shipped model; your own weights "
+                        "stay the app's model for everything else.")
+            message = LiveFailed(lesson.id, text, generation)
         self.post_message(message)   # its generation is checked on the UI thread, where reloads happen
 
     def on_live_ready(self, message: LiveReady) -> None:
@@ -152,7 +161,7 @@ class LessonScreen(QuizMixin, Screen):
         self.query_one("#feedback", Static).update("")
         self.query_one("#hints", Static).update("")
         self.query_one("#your-answer", Static).update("")
-        self.query_one("#real-tensor", Static).update("")
+        self.query_one("#real-tensor", TensorView).clear()
         self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
         self.query_one("#reveal").display = False   # nothing to compare yet
         self.model_changed()   # weights replaced while the learner was on the last question
@@ -181,6 +190,16 @@ class LessonScreen(QuizMixin, Screen):
         self.variant_seed = random.randrange(1, 2**31)
         self.live = None
         self.query_one("#live-status", Static).update(Text("Drawing new sizes…"))
+        self.load_live()
+
+    def action_on_shipped(self) -> None:
+        """Show a lesson the current model does not fit on the shipped model, leaving the hub alone."""
+        if self.on_shipped or self.lesson.model.requires is None:
+            return
+        self.on_shipped = True
+        self.generation += 1
+        self.live = None
+        self.query_one("#live-status", Static).update(Text("Loading the shipped model for this lesson…"))
         self.load_live()
 
     def lessons_changed(self, reloads) -> None:
@@ -220,7 +239,8 @@ class LessonScreen(QuizMixin, Screen):
         """The dashboard replaced the app's model: recompute with it, but never under a learner who
         is answering, reading hints or a reveal; then the next question (or coming back) does it."""
         hub = self.app.hub
-        if self.lesson.model.weights != "trained" or self.live is None or self.live.hub_version == hub.version:
+        if self.lesson.model.weights != "trained" or self.live is None or self.live.hub_version == hub.version \
+                or self.on_shipped:
             return
         busy = self.encounter.results or self.encounter.revealed or self.encounter.hints_used or \
             self.encounter.gave_up or self.query_one("#answer", Input).value.strip()

@@ -7,6 +7,8 @@ graded: Enter moves on, so re-typing a revealed answer can never count as knowin
 """
 from __future__ import annotations
 
+import dataclasses
+
 from rich.console import Group
 from rich.text import Text
 from textual.widgets import Input, OptionList, Static
@@ -14,7 +16,8 @@ from textual.widgets import Input, OptionList, Static
 from tutor.grading.answers import AnswerError
 from tutor.grading.kinds import Truth
 from tutor.grading.quiz import QuestionError, grade, truth_for
-from tutor.ui.widgets.tensor_view import tensor_renderable
+from tutor.grading.reveal_focus import reveal_for
+from tutor.ui.widgets.tensor_view import TensorView
 
 
 def tries(count: int) -> str:
@@ -112,9 +115,11 @@ class QuizMixin:
         self.query_one("#your-answer", Static).update(
             Group(Text("Your answer", style="bold"), yours, Text("Expected", style="bold"), Text(truth.display)))
         if truth.tensor is not None:
-            labels = self.live.token_labels[0] if self.live.token_labels else None
-            self.query_one("#real-tensor", Static).update(
-                tensor_renderable(truth.tensor, self.reveal_title(truth.tensor_label), labels))
+            reduce = None if self.question.show else getattr(self.question, "reduce", None)
+            reveal = reveal_for(self.live.tensors, truth.tensor_label, self.live.sizes, self.live.token_labels, reduce)
+            if reveal is not None:
+                reveal = dataclasses.replace(reveal, title=self.reveal_title(truth.tensor_label))
+            self.query_one("#real-tensor", TensorView).show(reveal)
 
     def reveal_title(self, label: str) -> str:
         """Model probes keep their names (the lesson teaches them); an experiment's outputs are internal."""

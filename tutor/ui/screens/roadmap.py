@@ -7,6 +7,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, Tree
 
+from tutor.common.i18n import N_, _
+from tutor.ui.localize import localize_bindings
+
 from tutor.course.catalog import Catalog
 from tutor.ui.progress_labels import Snapshot, lesson_label, review_label, stats_label, track_label
 
@@ -15,15 +18,16 @@ REVIEW, STATS = "@review", "@stats"   # tree data of the journey entries; no les
 
 class RoadmapScreen(Screen):
     BINDINGS = [
-        Binding("enter", "open_lesson", "Open lesson", show=True),
-        Binding("r", "app.open_review", "Review"),
-        Binding("s", "app.open_stats", "Stats"),
-        Binding("d", "app.dashboard", "Dashboard", show=False),   # the footer already shows F3
-        Binding("q", "app.quit", "Quit"),
+        Binding("enter", "open_lesson", N_("Open lesson"), show=True),
+        Binding("r", "app.open_review", N_("Review")),
+        Binding("s", "app.open_stats", N_("Stats")),
+        Binding("d", "app.dashboard", N_("Dashboard"), show=False),   # the footer already shows F3
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self, catalog: Catalog) -> None:
         super().__init__()
+        localize_bindings(self)
         self.catalog = catalog
         self.snapshot = Snapshot()
         self._track_nodes = {}
@@ -31,13 +35,14 @@ class RoadmapScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self._status_line(), id="roadmap-status", markup=False)
-        yield Tree("Roadmap", id="roadmap-tree")
+        yield Tree(_("Roadmap"), id="roadmap-tree")
         yield Footer()
 
     def _status_line(self) -> str:
         count = len(self.catalog.lessons)
-        saving = "" if getattr(self.app, "store", None) is not None else " · progress is NOT being saved"
-        return f"{count} lessons in {len(self.catalog.index.tracks)} tracks · Enter opens a lesson · ? help{saving}"
+        saving = "" if getattr(self.app, "store", None) is not None else _(" · progress is NOT being saved")
+        return _("{lessons} lessons in {tracks} tracks · Enter opens a lesson · ? help").format(
+            lessons=count, tracks=len(self.catalog.index.tracks)) + saving
 
     def on_mount(self) -> None:
         tree = self.query_one(Tree)
@@ -72,14 +77,15 @@ class RoadmapScreen(Screen):
                                  data=None, expand=True)
             self._track_nodes[track.id] = node
             if not items:
-                node.add_leaf("no lessons yet", data=None)
+                node.add_leaf(_("no lessons yet"), data=None)
             for item in items:
                 node.add_leaf(Text(lesson_label(item, self.snapshot.lessons.get(item.lesson.id))),
                               data=item.lesson.id)
         problems = [(b.path, b.problems) for b in self.catalog.broken]
         problems += [(p.path, [p]) for p in self.catalog.problems]
         if problems:
-            node = tree.root.add(f"Lesson files with problems ({len(problems)})", expand=True)
+            node = tree.root.add(Text(_("Lesson files with problems ({count})").format(count=len(problems))),
+                                 expand=True)
             for path, items in problems:
                 node.add_leaf(Text(str(items[0])[:200]), data=None)
 

@@ -9,6 +9,9 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Sparkline, Static
 
+from tutor.common.i18n import N_, _, ngettext
+from tutor.ui.localize import localize_bindings
+
 from tutor.ui.progress_labels import Snapshot, recent_days, when
 
 DAYS = 30
@@ -16,9 +19,13 @@ DAYS = 30
 
 class StatsScreen(Screen):
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("r", "app.open_review", "Review"),
+        Binding("escape", "app.pop_screen", N_("Back")),
+        Binding("r", "app.open_review", N_("Review")),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        localize_bindings(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -31,9 +38,9 @@ class StatsScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "Stats"
+        self.sub_title = _("Stats")
         table = self.query_one(DataTable)
-        table.add_columns("Track", "Lessons", "Done", "Accuracy", "Answers")
+        table.add_columns(_("Track"), _("Lessons"), _("Done"), _("Accuracy"), _("Answers"))
         self.show(self.app.progress_snapshot())
         table.focus()
 
@@ -47,24 +54,27 @@ class StatsScreen(Screen):
         right = sum(s.correct_attempts for s in snapshot.lessons.values())
         summary = Text()
         if not snapshot.saving:
-            summary.append("Progress is not being saved this session; these numbers are empty.\n", style="bold")
-        summary.append(f"Answers: {attempts}   Right: {right / attempts:.0%}   " if attempts else "Answers: 0   ")
-        days = "day" if snapshot.streak == 1 else "days"
-        summary.append(f"Streak: {snapshot.streak} {days}\n")
-        summary.append(f"Review: {len(snapshot.due)} due now")
+            summary.append(_("Progress is not being saved this session; these numbers are empty.") + "\n",
+                           style="bold")
+        summary.append(_("Answers: {count}   Right: {percent}   ").format(count=attempts, percent=f"{right / attempts:.0%}")
+                       if attempts else _("Answers: {count}   ").format(count=0))
+        summary.append(ngettext("Streak: {count} day", "Streak: {count} days", snapshot.streak).format(
+            count=snapshot.streak) + "\n")
+        summary.append(_("Review: {count} due now").format(count=len(snapshot.due)))
         if snapshot.next_due is not None and not snapshot.due:
-            summary.append(f", next {when(snapshot.next_due, now)} "
-                           f"({snapshot.next_due.astimezone():%a %d %b %H:%M})")
+            summary.append(_(", next {when} ({moment})").format(
+                when=when(snapshot.next_due, now), moment=f"{snapshot.next_due.astimezone():%Y-%m-%d %H:%M}"))
         self.query_one("#stats-summary", Static).update(summary)
 
         counts = recent_days(snapshot.per_day, today, DAYS)
         self.query_one("#stats-days-title", Static).update(Text(
-            f"Answers per day, last {DAYS} days (most: {max(counts)}, today: {counts[-1]})", style="bold"))
+            _("Answers per day, last {days} days (most: {most}, today: {today})").format(
+                days=DAYS, most=max(counts), today=counts[-1]), style="bold"))
         self.query_one(Sparkline).data = [float(c) for c in counts]
         axis = Table.grid(expand=True)
         axis.add_column(justify="left")
         axis.add_column(justify="right")
-        axis.add_row(Text(f"{DAYS} days ago", style="dim"), Text("today", style="dim"))
+        axis.add_row(Text(_("{days} days ago").format(days=DAYS), style="dim"), Text(_("today"), style="dim"))
         self.query_one("#stats-days-axis", Static).update(axis)
 
         table = self.query_one(DataTable)

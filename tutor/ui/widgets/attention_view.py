@@ -7,7 +7,6 @@ value.  Cells above the diagonal are the future, masked to exactly 0, and drawn 
 from __future__ import annotations
 
 import numpy as np
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -15,26 +14,29 @@ from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 
 from tutor.ui.messages import AttentionFailed, AttentionReady
+from tutor.ui.widgets.heat_colors import HeatPalette
+
+CORNER = "q↓ k→"   # rows are queries, columns keys
 
 
-
-def heatmap(pattern: np.ndarray, labels: list[str]) -> Table:
-    table = Table(box=None, pad_edge=False, padding=(0, 0), show_header=True, show_edge=False)
-    table.add_column(Text("q\\k", style="dim"), justify="right", no_wrap=True)
+def heatmap(pattern: np.ndarray, labels: list[str], palette: HeatPalette | None = None) -> Text:
+    """Percent of each query's attention per key, on a background from the theme (None: plain)."""
+    label_width = max(len(CORNER), *(len(label) + 1 for label in labels))
+    out = Text(no_wrap=True, overflow="crop")
+    out.append(f"{CORNER:>{label_width}}", style="dim")
     for label in labels:
-        table.add_column(Text(f"{label:>4}", style="bold"), justify="right", no_wrap=True, width=4)
+        out.append(f"{label:>4}", style="bold")
     for i, label in enumerate(labels):
-        cells = []
+        out.append("\n")
+        out.append(f"{label:>{label_width}}", style="bold")
         for j in range(len(labels)):
             value = float(pattern[i, j])
             if j > i:
-                cells.append(Text("   ·", style="dim"))
+                out.append("   ·", style="dim")
                 continue
-            level = int(25 + 200 * value)
-            style = f"on rgb({level // 3},{level // 2},{level})" + (" bold" if value >= 0.5 else "")
-            cells.append(Text(f"{round(100 * value):>4}", style=style))
-        table.add_row(Text(label, style="bold"), *cells)
-    return table
+            style = palette.heat(value, bold=value >= 0.5) if palette else ("bold" if value >= 0.5 else "")
+            out.append(f"{round(100 * value):>4}", style=style)
+    return out
 
 
 class AttentionView(Vertical):
@@ -43,6 +45,7 @@ class AttentionView(Vertical):
         self.edited = False          # typed by the learner: the Sample tab no longer fills it in
         self.filled = "3142>1234"    # what the box was last given (the default, or the Sample tab's text)
         self.shown: tuple | None = None
+        self.drawn: AttentionReady | None = None   # redrawn in the new colours when the theme changes
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
@@ -57,6 +60,15 @@ class AttentionView(Vertical):
         with ScrollableContainer(id="attn-box"):
             yield Static(Text("Choose a layer and a head; the pattern appears here.", style="dim"), id="attn-map")
         yield Static(id="attn-message")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.draw())
+
+    def draw(self) -> None:
+        if self.drawn is not None:
+            message = self.drawn
+            self.query_one("#attn-map", Static).update(
+                heatmap(message.pattern, message.labels, HeatPalette.from_app(self.app)))
 
     def fill_from_sample(self, text: str) -> None:
         """Show the Sample tab's prompt and output, unless the learner typed their own text."""
@@ -117,7 +129,8 @@ class AttentionView(Vertical):
     def on_attention_ready(self, message: AttentionReady) -> None:
         message.stop()
         self.shown = (message.layer, message.head)
-        self.query_one("#attn-map", Static).update(heatmap(message.pattern, message.labels))
+        self.drawn = message
+        self.draw()
         self.say(f"blocks.{message.layer}.attn.pattern[0, {message.head}]: row = query, column = key, "
                  "% of the row's attention; · is the masked future.", "dim")
 

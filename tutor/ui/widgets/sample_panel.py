@@ -23,6 +23,15 @@ KNOBS = {   # which inputs each strategy reads; the others are greyed out
     "top-p": ("temperature", "top-p"), "beam": ("beam",),
 }
 BAR = 10
+MODEL_OPTIONS = [("lessons' model", "current"), ("text model", "text")]
+TEXT_PROMPT = "The function "     # the sort prompt means nothing to the text model
+TASK_HINT = ("This model was trained to sort digits: it is so sure of every token that greedy, "
+             "temperature, top-k and top-p all write the same. Choose the text model to see them differ.")
+
+
+def is_task_model(label: str) -> bool:
+    """The hub's label names the data its weights were trained on ("trained on sort", "your model: sort, …")."""
+    return any(f"on {task}" in label or f"model: {task}," in label for task in ("sort", "reverse"))
 
 
 def distribution_text(step: SampleStep | None, index: int, count: int, strategy: str) -> Text:
@@ -57,7 +66,9 @@ class SamplePanel(Vertical):
         self.shown = 0                 # which step's distribution is on screen
         self.prompt_used = ""
         self.request_used: SampleRequest | None = None
+        self.model_used = "current"
         self.running = False
+        self.text_model = None         # (model, tokenizer, label), loaded on first use
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
@@ -66,6 +77,8 @@ class SamplePanel(Vertical):
             yield Label(" ")
             yield Select([(s, s) for s in STRATEGIES], value="greedy", allow_blank=False, compact=True,
                          id="sample-strategy")
+            yield Label(" ")
+            yield Select(MODEL_OPTIONS, value="current", allow_blank=False, compact=True, id="sample-model")
             yield Label(" ")
             yield Button("Sample", id="sample-go", compact=True, variant="success")
         with Horizontal(classes="dash-row"):
@@ -81,16 +94,35 @@ class SamplePanel(Vertical):
             with Vertical(id="sample-dist-box"):
                 yield Static(distribution_text(None, 0, 0, ""), id="sample-dist")
                 with Horizontal(classes="dash-row"):
-                    yield Button("◀", id="sample-prev", compact=True)
-                    yield Button("▶", id="sample-next", compact=True)
+                    yield Button("◀", id="sample-prev", compact=True, disabled=True)
+                    yield Button("▶", id="sample-next", compact=True, disabled=True)
         yield Static(id="sample-message")
 
     def on_mount(self) -> None:
         self.grey_knobs()
+        self.model_changed()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "sample-strategy":
             self.grey_knobs()
+        elif event.select.id == "sample-model":
+            prompt = self.query_one("#sample-prompt", Input)
+            if event.value == "text" and prompt.value == "3142>":
+                prompt.value = TEXT_PROMPT
+            elif event.value == "current" and prompt.value == TEXT_PROMPT:
+                prompt.value = "3142>"
+            self.model_changed()
+
+    def model_changed(self) -> None:
+        """Say when the chosen model makes every strategy look alike (the app's model changed,
+        or the learner chose another)."""
+        if self.running:
+            return
+        chosen = self.query_one("#sample-model", Select).value
+        if chosen == "current" and is_task_model(self.app.hub.label):
+            self.say(TASK_HINT, "italic")
+        elif not self.steps:
+            self.say("")
 
     def grey_knobs(self) -> None:
         used = KNOBS[self.query_one("#sample-strategy", Select).value]
@@ -140,19 +172,28 @@ class SamplePanel(Vertical):
         self.steps, self.shown, self.running = [], 0, True
         self.prompt_used, self.request_used = request.prompt, request
         self.show_output()
+        self.show_step(0)   # ◀ ▶ wait for the end
         self.say("sampling…", "dim")
-        self.generate(request, self.run_id)
+        self.model_used = self.query_one("#sample-model", Select).value
+        self.generate(request, self.run_id, self.model_used)
 
     @work(thread=True, group="sample", exclusive=True, exit_on_error=False)
-    def generate(self, request: SampleRequest, run_id: int) -> None:
+    def generate(self, request: SampleRequest, run_id: int, request_model: str = "current") -> None:
         from tutor.training.sampling import sample_steps
 
         worker = get_current_worker()
         hub = self.app.hub
         try:
-            hub.ensure_loaded()
-            with hub.lock:
-                model, tokenizer = hub.model, hub.tokenizer
+            if request_model == "text":
+                if self.text_model is None:
+                    from tutor.live.hub import load_named
+
+                    self.text_model = load_named("text")
+                model, tokenizer, _ = self.text_model
+            else:
+                hub.ensure_loaded()
+                with hub.lock:
+                    model, tokenizer = hub.model, hub.tokenizer
             for step in sample_steps(model, tokenizer, request, lock=hub.lock):
                 if worker.is_cancelled:
                     return
@@ -180,7 +221,8 @@ class SamplePanel(Vertical):
         if message.error:
             self.say(message.error, "bold red")
             return
-        self.say(f"{len(self.steps)} tokens from {self.app.hub.label}. ◀ ▶ show each token's distribution.", "dim")
+        source = self.text_model[2] if self.model_used == "text" and self.text_model else self.app.hub.label
+        self.say(f"{len(self.steps)} tokens from {source}. ◀ ▶ show each token's distribution.", "dim")
         self.show_step(0)
 
     @property
@@ -201,6 +243,9 @@ class SamplePanel(Vertical):
         if self.steps:
             self.shown = max(0, min(index, len(self.steps) - 1))
             self.show_output()
+        ended = bool(self.steps) and not self.running
+        self.query_one("#sample-prev", Button).disabled = not ended or self.shown == 0
+        self.query_one("#sample-next", Button).disabled = not ended or self.shown >= len(self.steps) - 1
 
     def say(self, message: str, style: str = "") -> None:
         self.query_one("#sample-message", Static).update(Text(message, style=style))

@@ -1,79 +1,263 @@
-"""Tensors as coloured tables: the real numbers the learner predicted.
+"""The revealed tensor: the whole probe, opened on the cells the question asked about.
 
-Rich ``Text`` cells with background colours render inside Textual; nothing is parsed as
-markup, so values like ``x[i]`` or ``-inf`` show exactly as they are.
+It draws only what fits its width, around the asked cells, with ``⋯``/``⋮`` where columns or
+rows are hidden, and lets the learner look at the rest with the keyboard (Tab to it, then
+arrows, PageUp/PageDown, Home/End, and ``[`` ``]`` for the other 2-D planes of a 3-D or 4-D
+tensor).  Numbers come from ``tutor.grading.tensor_format`` (one format per tensor); colours
+from ``heat_colors`` (the current theme).  Nothing is parsed as markup: ``x[i]`` and ``-inf``
+show as they are.
 """
 from __future__ import annotations
 
-import math
+import itertools
+from dataclasses import dataclass
 
 import numpy as np
-from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.widgets import Static
 
-MAX_ROWS, MAX_COLS = 12, 10
+from tutor.grading.reveal_focus import Reveal
+from tutor.grading.tensor_format import AxisWindow, NumberFormat, centred_start, column_capacity, fit_window
+from tutor.ui.widgets.heat_colors import HeatPalette
 
-
-def format_cell(value: float) -> str:
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "-inf" if value < 0 else "inf"
-    if value == 0:
-        return "0"
-    if abs(value) >= 1000 or abs(value) < 0.001:
-        return f"{value:.1e}"
-    return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) < 10 else f"{value:.1f}"
+MAX_ROWS = 10
+MARKER = "▸"
 
 
-def _heat(value: float, scale: float) -> str:
-    """Blue for negative, red for positive, strength by magnitude; grey for ±inf."""
-    if not math.isfinite(value):
-        return "on grey23"
-    strength = min(1.0, abs(value) / scale) if scale else 0.0
-    level = int(40 + 120 * strength)
-    return f"on rgb({level},30,40)" if value > 0 else f"on rgb(30,40,{level})" if value < 0 else ""
+@dataclass
+class _Layout:
+    """What the current width shows: computed per render, never stored as state."""
+
+    rows: AxisWindow
+    cols: AxisWindow
+    cell_width: int
+    label_width: int
 
 
-def matrix_table(matrix: np.ndarray, row_labels=None, col_labels=None) -> Table:
-    matrix = np.atleast_2d(matrix)
-    finite = matrix[np.isfinite(matrix)]
-    scale = float(np.abs(finite).max()) if finite.size else 1.0
-    table = Table(show_header=col_labels is not None, box=None, pad_edge=False, padding=(0, 1))
-    table.add_column("", style="dim", no_wrap=True)
-    shown_cols = min(matrix.shape[1], MAX_COLS)
-    for j in range(shown_cols):
-        label = col_labels[j] if col_labels is not None and j < len(col_labels) else str(j)
-        table.add_column(Text(label), justify="right", no_wrap=True)
-    if matrix.shape[1] > MAX_COLS:
-        table.add_column("…")
-    for i in range(min(matrix.shape[0], MAX_ROWS)):
-        label = row_labels[i] if row_labels is not None and i < len(row_labels) else str(i)
-        cells = [Text(format_cell(float(v)), style=_heat(float(v), scale)) for v in matrix[i, :shown_cols]]
-        table.add_row(Text(label), *cells, *([Text("…")] if matrix.shape[1] > MAX_COLS else []))
-    if matrix.shape[0] > MAX_ROWS:
-        table.add_row(Text("⋮"), *[Text("") for _ in range(shown_cols)])
-    return table
+class TensorView(Static, can_focus=True):
+    """``show(reveal)`` to fill it, ``clear()`` to empty it."""
 
+    DEFAULT_CSS = """
+    TensorView { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
+    TensorView:focus { background: $boost; }
+    """
+    BINDINGS = [
+        Binding("left", "move(0, -1)", "Left", show=False), Binding("right", "move(0, 1)", "Right", show=False),
+        Binding("up", "move(-1, 0)", "Up", show=False), Binding("down", "move(1, 0)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False), Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(-1)", "First column", show=False), Binding("end", "edge(1)", "Last column", show=False),
+        Binding("left_square_bracket", "plane(-1)", "Previous plane", show=False),
+        Binding("right_square_bracket", "plane(1)", "Next plane", show=False),
+    ]
 
-def tensor_renderable(array: np.ndarray, label: str, token_labels: list[str] | None = None) -> RenderableType:
-    """A title with the full shape, then the values (the leading [0, 0, ...] slice if >2-D)."""
-    array = np.asarray(array, dtype=float)
-    title = Text(f"{label}  shape {tuple(array.shape)}", style="bold")
-    if array.ndim == 0:
-        return Group(title, Text(format_cell(float(array))))
-    view, note = array, ""
-    if array.ndim > 2:
-        lead = (0,) * (array.ndim - 2)
-        view = array[lead]
-        note = f"showing [{', '.join('0' for _ in lead)}, :, :]"
-    if view.ndim == 1:   # one row: index the columns, no row label to misread as a value
-        table = matrix_table(view[None], [""], [str(j) for j in range(view.shape[0])])
-    else:
-        square = token_labels is not None and view.shape[0] == view.shape[1] == len(token_labels)
-        table = matrix_table(view, token_labels if square else None, token_labels if square else None)
-    parts: list[RenderableType] = [title, table]
-    if note:
-        parts.insert(1, Text(note, style="dim"))
-    return Group(*parts)
+    def __init__(self, *, id: str | None = None, max_rows: int = MAX_ROWS) -> None:
+        super().__init__(id=id)
+        self.reveal: Reveal | None = None
+        self.max_rows = max_rows
+        self.plane: tuple[int, ...] = ()
+        self.row_start = self.col_start = 0
+        self._moved = False           # until the learner scrolls, every width re-centres on the asked cells
+        self._format = NumberFormat(0, integers=True)
+        self._cell = 1
+        self._scale = 1.0
+        self._text = Text()
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
+
+    # --- what it shows ------------------------------------------------------------------
+
+    def show(self, reveal: Reveal | None) -> None:
+        self.reveal = reveal
+        self._moved = False
+        if reveal is not None:
+            array = reveal.array if reveal.array.ndim >= 2 else reveal.array[None]
+            self._format = NumberFormat.for_array(array)
+            self._cell = self._format.width(array)
+            finite = np.abs(array[np.isfinite(array)])
+            self._scale = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+            self.plane = tuple(reveal.focus[:-2]) if reveal.array.ndim > 2 else ()
+        self.refresh(layout=True)
+
+    def clear(self) -> None:
+        self.show(None)
+
+    def update(self, content="", *, layout: bool = True) -> None:
+        """Only emptying is meant here (``update("")``); anything else goes through ``show``."""
+        if content:
+            raise TypeError("TensorView.update only clears; use show(reveal)")
+        self.clear()
+
+    @property
+    def grid(self) -> np.ndarray:
+        """The 2-D plane on screen (a 1-D tensor is one row)."""
+        array = self.reveal.array
+        return array[None] if array.ndim == 1 else array[self.plane]
+
+    @property
+    def asked_grid(self) -> np.ndarray:
+        asked = self.reveal.asked
+        return asked[None] if asked.ndim == 1 else asked[self.plane]
+
+    # --- keys ---------------------------------------------------------------------------
+
+    def action_move(self, rows: int, cols: int) -> None:
+        self._moved = True
+        self.row_start += rows
+        self.col_start += cols
+        self._clamp_and_redraw()
+
+    def action_page(self, direction: int) -> None:
+        self._moved = True
+        self.row_start += direction * self.max_rows
+        self._clamp_and_redraw()
+
+    def action_edge(self, direction: int) -> None:
+        self._moved = True
+        self.col_start = 0 if direction < 0 else 1 << 30
+        self._clamp_and_redraw()
+
+    def action_plane(self, step: int) -> None:
+        if self.reveal is None or self.reveal.array.ndim <= 2:
+            return
+        planes = list(itertools.product(*(range(n) for n in self.reveal.array.shape[:-2])))
+        self.plane = planes[(planes.index(self.plane) + step) % len(planes)]
+        self.refresh(layout=True)
+
+    def _clamp_and_redraw(self) -> None:
+        if self.reveal is not None:
+            layout = self._layout(self.content_region.width or 80)
+            self.row_start, self.col_start = layout.rows.start, layout.cols.start
+        self.refresh(layout=True)
+
+    # --- drawing ------------------------------------------------------------------------
+
+    def _row_label(self, i: int, labels) -> str:
+        return f"{i} '{labels[i]}'" if labels else str(i)
+
+    def _layout(self, width: int) -> _Layout:
+        grid = self.grid
+        n_rows, n_cols = grid.shape
+        ndim = self.reveal.array.ndim
+        row_labels = self.reveal.labels_for(ndim - 2, self.plane) if ndim >= 2 else None
+        col_labels = self.reveal.labels_for(ndim - 1, self.plane)
+        # marker, label, one space
+        label_width = 3 + max(len(self._row_label(i, row_labels)) for i in range(n_rows)) if ndim >= 2 else 2
+        cell_width = 1 + max(self._cell, len(str(n_cols - 1)), 2 + max(map(len, col_labels)) if col_labels else 0)
+        capacity = column_capacity(n_cols, width - label_width, cell_width)
+        rows_capacity = min(self.max_rows, n_rows)
+        if not self._moved:
+            asked = np.argwhere(self.asked_grid)
+            rows_focus = (int(asked[:, 0].min()), int(asked[:, 0].max())) if len(asked) else (0, 0)
+            cols_focus = (int(asked[:, 1].min()), int(asked[:, 1].max())) if len(asked) else (0, 0)
+            self.row_start = centred_start(n_rows, rows_capacity, rows_focus)
+            self.col_start = centred_start(n_cols, capacity, cols_focus)
+        return _Layout(fit_window(n_rows, rows_capacity, self.row_start), fit_window(n_cols, capacity, self.col_start),
+                       cell_width, label_width)
+
+    def build(self, width: int) -> Text:
+        """The whole view at ``width`` cells, as one Text."""
+        if self.reveal is None:
+            return Text()
+        reveal = self.reveal
+        layout = self._layout(max(20, width))
+        palette = HeatPalette.from_app(self.app) if self.is_attached else None
+        grid, asked = self.grid, self.asked_grid
+        ndim = reveal.array.ndim
+        names = reveal.axis_names
+        out = Text(no_wrap=True, overflow="crop")
+        out.append(reveal.title or f"real {reveal.reference}", style="bold")
+        out.append(f"  shape {tuple(reveal.array.shape)}\n")
+        info = []
+        if ndim > 2:
+            info.append("[" + ", ".join([*map(str, self.plane), ":", ":"]) + f"]: {names[-2]} × {names[-1]}")
+        elif ndim == 2:
+            info.append(f"rows {names[0]}, columns {names[1]}")
+        else:
+            info.append(f"index: {names[0]}")
+        if self._format.scale_note:
+            info.append(f"values {self._format.scale_note}")
+        if reveal.highlights:
+            info.append(f"{MARKER} underlined: asked")
+        rows, cols = layout.rows, layout.cols
+        if rows.size > rows.stop - rows.start:
+            info.append(f"rows {rows.start}–{rows.stop - 1} of {rows.size}")
+        if cols.size > cols.stop - cols.start:
+            info.append(f"cols {cols.start}–{cols.stop - 1} of {cols.size}")
+        if ndim > 2:   # last: the line is cut at the right edge of a narrow view
+            info.append(f"axes ({', '.join(names)})")
+        out.append(" · ".join(info) + "\n", style="dim")
+        self._append_header(out, layout, asked, palette)
+        if rows.hidden_before:
+            out.append(" " * (layout.label_width - 2) + f"⋮ {rows.hidden_before} more\n", style="dim")
+        row_labels = reveal.labels_for(ndim - 2, self.plane) if ndim >= 2 else None
+        for i in range(rows.start, rows.stop):
+            self._append_row(out, i, grid[i], asked[i], layout, row_labels if ndim >= 2 else None, palette)
+        if rows.hidden_after:
+            out.append(" " * (layout.label_width - 2) + f"⋮ {rows.hidden_after} more\n", style="dim")
+        scrolls = grid[rows.start:rows.stop, cols.start:cols.stop].size < grid.size
+        planes = grid.size < reveal.array.size
+        if scrolls or planes:
+            keys = ["←↑↓→ PgUp PgDn Home End"] if scrolls else []
+            keys += ["[ ] other planes"] if planes else []
+            out.append("Tab here, then " + " · ".join(keys), style="dim italic")
+        out.rstrip()
+        return out
+
+    def _append_header(self, out: Text, layout: _Layout, asked: np.ndarray, palette) -> None:
+        cols = layout.cols
+        col_labels = self.reveal.labels_for(self.reveal.array.ndim - 1, self.plane)
+        lines = [[str(j) for j in range(cols.start, cols.stop)]]
+        if col_labels:
+            lines.append([f"'{col_labels[j]}'" for j in range(cols.start, cols.stop)])
+        marked_cols = asked.any(axis=0)
+        for k, cells in enumerate(lines):
+            out.append(" " * layout.label_width)
+            out.append("⋯ " if cols.hidden_before else "", style="dim")
+            for j, cell in zip(range(cols.start, cols.stop), cells):
+                marked = bool(marked_cols[j]) and self.reveal.highlights
+                style = palette.label(marked) if palette else ("bold underline" if marked else "dim")
+                out.append(" " * (layout.cell_width - len(cell)))
+                out.append(cell, style=style)
+            out.append(" ⋯" if cols.hidden_after else "", style="dim")
+            out.append("\n")
+
+    def _append_row(self, out: Text, i: int, values, asked_row, layout: _Layout, labels, palette) -> None:
+        cols = layout.cols
+        marked_row = bool(asked_row.any()) and self.reveal.highlights
+        label = self._row_label(i, labels) if labels is not None or self.reveal.array.ndim >= 2 else ""
+        out.append(MARKER + " " if marked_row else "  ", style="bold")
+        out.append(f"{label:>{max(0, layout.label_width - 3)}}",
+                   style=palette.label(marked_row) if palette else ("bold underline" if marked_row else "dim"))
+        out.append(" " if layout.label_width > 2 else "")
+        out.append("⋯ " if cols.hidden_before else "", style="dim")
+        for j in range(cols.start, cols.stop):
+            value = float(values[j])
+            text = self._format.cell(value)
+            mark = bool(asked_row[j]) and self.reveal.highlights
+            out.append(" ")
+            if palette is None:
+                style = "bold underline" if mark else ""
+            elif mark:
+                style = palette.marked()
+            elif not np.isfinite(value):
+                style = "dim"
+            else:
+                style = palette.heat(value / self._scale)
+            out.append(f"{text:>{layout.cell_width - 1}}", style=style)
+        out.append(" ⋯" if cols.hidden_after else "", style="dim")
+        out.append("\n")
+
+    def render(self) -> Text:
+        self._text = self.build(self.content_region.width or 80)
+        return self._text
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.build(width).split("\n")) if self.reveal is not None else 0
+
+    @property
+    def content(self) -> Text:
+        """What the view shows now (at 120 columns before its first paint): tests read this."""
+        return self._text if self._text.plain or self.reveal is None else self.build(120)

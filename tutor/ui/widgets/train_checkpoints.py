@@ -42,7 +42,7 @@ class CheckpointActions:
     def on_checkpoint_loaded(self, message: CheckpointLoaded) -> None:
         message.stop()
         self.hub_meta, self.unsaved = message.meta, False
-        self.app.publish_model(message.model, message.tokenizer, message.label)
+        self.app.publish_model(message.model, message.tokenizer, message.label, message.meta)
         self.say(f"{message.note} Lessons now read: {self.app.hub.label}", "green")   # neutralised by the hub
 
     def on_checkpoint_failed(self, message: CheckpointFailed) -> None:

@@ -45,11 +45,15 @@ class TrainPanel(CheckpointActions, Vertical):
         self.val_points: list[tuple[int, float]] = []
         self.metrics = None
         self.total_steps = 1
+        self.eta = dt.Eta(1)
         self.state = "idle"                    # idle | starting | training | paused | stopping
         self.hub_meta: dict = {}               # what Save writes with the app's current model
         self.unsaved = False                   # the app's model was trained here and not saved yet
         self.chart_drawn = 0.0
         self.published_step = 0                # the last step of this run the lessons were given
+
+    def on_mount(self) -> None:
+        self.set_state("idle")
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
@@ -115,6 +119,7 @@ class TrainPanel(CheckpointActions, Vertical):
         self.train_points, self.val_points, self.metrics = [], [], None
         self.published_step = 0
         self.total_steps = dt.PRESETS[request.preset].steps
+        self.eta = dt.Eta(self.total_steps)
         self.query_one(LossChart).set_data([], [], self.total_steps)
         self.set_state("starting")
         self.say("")
@@ -145,9 +150,15 @@ class TrainPanel(CheckpointActions, Vertical):
         self.query_one("#train-go", Button).disabled = busy and state != "paused"
         self.query_one("#train-pause", Button).disabled = state not in ("training",)
         self.query_one("#train-stop", Button).disabled = state not in ("starting", "training", "paused")
-        for name in ("#train-reset", "#train-load"):
-            self.query_one(name, Button).disabled = busy
+        # buttons that could do nothing now are greyed: Load without a path, Shipped on the shipped model
+        on_shipped = self.app.hub.label.startswith("shipped default checkpoint") and not self.unsaved
+        self.query_one("#train-reset", Button).disabled = busy or on_shipped
+        self.query_one("#train-load", Button).disabled = busy or not self.query_one("#train-path", Input).value.strip()
         self.show_status()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "train-path":
+            self.set_state(self.state)
 
     def say(self, message: str, style: str = "") -> None:
         self.query_one("#train-message", Static).update(Text(message, style=style))
@@ -198,6 +209,7 @@ class TrainPanel(CheckpointActions, Vertical):
         if self.state == "starting":
             self.set_state("training")
         m = self.metrics = message.metrics
+        self.eta.observe(m.step, m.elapsed_s)
         self.train_points = self.train_points + message.losses      # a new list: the chart keeps the old one
         if m.evaluated and m.val_loss is not None:
             self.val_points = self.val_points + [(m.step, m.val_loss)]
@@ -234,7 +246,7 @@ class TrainPanel(CheckpointActions, Vertical):
 
         self.hub_meta = meta
         self.unsaved = True
-        self.app.publish_model(model, CharTokenizer(), label)
+        self.app.publish_model(model, CharTokenizer(), label, meta)
 
     def show_status(self, ended: str = "") -> None:
         m = self.metrics
@@ -250,7 +262,8 @@ class TrainPanel(CheckpointActions, Vertical):
         line.append(f" · step {m.step}/{m.total_steps} · {m.tokens_per_s / 1000:.1f}k tok/s · lr {m.lr:.1e}"
                     f" · grad {m.grad_norm:.2f}")   # one line at 80 columns, ETA included
         if self.state in ("training", "paused"):
-            line.append(f" · ETA {_duration(m.eta_s)}")
+            left = self.eta.seconds_left()
+            line.append(f" · ETA {_duration(left) if left is not None else '…'}")
         line.append(f"\nloss {m.loss:.4f}")
         if m.val_loss is not None:
             line.append(f" · validation {m.val_loss:.4f}")

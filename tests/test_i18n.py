@@ -1,0 +1,130 @@
+"""The interface language: choosing it, the catalogs, and the app and CLI speaking it."""
+import json
+
+import pytest
+from textual.widgets import Tree
+
+from tutor.cli.main import main
+from tutor.common import i18n_tools
+from tutor.common.i18n import _, current_language, language_code, language_from_environment, resolve_language, \
+    set_language
+from tutor.ui.app import TutorApp
+
+
+@pytest.fixture(autouse=True)
+def _english_afterwards():
+    yield
+    set_language("en")
+
+
+@pytest.mark.parametrize("value, code", [("zh_CN.UTF-8", "zh"), ("zh-Hans", "zh"), ("ZH", "zh"), ("zh_TW.Big5@x", "zh"),
+                                         ("en_GB", "en"), ("fr_FR.UTF-8", None), ("", None), (None, None)])
+def test_language_codes(value, code):
+    assert language_code(value) == code
+
+
+@pytest.mark.parametrize("environ, code", [
+    ({"LANG": "zh_CN.UTF-8"}, "zh"),
+    ({"LANG": "en_US.UTF-8"}, "en"),
+    ({"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh"),      # LC_ALL beats LANG
+    ({"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "en"),               # C means English, as gettext reads it
+    ({"LC_MESSAGES": "zh_CN", "LANG": "en_US"}, "zh"),
+    ({"LANGUAGE": "fr:zh_CN:en", "LANG": "en_US"}, "zh"),         # the first language we have, in order
+    ({"LANGUAGE": "", "LANG": "zh_SG"}, "zh"),                    # an empty variable is skipped
+    ({"LANG": "de_DE.UTF-8"}, None),
+    ({}, None),
+])
+def test_locale_precedence_follows_gettext(environ, code):
+    assert language_from_environment(environ) == code
+
+
+def test_command_line_beats_setting_beats_locale():
+    zh_locale = {"LANG": "zh_CN.UTF-8"}
+    assert resolve_language("en", "zh", zh_locale) == "en"
+    assert resolve_language(None, "en", zh_locale) == "en"
+    assert resolve_language(None, None, zh_locale) == "zh"
+    assert resolve_language(None, {"not": "a string"}, {}) == "en"   # a damaged settings file is ignored
+
+
+def test_every_marked_string_is_translated_and_no_entry_is_stale():
+    """Extract with Babel's Python API and compare with the shipped .po, entry by entry."""
+    marked = {message.id for message in i18n_tools.extract_catalog() if message.id}
+    catalog = i18n_tools.read_po("zh")
+    shipped = {message.id: message for message in catalog if message.id}
+    assert marked, "no marked strings found: the extractor is not looking at tutor/"
+    assert sorted(marked - set(shipped), key=str) == [], "marked in the code, missing from zh/tutor.po"
+    assert sorted(set(shipped) - marked, key=str) == [], "in zh/tutor.po, no longer in the code (run update)"
+    untranslated = [key for key, message in shipped.items()
+                    if message.fuzzy or not all(message.string if isinstance(message.string, tuple) else
+                                                (message.string,))]
+    assert untranslated == []
+
+
+def test_the_shipped_mo_is_compiled_from_the_po():
+    mo = i18n_tools.po_path("zh").with_suffix(".mo")
+    assert mo.read_bytes() == i18n_tools.compiled_bytes(i18n_tools.read_po("zh")), \
+        "run: python -m tutor.common.i18n_tools compile"
+
+
+def test_translations_keep_their_format_fields():
+    """A {name} lost or renamed in translation would raise KeyError on screen."""
+    import string
+
+    for message in i18n_tools.read_po("zh"):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        fields = {name for _, name, _, _ in string.Formatter().parse(ids[-1]) if name}
+        for text in strings:
+            assert {name for _, name, _, _ in string.Formatter().parse(text) if name} == fields, message.id
+
+
+def test_switching_language_switches_every_later_lookup():
+    assert _("Help") == "Help"
+    set_language("zh")
+    assert (current_language(), _("Help")) == ("zh", "帮助")
+    set_language("no-such-language")
+    assert (current_language(), _("Help")) == ("en", "Help")
+
+
+def test_cli_help_and_lessons_list_in_chinese(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh", "--help"])
+    assert "不带命令运行 'tutor' 即可打开应用" in capsys.readouterr().out
+    assert main(["--lang", "zh", "--home", str(tmp_path), "lessons", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "课程" in out and "张量" in out and "[EN]" in out   # la-* translated; other tracks marked English
+
+
+def test_cli_follows_the_remembered_setting_then_the_locale(capsys, tmp_path, monkeypatch):
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert main(["--home", str(tmp_path), "progress"]) == 0
+    assert "还没有答题记录" in capsys.readouterr().out
+    (tmp_path / "settings.json").write_text(json.dumps({"language": "en"}), encoding="utf-8")
+    assert main(["--home", str(tmp_path), "progress"]) == 0
+    assert "No answers recorded yet." in capsys.readouterr().out
+    assert main(["--lang", "zh", "--home", str(tmp_path), "progress"]) == 0
+    assert "还没有答题记录" in capsys.readouterr().out
+
+
+async def test_f4_switches_the_app_to_chinese_and_remembers_it(tmp_path):
+    app = TutorApp(preload_model=False, home=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "Linear algebra" in str(app.screen.query_one(Tree).root.children[2].label)
+        await pilot.press("f4")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        assert "线性代数" in str(tree.root.children[2].label)
+        assert "张量" in str(tree.root.children[2].children[0].label)
+        assert json.loads((tmp_path / "settings.json").read_text(encoding="utf-8"))["language"] == "zh"
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert app.screen.sub_title == "按键"
+        await pilot.press("escape", "f4")
+        await pilot.pause()
+        assert "Linear algebra" in str(app.screen.query_one(Tree).root.children[2].label)
+        assert app.catalog.get("la-tensors").lesson.title.startswith("Tensors")

@@ -1,0 +1,87 @@
+"""Snapshots of the main screens at 80x24, so a layout regression fails the tests.
+
+Deterministic on purpose: a fixed empty home, no hot-reload polling, the model loaded by the
+screens (so no "model ready in 1.5s" subtitle), no pacing, and each snapshot taken once the
+screen's workers have finished.  After a deliberate layout change, regenerate them with
+``python -m pytest tests/test_snapshots.py --snapshot-update`` and look at the SVGs.
+"""
+import asyncio
+
+import pytest
+from textual.widgets import Input
+
+from journey_helpers import type_answer, wait_for_live
+from tutor.ui.app import TutorApp
+from tutor.ui.widgets.sample_panel import SamplePanel
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.setattr(SamplePanel, "pace", 0.0)
+    return TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
+
+
+async def settle(pilot, condition, what: str) -> None:
+    for _ in range(400):
+        if condition():
+            await pilot.pause()
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def no_blinking(screen) -> None:
+    """A blinking cursor is drawn or not depending on the moment of the snapshot."""
+    for box in screen.query(Input):
+        box.cursor_blink = False
+
+
+def test_roadmap(app, snap_compare):
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def lesson_steps(reveal: bool):
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("pr-masked-softmax", 2)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        if reveal:
+            await type_answer(pilot, "1")
+        await pilot.pause()
+    return run_before
+
+
+def test_lesson_before_the_reveal(app, snap_compare):
+    assert snap_compare(app, terminal_size=SIZE, run_before=lesson_steps(reveal=False))
+
+
+def test_lesson_after_the_reveal(app, snap_compare):
+    assert snap_compare(app, terminal_size=SIZE, run_before=lesson_steps(reveal=True))
+
+
+def dashboard_steps(tab_presses: int):
+    async def run_before(pilot):
+        app = pilot.app
+        await pilot.press("f3")
+        await pilot.pause()
+        screen = app.screen
+        app.hub.ensure_loaded()
+        screen.model_changed()
+        no_blinking(screen)
+        for _ in range(tab_presses):
+            await pilot.press("f8")
+            await pilot.pause()
+        if tab_presses == 2:
+            await settle(pilot, lambda: screen.query_one("#attention-view").shown is not None, "the heatmap")
+        await pilot.pause()
+    return run_before
+
+
+@pytest.mark.parametrize("tab_presses", [0, 1, 2], ids=["train", "sample", "attention"])
+def test_dashboard_tabs(app, snap_compare, tab_presses):
+    assert snap_compare(app, terminal_size=SIZE, run_before=dashboard_steps(tab_presses))

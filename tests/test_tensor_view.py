@@ -1,0 +1,100 @@
+"""The reveal's tensor view: one number format per tensor, opened on the asked cells, fitted
+to its width, scrollable with the keyboard; and the live reveals named in issue 11."""
+import numpy as np
+import pytest
+
+from journey_helpers import type_answer, wait_for_live
+from tutor.grading.reveal_focus import axis_names, reveal_for
+from tutor.grading.tensor_format import NumberFormat, centred_start, column_capacity, fit_window
+from tutor.ui.app import TutorApp
+from tutor.ui.widgets.tensor_view import TensorView
+
+
+def cells(array):
+    fmt = NumberFormat.for_array(np.asarray(array))
+    return fmt, [fmt.cell(float(v)) for v in np.asarray(array).ravel()]
+
+
+def test_one_format_and_a_shared_scale_for_tiny_numbers():
+    fmt, shown = cells([0.001, 8.5e-4, -8.8e-4, 0])     # the mixed table from issue 11
+    assert fmt.scale_note == "× 1e-3"
+    assert shown == ["1.000", "0.850", "-0.880", "0"]    # three significant digits, one format
+
+
+def test_ordinary_numbers_keep_three_significant_digits():
+    assert cells([0.95, 0.03, 0.02])[1] == ["0.9500", "0.0300", "0.0200"]
+    assert cells([26.16, -3.5])[1] == ["26.16", "-3.50"]
+    assert cells([12345.6, 200.0])[0].scale_note == "× 1e4"
+
+
+def test_integers_zeros_and_infinities():
+    assert cells([0, 1, 0, 0])[1] == ["0", "1", "0", "0"]
+    assert cells([-np.inf, 0.5, np.nan])[1] == ["-inf", "0.500", "nan"]
+
+
+def test_a_value_that_only_rounds_to_zero_never_reads_minus_zero():
+    fmt = NumberFormat(3)
+    assert fmt.cell(-1e-7) == "0.000"
+    assert fmt.cell(0.0) == "0" and fmt.cell(-0.0) == "0"
+
+
+def test_windows_centre_on_the_focus_and_stay_inside():
+    assert column_capacity(96, 60, 3) == 18
+    start = centred_start(96, 18, (20, 20))
+    window = fit_window(96, 18, start)
+    assert window.start <= 20 < window.stop and window.hidden_before and window.hidden_after
+    assert fit_window(96, 18, 500).stop == 96
+    assert column_capacity(4, 60, 6) == 4
+
+
+def test_argmax_marks_only_the_winning_cell():
+    one_hot = np.zeros((1, 9, 96))
+    one_hot[0, 0, 20] = 1
+    sizes = {"B": 1, "L": 9, "V": 96, "D": 64, "H": 4}
+    reveal = reveal_for({"embedding.one_hot": one_hot}, "embedding.one_hot[0, 0]", sizes, [list("3142>1234")],
+                        reduce="argmax")
+    assert reveal.focus == (0, 0, 20) and reveal.asked.sum() == 1
+    assert reveal.axis_names == ("batch", "position", "vocabulary")
+    assert reveal.labels_for(1, (0,)) == tuple("3142>1234")
+
+
+def test_axis_names_of_model_probes():
+    assert axis_names("blocks.1.attn.pattern", (2, 4, 5, 5), {}) == ("batch", "head", "query", "key")
+    assert axis_names("params.blocks.0.attn.W_Q", (64, 64), {}) == ("in", "out")
+    assert axis_names("embedding.digit_cos", (10, 10), {"L": 9}) == ("axis 0", "axis 1")
+
+
+async def reveal_text(lesson: str, question: int, answer: str, size=(80, 24)) -> tuple[str, TensorView]:
+    app = TutorApp(watch_interval=None)
+    async with app.run_test(size=size) as pilot:
+        app.open_lesson(lesson, question)
+        await pilot.pause()
+        screen = app.screen
+        await wait_for_live(pilot, screen)
+        await type_answer(pilot, answer)
+        await pilot.pause()
+        view = screen.query_one("#real-tensor", TensorView)
+        first = view.content.plain
+        view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        return first, view.content.plain
+
+
+@pytest.mark.asyncio
+async def test_one_hot_reveal_shows_the_one_at_index_20_at_80_columns():
+    first, after_end = await reveal_text("la-embedding-lookup", 1, "20")
+    header = next(line for line in first.splitlines() if " 20 " in line)
+    row = next(line for line in first.splitlines() if line.startswith("▸ 0 '3'"))
+    column = header.index(" 20 ") + 2   # cells are right-aligned under their index
+    assert row[column] == "1", first            # the 1 sits under its index
+    assert "⋯" in row and "cols" in first       # and the hidden columns are said to be hidden
+    assert " 95" in after_end                   # End scrolls to the last column
+
+
+@pytest.mark.asyncio
+async def test_masked_softmax_reveal_marks_the_asked_row():
+    first, _ = await reveal_text("pr-masked-softmax", 2, "1")
+    marked = [line for line in first.splitlines() if line.startswith("▸")]
+    assert len(marked) == 1 and marked[0].startswith("▸ 2 '4'"), first
+    assert "query × key" in first

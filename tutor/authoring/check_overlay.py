@@ -1,0 +1,210 @@
+"""``tutor lessons check`` for translations: the overlays in ``<lessons>/<lang>/``.
+
+An overlay must say the same thing as its English lesson in other words, so the checks are
+about what a translator can get wrong without noticing: a question id that does not exist,
+a ``{{ placeholder }}`` or a number that changed on the way, more hints than the English.
+Those are errors.  A field not translated yet, or an English lesson edited since its
+translation (the overlay's ``source`` hash), are warnings: the learner still gets every
+question, with the English shown and marked, and the English authors are not blocked.
+Messages stay English: they are for authors.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from tutor.authoring.pinned import Pinned
+from tutor.common.i18n import DEFAULT, LANGUAGES
+from tutor.course.catalog import Catalog
+from tutor.course.loader import LessonFileError, Problem, load_model_file, read_yaml
+from tutor.course.overlay import IndexOverlay, english_prose, load_overlay, overlay_files, overlay_path, source_hash
+from tutor.course.placeholders import PlaceholderError, scan
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+TRANSLATED = [code for code in LANGUAGES if code != DEFAULT]
+
+
+def is_overlay_path(path: Path) -> bool:
+    return path.parent.name in TRANSLATED
+
+
+def split_targets(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(lesson paths, overlay files named directly): a file or folder inside a language folder
+    is a translation, not a lesson."""
+    lessons, overlays = [], []
+    for path in paths:
+        if path.is_dir() and path.name in TRANSLATED:
+            overlays += overlay_files(path.parent, path.name)
+            overlays += [path / "index.yaml"] if (path / "index.yaml").is_file() else []
+        elif path.is_file() and is_overlay_path(path):
+            overlays.append(path)
+        else:
+            lessons.append(path)
+    return lessons, overlays
+
+
+def overlays_beside(lesson_files: list[Path]) -> list[Path]:
+    """The translations that belong with checked lessons: every overlay in the language folders
+    of their folders (so an overlay whose lesson is gone is found too), and their index.yaml."""
+    found = []
+    for folder in dict.fromkeys(Path(f).parent for f in lesson_files):
+        for language in TRANSLATED:
+            found += overlay_files(folder, language)
+            index = folder / language / "index.yaml"
+            found += [index] if index.is_file() else []
+    return found
+
+
+def check_index_overlay(path: Path, catalog: Catalog) -> list[Problem]:
+    """A language's index.yaml: the schema, and only track ids the English index has."""
+    try:
+        overlay = load_model_file(IndexOverlay, path)
+    except LessonFileError as error:
+        return error.problems
+    pinned = Pinned(path, read_yaml(path)[1])
+    known = [track.id for track in catalog.index.tracks]
+    for track_id in overlay.tracks:
+        if track_id not in known:
+            pinned.add(("tracks", track_id), f"no track has the id {track_id!r}; the tracks are: {', '.join(known)}")
+    return pinned.problems
+
+
+def check_overlays(paths: list[Path], catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
+    """(errors, warnings) for each overlay file, pinned to path:line:col."""
+    errors, warnings = [], []
+    for path in dict.fromkeys(paths):
+        found_errors, found_warnings = check_overlay(Path(path), catalog)
+        errors += found_errors
+        warnings += found_warnings
+    return errors, warnings
+
+
+def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
+    if path.name == "index.yaml":
+        return check_index_overlay(path, catalog), []
+    try:
+        overlay = load_overlay(path)
+    except LessonFileError as error:
+        return error.problems, []
+    errors, warnings = Pinned(path, read_yaml(path)[1]), Pinned(path, read_yaml(path)[1])
+    if overlay.lesson != path.stem:
+        errors.add(("lesson",), f"the file is named {path.stem}.yaml but translates {overlay.lesson!r}; "
+                                "name the file after the lesson id")
+    item = catalog.get(overlay.lesson) or _english_beside(path, overlay.lesson)
+    if item is None:
+        errors.add(("lesson",), f"no lesson has the id {overlay.lesson!r}; an overlay translates an existing lesson")
+        return errors.problems, []
+    if overlay_path(item.path, path.parent.name).resolve() != path.resolve():
+        warnings.add(("lesson",), f"{overlay.lesson!r} is {item.path}; the app reads its translation from "
+                                  f"{overlay_path(item.path, path.parent.name)}, not from here")
+    english = english_prose(item.lesson)
+    current = source_hash(item.lesson)
+    if overlay.source != current:
+        warnings.add(("source",), f"stale: the English of {overlay.lesson!r} changed since this translation "
+                                  f"(source {overlay.source}, now {current}); update the translation, then set "
+                                  f"source: {current}")
+    _compare(("title",), english["title"], overlay.title, errors, warnings)
+    _compare(("explanation",), english["explanation"], overlay.explanation, errors, warnings)
+    _compare(("formula", "translation"), english["formula"]["translation"], overlay.formula.translation,
+             errors, warnings)
+    for question_id, words in overlay.questions.items():
+        if question_id not in english["questions"]:
+            known = ", ".join(english["questions"])
+            errors.add(("questions", question_id), f"{overlay.lesson!r} has no question {question_id!r}; "
+                                                   f"its questions: {known}")
+    for question_id, prose in english["questions"].items():
+        words = overlay.questions.get(question_id)
+        if words is None:
+            warnings.add(("questions",), f"question {question_id!r} is not translated yet (shown in English, "
+                                         "marked)")
+            continue
+        loc = ("questions", question_id)
+        _compare(loc + ("prompt",), prose["prompt"], words.prompt, errors, warnings)
+        _compare(loc + ("reveal",), prose["reveal"], words.reveal, errors, warnings)
+        _compare_list(loc, "hints", prose["hints"], words.hints, errors, warnings)
+        if "choices" in prose:
+            _compare_list(loc, "choices", prose["choices"], words.choices, errors, warnings)
+        elif words.choices is not None:
+            errors.add(loc + ("choices",), f"question {question_id!r} is not a choice question; remove choices")
+    return errors.problems, warnings.problems
+
+
+def _english_beside(path: Path, lesson_id: str):
+    """The English lesson in the folder above, for an overlay checked on its own."""
+    from tutor.course.catalog import LoadedLesson, load_lesson
+
+    english = path.parent.parent / f"{lesson_id}.yaml"
+    if not english.is_file():
+        return None
+    try:
+        return LoadedLesson(load_lesson(english), english, builtin=False)
+    except LessonFileError:
+        return None   # the English file's own problems are reported when it is checked
+
+
+def _compare_list(loc: tuple, name: str, english: list[str], translated: list[str] | None,
+                  errors: Pinned, warnings: Pinned) -> None:
+    if not english and not translated:
+        return
+    if translated is None:
+        warnings.add(loc, f"{name} not translated yet ({len(english)} in the English)")
+        return
+    if len(translated) > len(english) or (name == "choices" and len(translated) != len(english)):
+        errors.add(loc + (name,), f"the English has {len(english)} {name}; this has {len(translated)} "
+                                  "(translate each one, in the same order)")
+        return
+    if len(translated) < len(english):
+        warnings.add(loc + (name,), f"{len(english) - len(translated)} of the {len(english)} {name} not "
+                                    "translated yet")
+    for i, (source, text) in enumerate(zip(english, translated)):
+        _compare(loc + (name, i), source, text, errors, warnings)
+
+
+def _compare(loc: tuple, english: str, translated: str | None, errors: Pinned, warnings: Pinned) -> None:
+    """Same placeholders (reference and format) and the same numbers, in any order."""
+    if not translated:
+        if english:
+            warnings.add(loc[:-1], f"{loc[-1]} not translated yet (shown in English, marked)")
+        return
+    english_marks, english_bad = _placeholders(english)
+    marks, bad = _placeholders(translated)
+    for error in bad:
+        errors.add(loc, str(error))
+    if not bad and not english_bad and Counter(marks) != Counter(english_marks):
+        missing = sorted((Counter(english_marks) - Counter(marks)).elements())
+        extra = sorted((Counter(marks) - Counter(english_marks)).elements())
+        errors.add(loc, "the placeholders differ from the English" + _difference(missing, extra) +
+                   "; keep every {{ placeholder }} exactly as the English has it")
+    english_numbers, numbers = _numbers(english), _numbers(translated)
+    if english_numbers != numbers:
+        missing = sorted((english_numbers - numbers).elements())
+        extra = sorted((numbers - english_numbers).elements())
+        errors.add(loc, "the numbers differ from the English" + _difference(missing, extra) +
+                   "; write every number with the same digits as the English")
+
+
+def _difference(missing: list[str], extra: list[str]) -> str:
+    parts = ([f"missing {', '.join(missing)}"] if missing else []) + ([f"extra {', '.join(extra)}"] if extra else [])
+    return f" ({'; '.join(parts)})"
+
+
+def _placeholders(text: str) -> tuple[list[str], list[PlaceholderError]]:
+    found, bad = [], []
+    for item in scan(text):
+        if isinstance(item, PlaceholderError):
+            bad.append(item)
+        else:
+            found.append(f"{{{{ {item.ref}{' | ' + item.fmt if item.fmt else ''} }}}}")
+    return found, bad
+
+
+def _numbers(text: str) -> Counter:
+    """The numbers of the prose, placeholders left out (they hold probe indices, compared above)."""
+    outside, position = [], 0
+    for item in scan(text):
+        start, end = (item.start, item.end)
+        outside.append(text[position:start])
+        position = end
+    outside.append(text[position:])
+    return Counter(_NUMBER.findall("".join(outside)))

@@ -1,0 +1,100 @@
+"""The interface language: stdlib gettext catalogs shipped in the wheel (tutor/locale/).
+
+Why gettext and not a dict of our own: translators, editors and Babel all read .po files,
+plural rules come with the catalog, and a string nobody translated simply stays English.
+Babel is only needed to refresh the catalogs (``python -m tutor.common.i18n_tools``); the
+running app needs nothing beyond the standard library.
+
+The choice, strongest first: ``tutor --lang``, the remembered setting (the palette's and
+F4's toggle), then the locale as gettext reads it (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), then
+English.  Strings marked at import time (class attributes) use ``N_`` and are translated
+where they are shown, so switching language in a running app needs no re-import.
+"""
+from __future__ import annotations
+
+import gettext
+import os
+from pathlib import Path
+from typing import Mapping
+
+DOMAIN = "tutor"
+DEFAULT = "en"
+# code -> the language's own name (what the toggle and the palette show)
+LANGUAGES = {"en": "English", "zh": "中文"}
+SETTING = "language"
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+_ENVIRONMENT_ORDER = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+_current = DEFAULT
+_translation: gettext.NullTranslations = gettext.NullTranslations()
+
+
+def language_code(value: str | None) -> str | None:
+    """``zh_CN.UTF-8``, ``zh-Hans``, ``ZH`` -> ``zh``; ``en_GB`` -> ``en``; others -> None."""
+    if not isinstance(value, str):
+        return None
+    code = value.strip().split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+    return code if code in LANGUAGES else None
+
+
+def language_from_environment(environ: Mapping[str, str] | None = None) -> str | None:
+    """The locale's language as gettext finds it: the first of LANGUAGE, LC_ALL, LC_MESSAGES,
+    LANG that is set decides (LANGUAGE may list several, ``zh_CN:en``); C and POSIX are English."""
+    environ = os.environ if environ is None else environ
+    for name in _ENVIRONMENT_ORDER:
+        value = environ.get(name)
+        if not value:
+            continue
+        if name != "LANGUAGE" and value.split(".")[0] in ("C", "POSIX"):
+            return DEFAULT
+        for part in value.split(":"):
+            code = language_code(part)
+            if code:
+                return code
+        if name != "LANGUAGE":
+            return None   # a locale we have no catalog for: English, as gettext would fall back
+    return None
+
+
+def resolve_language(requested: str | None = None, remembered: object = None,
+                     environ: Mapping[str, str] | None = None) -> str:
+    """The language to use: the command line, else the setting, else the locale, else English."""
+    for choice in (requested, remembered if isinstance(remembered, str) else None):
+        code = language_code(choice)
+        if code:
+            return code
+    return language_from_environment(environ) or DEFAULT
+
+
+def set_language(code: str) -> str:
+    """Switch every later ``_()`` to ``code`` (unknown codes mean English); returns the code used."""
+    global _current, _translation
+    code = language_code(code) or DEFAULT
+    _translation = gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[code], fallback=True) \
+        if code != DEFAULT else gettext.NullTranslations()
+    _current = code
+    return code
+
+
+def current_language() -> str:
+    return _current
+
+
+def other_language(code: str | None = None) -> str:
+    """The language the toggle switches to (the languages taken in turn)."""
+    codes = list(LANGUAGES)
+    return codes[(codes.index(code or _current) + 1) % len(codes)]
+
+
+def _(message: str) -> str:
+    """The message in the current language (English when it has no translation)."""
+    return _translation.gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    return _translation.ngettext(singular, plural, count)
+
+
+def N_(message: str) -> str:
+    """Mark a string for extraction without translating it yet (class attributes, constants)."""
+    return message

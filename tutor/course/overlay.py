@@ -1,0 +1,196 @@
+"""Lesson translations as overlays: ``lessons/<lang>/<lesson-id>.yaml`` holds only prose.
+
+Probes, formulas, sizes, answers and tolerances stay in the English file, so a translation
+can never change what is asked or how it is graded; an overlay only replaces the words.
+An overlay is read exactly like a lesson (the same safe YAML reader, a pydantic schema with
+unknown fields refused), and it records a short hash of the English prose it translates so
+the checker can say when the English has moved on.
+
+Applying an overlay gives an ordinary ``Lesson``; a field it does not translate keeps its
+English, marked with ``UNTRANSLATED`` so the learner knows why it is not in their language.
+Choices are the exception: they stay unmarked, because a learner may type a choice's text.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from tutor.course.loader import LessonFileError, load_model_file
+from tutor.course.schema import ID_PATTERN, Lesson, Strict
+
+UNTRANSLATED = "[EN] "
+# files in a language folder that are not lesson overlays
+NOT_OVERLAYS = {"index.yaml", "glossary.yaml"}
+Hash = Annotated[str, Field(pattern=r"^[0-9a-f]{8}$")]
+
+
+def _joined_lines(text: str) -> str:
+    """A paragraph's hard-wrapped lines joined, with no space where two CJK characters meet.
+
+    The lesson screen joins an author's lines with a space (right for English); a Chinese
+    sentence broken across lines would get a stray space, so overlays are joined here first.
+    """
+    paragraphs = []
+    for block in text.strip().split("\n\n"):
+        joined = ""
+        for line in (part.strip() for part in block.splitlines()):
+            if joined and line and not (_wide(joined[-1]) or _wide(line[0])):
+                joined += " "
+            joined += line
+        paragraphs.append(joined)
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def _wide(character: str) -> bool:
+    return unicodedata.east_asian_width(character) in ("W", "F")
+
+
+# control characters and bidi overrides are refused by the shared YAML reader (course/text_safety.py)
+ShortProse = Annotated[str, Field(min_length=1, max_length=300)]
+LongProse = Annotated[str, Field(min_length=1, max_length=6000)]
+Reveal = Annotated[str, Field(max_length=3000)]
+
+
+class QuestionOverlay(Strict):
+    prompt: LongProse | None = None
+    hints: list[ShortProse] | None = Field(None, max_length=10)
+    reveal: Reveal | None = None
+    choices: list[ShortProse] | None = Field(None, max_length=8)
+
+
+class FormulaOverlay(Strict):
+    translation: ShortProse | None = None
+
+
+class LessonOverlay(Strict):
+    format_version: Literal[1]
+    lesson: Annotated[str, Field(pattern=ID_PATTERN)]      # the English lesson's id
+    source: Hash                                           # source_hash() of the English it translates
+    title: ShortProse | None = None
+    explanation: LongProse | None = None
+    formula: FormulaOverlay = Field(default_factory=FormulaOverlay)
+    questions: dict[Annotated[str, Field(pattern=ID_PATTERN)], QuestionOverlay] = Field(default_factory=dict,
+                                                                                         max_length=20)
+
+
+class TrackOverlay(Strict):
+    title: ShortProse
+    description: Annotated[str, Field(max_length=600)] = ""
+
+
+class IndexOverlay(Strict):
+    """``lessons/<lang>/index.yaml``: the track titles and descriptions."""
+
+    format_version: Literal[1]
+    tracks: dict[Annotated[str, Field(pattern=ID_PATTERN)], TrackOverlay] = Field(default_factory=dict)
+
+
+def english_prose(lesson: Lesson) -> dict:
+    """Every translatable field of a lesson, as the overlay spells it (what the hash covers)."""
+    questions = {}
+    for question in lesson.questions:
+        prose = {"prompt": question.prompt, "hints": list(question.hints), "reveal": question.reveal}
+        if getattr(question, "choices", None) is not None:
+            prose["choices"] = list(question.choices)
+        questions[question.id] = prose
+    return {"title": lesson.title, "explanation": lesson.explanation,
+            "formula": {"translation": lesson.formula.translation}, "questions": questions}
+
+
+def source_hash(lesson: Lesson) -> str:
+    """Eight hex digits of SHA-256 over the English prose: changes when any of it changes."""
+    canonical = json.dumps(english_prose(lesson), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:8]
+
+
+def overlay_path(lesson_path: Path, language: str) -> Path:
+    return Path(lesson_path).parent / language / Path(lesson_path).name
+
+
+def load_overlay(path: Path | str) -> LessonOverlay:
+    """One overlay file, or LessonFileError with every problem in it (as for lessons)."""
+    return load_model_file(LessonOverlay, path)
+
+
+def load_index_overlay(folder: Path, language: str) -> IndexOverlay | None:
+    path = Path(folder) / language / "index.yaml"
+    if not path.is_file():
+        return None
+    try:
+        return load_model_file(IndexOverlay, path)
+    except LessonFileError:
+        return None   # the checker reports it; the roadmap shows the English track titles
+
+
+def overlay_files(folder: Path, language: str) -> list[Path]:
+    found = (Path(folder) / language).glob("*.yaml")
+    return sorted(p for p in found if p.name not in NOT_OVERLAYS)
+
+
+def _translated(english: str, translation: str | None) -> str:
+    if translation:
+        return translation
+    return english if not english else UNTRANSLATED + english
+
+
+def _translated_list(english: list[str], translation: list[str] | None, mark: bool = True) -> list[str]:
+    translation = translation or []
+    return [translation[i] if i < len(translation) and translation[i] else
+            (UNTRANSLATED + text if mark else text) for i, text in enumerate(english)]
+
+
+def apply_overlay(lesson: Lesson, overlay: LessonOverlay | None) -> Lesson:
+    """The lesson with its prose in the overlay's language; what it lacks stays English, marked.
+
+    Only prose changes: the result has the same questions, probes and answers, so progress
+    recorded in one language counts in the other.
+    """
+    overlay = overlay or LessonOverlay(format_version=1, lesson=lesson.id, source=source_hash(lesson))
+    questions = []
+    for question in lesson.questions:
+        words = overlay.questions.get(question.id) or QuestionOverlay()
+        update = {"prompt": _translated(question.prompt, words.prompt),
+                  "hints": _translated_list(list(question.hints), words.hints),
+                  "reveal": _translated(question.reveal, words.reveal)}
+        if getattr(question, "choices", None) is not None:
+            update["choices"] = _translated_list(list(question.choices), words.choices, mark=False)
+        questions.append(question.model_copy(update=update))
+    formula = lesson.formula.model_copy(
+        update={"translation": _translated(lesson.formula.translation, overlay.formula.translation)})
+    return lesson.model_copy(update={"title": _translated(lesson.title, overlay.title),
+                                     "explanation": _translated(lesson.explanation, overlay.explanation and
+                                                                _joined_lines(overlay.explanation)),
+                                     "formula": formula, "questions": questions})
+
+
+def translate_lesson(lesson: Lesson, lesson_path: Path, language: str) -> Lesson:
+    """The lesson as a learner of ``language`` sees it (a broken overlay counts as none: the
+    checker reports it, and the learner still gets the lesson, in marked English)."""
+    path = overlay_path(lesson_path, language)
+    overlay = None
+    if path.is_file():
+        try:
+            overlay = load_overlay(path)
+        except LessonFileError:
+            overlay = None
+    if overlay is not None and overlay.lesson != lesson.id:
+        overlay = None
+    return apply_overlay(lesson, overlay)
+
+
+def translate_index(index, folder: Path, language: str):
+    """The index with its track titles and descriptions in ``language`` where translated."""
+    overlay = load_index_overlay(folder, language)
+    if overlay is None:
+        return index
+    tracks = []
+    for track in index.tracks:
+        words = overlay.tracks.get(track.id)
+        tracks.append(track.model_copy(update={"title": words.title, "description": words.description or
+                                               track.description}) if words else track)
+    return index.model_copy(update={"tracks": tracks})

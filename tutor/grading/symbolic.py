@@ -1,0 +1,42 @@
+"""Symbolic shapes compared as formulas, not only as numbers.
+
+Substituting the lesson's sizes alone cannot tell ``(B, H, L, D)`` from ``(B, H, L, D/H)`` when
+H = 1, or ``(B, H, L, L)`` from ``(H, B, L, L)`` when B = H = 2: a wrong answer would grade right
+on those sizes.  Two size assignments in which every name has a different value (and the
+model's identities hold: D = H * D_head, d_k = D_head, d_model = D) separate any two shapes
+written with the size names that differ as formulas, so an answer must match on those too.
+"""
+from __future__ import annotations
+
+from tutor.grading.answers import AnswerError, parse_symbolic_shape
+
+
+def _sizes(B: int, L: int, H: int, D_head: int, V: int, N: int, T: int) -> dict[str, int]:
+    D = H * D_head
+    return {"B": B, "L": L, "H": H, "D_head": D_head, "d_k": D_head, "D": D, "d_model": D, "V": V, "N": N, "T": T}
+
+
+# every name, and every small product or quotient of names a learner might write, differs
+DISTINGUISHING_SIZES = (
+    _sizes(B=11, L=13, H=3, D_head=7, V=97, N=5, T=59),
+    _sizes(B=17, L=19, H=5, D_head=29, V=103, N=37, T=83),
+)
+
+
+def same_symbolic_shape(given: str, expected: str) -> bool:
+    """Whether two symbolic shapes agree on every distinguishing size assignment.
+
+    An assignment on which the expected shape itself is not whole (an author's ``D/4``) says
+    nothing and is skipped; one on which only the learner's is not whole tells them apart.
+    """
+    for sizes in DISTINGUISHING_SIZES:
+        try:
+            want = parse_symbolic_shape(expected, sizes)
+        except AnswerError:
+            continue
+        try:
+            if parse_symbolic_shape(given, sizes) != want:
+                return False
+        except AnswerError:
+            return False
+    return True

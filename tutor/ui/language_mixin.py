@@ -1,0 +1,39 @@
+"""The interface language in the running app: the F4 / palette toggle, and translated key labels.
+
+Textual builds a class's key bindings once, when the class is defined, so their labels are
+written in English (marked ``N_``) and translated per instance by ``localize_bindings``;
+that way a language switch needs no re-import.  Switching rebuilds the roadmap from a
+catalog loaded in the new language (lessons come with their overlays), so every screen
+afterwards is in it; the open lesson is left, and reopens where it was from the roadmap.
+"""
+from __future__ import annotations
+
+from tutor.common.i18n import LANGUAGES, N_, SETTING, _, current_language, other_language, set_language
+from tutor.common.settings import save_setting
+from tutor.course.catalog import load_catalog
+from tutor.ui.localize import localize_bindings
+
+TITLE = N_("Transformer math tutor")
+
+
+class LanguageMixin:
+    def localize_app(self) -> None:
+        self.title = _(TITLE)
+        localize_bindings(self)
+
+    def action_toggle_language(self) -> None:
+        from tutor.ui.screens.roadmap import RoadmapScreen
+
+        code = set_language(other_language(current_language()))
+        try:
+            save_setting(self.settings_home, SETTING, code)
+        except OSError:
+            pass   # a read-only home only costs the preference, not the session
+        extra = [folder for folder, builtin in self.catalog.sources if not builtin]
+        self.catalog = load_catalog(extra, language=code)
+        self.localize_app()
+        while len(self.screen_stack) > 2:   # Textual's default screen, then the roadmap
+            self.pop_screen()
+        self.switch_screen(RoadmapScreen(self.catalog))
+        self.notify(_("Language: {name}. Lessons without a translation are shown in English, marked [EN].")
+                    .format(name=LANGUAGES[code]), markup=False)
