@@ -12,7 +12,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from tutor.cli.args import non_negative_int, positive_int, real_number
+from tutor.cli.args import non_negative_int, positive_int, real_number, whole_number
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
 
@@ -25,7 +25,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--steps", type=positive_int, default=1500, help="optimisation steps (default 1500)")
     p.add_argument("--data", default="sort", help="sort | reverse | text | PATH (default sort)")
     p.add_argument("--out", default=None, help="checkpoint to write (default tutor-<data>.pt)")
-    p.add_argument("--seed", type=int, default=0, help="seed for weights and batches (default 0)")
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=0,
+                   help="seed for weights and batches, 0 to 2^63-1 (default 0)")
     p.add_argument("--size", choices=sorted(SIZES), default="tiny",
                    help="tiny: d_model 64, 4 heads, 2 layers, 64 tokens; small: 128, 4, 4, 128")
     p.add_argument("--positions", choices=("learned", "sinusoidal", "none"), default="learned")

@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
+from tutor.common.safe_text import neutralise
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
 
@@ -248,4 +249,5 @@ class SamplePanel(Vertical):
         self.query_one("#sample-next", Button).disabled = not ended or self.shown >= len(self.steps) - 1
 
     def say(self, message: str, style: str = "") -> None:
-        self.query_one("#sample-message", Static).update(Text(message, style=style))
+        # messages quote file names, checkpoint meta and exceptions' text: never raw to the terminal
+        self.query_one("#sample-message", Static).update(Text(neutralise(message), style=style))
