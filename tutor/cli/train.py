@@ -13,6 +13,7 @@ import time
 from datetime import datetime, timezone
 
 from tutor.cli.args import non_negative_int, positive_int, real_number, whole_number
+from tutor.model.formats import TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
 
@@ -55,7 +56,7 @@ def _command_line(args: argparse.Namespace) -> str:
         parts.append(f"--threads {args.threads}")
     if args.positions != "learned":
         parts.append(f"--positions {args.positions}")
-    if args.data in ("sort", "reverse") and (args.min_len, args.max_len) != (1, 8):
+    if args.data in TASKS and (args.min_len, args.max_len) != (1, 8):
         parts.append(f"--min-len {args.min_len} --max-len {args.max_len}")
     return " ".join(parts)
 
@@ -75,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from tutor.model import GPT, GPTConfig, CharTokenizer
     from tutor.model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-    from tutor.model.data import TASKS, load_dataset
+    from tutor.model.data import load_dataset
     from tutor.model.train import TrainConfig, Trainer, resolve_device, use_training_threads
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)   # soft: never break a path in two
