@@ -10,7 +10,7 @@ import torch
 
 from tutor.model import GPT, CharTokenizer, GPTConfig, run_with_probes, sinusoidal_table
 from tutor.model.sample import beam_search, generate
-from tutor.experiments import structure as xs
+from tutor.experiments import attention_variants, decoding
 from tutor.experiments import EXPERIMENTS
 
 STRUCTURE_EXPERIMENTS = ["shuffle", "sinusoid", "pe_shift", "attn_window", "linear_attn", "heads", "fp16",
@@ -89,9 +89,9 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
               | {"decode.ratio": (2,), "decode.greedy_token": (1,)},
-    "generate": {"generate.greedy": (xs.N_NEW,), "generate.greedy_rerun_diff": (1,),
-                 "generate.sampled": (2, xs.N_NEW), "generate.sampled_diff": (1,),
-                 "generate.input_greedy": (xs.N_NEW,)},
+    "generate": {"generate.greedy": (decoding.N_NEW,), "generate.greedy_rerun_diff": (1,),
+                 "generate.sampled": (2, decoding.N_NEW), "generate.sampled_diff": (1,),
+                 "generate.input_greedy": (decoding.N_NEW,)},
     "beam": {"beam.step1_tokens": (3,), "beam.step1_scores": (3,), "beam.step1_probs": (3,), "beam.next_best": (3,),
              "beam.candidates": (3, V),
              "beam.step2_tokens": (3, 2), "beam.step2_scores": (3,), "beam.p_first": (3,), "beam.p_second": (3,),
@@ -167,7 +167,7 @@ def test_pe_shift_is_a_rotation_that_moves_the_table_k_positions():
 
 def test_window_counts_and_pattern(trained_out):
     out = trained_out["attn_window"]
-    L, w = 9, xs.WINDOW
+    L, w = 9, attention_variants.WINDOW
     assert out["attn_window.kept"][0] == L * w - w * (w - 1) // 2 == out["attn_window.mask"].sum()
     assert out["attn_window.causal_kept"][0] == 45 and out["attn_window.full"][0] == 81
     pattern = out["attn_window.pattern"]
@@ -280,12 +280,12 @@ def test_decode_filters_on_the_real_distribution(hub):
     assert out["decode.greedy_token"][0] == np.argmax(logits) == TOKENIZER.encode("2")[0]
     hot = np.exp(logits / 2 - (logits / 2).max())
     assert np.allclose(out["decode.probs_T2"], hot / hot.sum(), atol=1e-6)
-    assert np.count_nonzero(out["decode.topk_probs"]) == xs.TOP_K
+    assert np.count_nonzero(out["decode.topk_probs"]) == decoding.TOP_K
     assert np.count_nonzero(out["decode.topp_probs"]) == 2       # 0.58 + 0.42 reach 0.9
     for name in ("topk", "topp"):
         kept = out[f"decode.{name}_kept"]
         assert np.allclose(kept / kept.sum(), out[f"decode.{name}_probs"], atol=1e-6)
-    assert out["decode.sample_counts"].sum() == xs.N_DRAWS
+    assert out["decode.sample_counts"].sum() == decoding.N_DRAWS
     assert np.allclose(np.cumsum(out["decode.sorted_probs"]), out["decode.cumsum"])
     assert out["decode.ratio"][1] == pytest.approx(math.sqrt(out["decode.ratio"][0]))
 
@@ -294,10 +294,10 @@ def test_generate_is_model_sample_generate(hub):
     ctx = context(hub.model, ["3142>12"])
     out = run("generate", ctx)
     ids = ctx.tokens[0].tolist()
-    assert list(out["generate.greedy"]) == generate(hub.model, ids, xs.N_NEW, temperature=0)
+    assert list(out["generate.greedy"]) == generate(hub.model, ids, decoding.N_NEW, temperature=0)
     assert out["generate.greedy"][0] == TOKENIZER.encode("3")[0]
     assert out["generate.greedy_rerun_diff"][0] == 0
-    assert list(out["generate.input_greedy"]) == generate(hub.model, TOKENIZER.encode("3142"), xs.N_NEW,
+    assert list(out["generate.input_greedy"]) == generate(hub.model, TOKENIZER.encode("3142"), decoding.N_NEW,
                                                          temperature=0)
 
 

@@ -2,9 +2,10 @@
 
 Importing the package registers every experiment; ``registry`` holds the decorator and the table.
 """
-from tutor.experiments import structure, training  # noqa: F401  (each registers its experiments)
-from tutor.experiments import attention_masks, attention_scale, contextual, curvature, decoding_compare, graphs, \
-    objectives, schedules, stability  # noqa: F401
+# each module registers its experiments when imported
+from tutor.experiments import attention_masks, attention_scale, attention_variants, calculus, contextual, \
+    curvature, decoding, decoding_compare, graphs, information, linear_algebra, numerics, objectives, \
+    optimization, positions, probability, schedules, stability  # noqa: F401
 from tutor.experiments.registry import DESCRIPTIONS, EXPERIMENTS, ExperimentContext, experiment, one_torch_thread, \
     run_experiments
 

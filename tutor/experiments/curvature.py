@@ -11,7 +11,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.training import _loss, _scored_targets, _tokens
+from tutor.experiments.common import loss_on, scored_targets, tokens_on_device
 
 STEP = 1e-3               # the finite-difference step along the unit gradient direction
 POWER_ROUNDS = 8          # power-iteration rounds for the largest-magnitude eigenvalue
@@ -41,7 +41,7 @@ def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
 
     # the fused attention kernel has no second derivative on the CPU: the explicit path has
     model = copy_model(context.model, dtype=torch.float64, trainable=True, fused_attention=False)
-    tokens, targets = _tokens(context), _scored_targets(context)
+    tokens, targets = tokens_on_device(context), scored_targets(context)
     params = [p for p in model.parameters()]
 
     def loss_at(offset: list | None = None, scale: float = 0.0) -> float:
@@ -49,14 +49,14 @@ def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
             if offset is not None:
                 for p, d in zip(params, offset):
                     p.add_(d, alpha=scale)
-            value = float(_loss(model, tokens, targets))
+            value = float(loss_on(model, tokens, targets))
             if offset is not None:
                 for p, d in zip(params, offset):
                     p.sub_(d, alpha=scale)
         return value
 
     with torch.enable_grad():
-        loss = _loss(model, tokens, targets)
+        loss = loss_on(model, tokens, targets)
         grads = torch.autograd.grad(loss, params, create_graph=True)
 
         def hvp(vector: list) -> list:

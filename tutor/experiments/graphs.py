@@ -10,7 +10,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.training import _copy, _tokens
+from tutor.experiments.common import private_copy, tokens_on_device
 
 
 def count_nodes(output) -> int:
@@ -46,8 +46,8 @@ def run_first_blocks(model, tokens, depth: int):
 def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
-    model = _copy(context.model)
-    tokens = _tokens(context)                                                # (B, L)
+    model = private_copy(context.model)
+    tokens = tokens_on_device(context)                                                # (B, L)
     n_layer, block = model.config.n_layer, model.config.block_size
     long = torch.cat([tokens, tokens], dim=1)[:, :block]                     # (B, ≤2L)
     with torch.enable_grad():

@@ -8,7 +8,8 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.training import IGNORE, _scored_targets, _tokens
+from tutor.experiments.common import scored_targets, tokens_on_device
+from tutor.model.formats import IGNORE
 
 SMOOTHING = 0.1                       # label_smoothing: ε, the mass spread over the whole vocabulary
 BETAS = (0.1, 0.3, 1.0, 3.0)          # kl_penalty: strengths β of the KL penalty
@@ -44,8 +45,8 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch.nn.functional as F
 
     with torch.no_grad():
-        logits = context.model(_tokens(context)).double()[:, :-1]            # (B, L-1, V)
-    targets = _scored_targets(context)                                       # (B, L-1)
+        logits = context.model(tokens_on_device(context)).double()[:, :-1]            # (B, L-1, V)
+    targets = scored_targets(context)                                       # (B, L-1)
     vocab = logits.shape[-1]
     scored = targets != IGNORE
     if not bool(scored.any()):
@@ -93,7 +94,7 @@ def kl_penalty(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
     with torch.no_grad():
-        logits = context.model(_tokens(context)[:1])[0, -1].double()         # (V,)
+        logits = context.model(tokens_on_device(context)[:1])[0, -1].double()         # (V,)
     ref = torch.softmax(logits, dim=-1)                                      # (V,)
     rewarded = int(ref.argsort(descending=True)[1])
     reward = torch.zeros_like(ref)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.training import _copy, _loss, _scored_targets, _tokens
+from tutor.experiments.common import loss_on, private_copy, scored_targets, tokens_on_device
 
 LOSS_SCALE = 1024.0   # mixed_precision: the static loss scale S (a power of two: scaling is exact)
 
@@ -26,9 +26,9 @@ def real_gradients(context: ExperimentContext, double: bool):
     """(copy, loss) after one backward pass of the trainer's loss on the lesson's input."""
     import torch
 
-    model = _copy(context.model, double=double)
+    model = private_copy(context.model, double=double)
     with torch.enable_grad():
-        loss = _loss(model, _tokens(context), _scored_targets(context))
+        loss = loss_on(model, tokens_on_device(context), scored_targets(context))
         loss.backward()
     return model, loss
 

@@ -1,0 +1,87 @@
+"""Experiments on attention's cost and variants: sliding windows, linear attention, switching off a head.
+
+Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
+returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
+have shape (1,) so that a formula's reductions can reproduce them.
+"""
+from __future__ import annotations
+
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.common import probe_tensors, scalar, to_numpy
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+WINDOW = 3            # attn_window: each query sees itself and the WINDOW - 1 keys before it
+ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if there are fewer)
+
+@experiment("attn_window", f"a sliding window of w = {WINDOW} keys on block 0: attn_window.mask (L, L) 1 = kept, "
+                           "attn_window.bias (L, L) 0 or -inf, attn_window.pattern (B, H, L, L) = softmax(scores + "
+                           "bias), attn_window.kept (1,) kept entries per head, attn_window.causal_kept (1,) = "
+                           "L(L+1)/2, attn_window.full (1,) = L*L")
+@one_torch_thread
+def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    scores = probe_tensors(context)["blocks.0.attn.scores"]                        # (B, H, L, L)
+    length = scores.shape[-1]
+    i = torch.arange(length)[:, None]                                        # (L, 1)
+    j = torch.arange(length)[None, :]                                        # (1, L)
+    keep = (j <= i) & (j > i - WINDOW)                                       # (L, L)
+    bias = torch.zeros(length, length, dtype=torch.float64).masked_fill(~keep, float("-inf"))  # (L, L)
+    return {
+        "attn_window.mask": to_numpy(keep),
+        "attn_window.bias": to_numpy(bias),
+        "attn_window.pattern": to_numpy(torch.softmax(scores + bias, dim=-1)),
+        "attn_window.kept": scalar(keep.sum()),
+        "attn_window.causal_kept": scalar(length * (length + 1) // 2),
+        "attn_window.full": scalar(length * length),
+    }
+
+
+@experiment("linear_attn", "both orders of (Q Kᵀ) V on block 0's own q, k, v (no softmax, float64): "
+                           "linear_attn.qk (B, H, L, L), linear_attn.kv (B, H, D_head, D_head), linear_attn.qk_v and "
+                           "linear_attn.q_kv (B, H, L, D_head), linear_attn.max_diff (1,)")
+@one_torch_thread
+def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
+    probes = probe_tensors(context)
+    q, k, v = (probes[f"blocks.0.attn.{n}"] for n in "qkv")                  # (B, H, L, D_head) each
+    qk = q @ k.transpose(-2, -1)                                             # (B, H, L, L)
+    kv = k.transpose(-2, -1) @ v                                             # (B, H, D_head, D_head)
+    qk_v, q_kv = qk @ v, q @ kv                                              # (B, H, L, D_head) each
+    return {
+        "linear_attn.qk": to_numpy(qk), "linear_attn.kv": to_numpy(kv),
+        "linear_attn.qk_v": to_numpy(qk_v), "linear_attn.q_kv": to_numpy(q_kv),
+        "linear_attn.max_diff": scalar((qk_v - q_kv).abs().max()),
+    }
+
+
+@experiment("heads", f"switch off one head of block 0 (head {ABLATED_HEAD}, or the last if fewer): heads.ablated "
+                     "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
+                     "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
+                     "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
+                     "heads.favourite (H, L) the key each head weights most at each query of row 0")
+@one_torch_thread
+def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    w_o = context.model.blocks[0].attn.W_O
+    probes = probe_tensors(context)
+    z = probes["blocks.0.attn.z"]                                            # (B, H, L, D_head)
+    batch, n_head, length, d_head = z.shape
+    head = min(ABLATED_HEAD, n_head - 1)
+    off = z.clone()
+    off[:, head] = 0.0
+    merged = z.transpose(1, 2).reshape(batch, length, n_head * d_head)      # (B, L, D)
+    merged_off = off.transpose(1, 2).reshape(batch, length, n_head * d_head)  # (B, L, D)
+    weight = w_o.weight.detach().cpu().double()                              # (D, D) as (out, in)
+    bias = w_o.bias.detach().cpu().double() if w_o.bias is not None else torch.zeros(weight.shape[0])
+    out, out_off = merged @ weight.T + bias, merged_off @ weight.T + bias   # (B, L, D) each
+    return {
+        "heads.ablated": scalar(head),
+        "heads.merged": to_numpy(merged),
+        "heads.merged_ablated": to_numpy(merged_off),
+        "heads.changed": to_numpy((merged - merged_off).abs().amax(dim=(0, 1)) > 0),
+        "heads.out_changed": to_numpy((out - out_off).abs().amax(dim=(0, 1)) > 0),
+        "heads.favourite": to_numpy(probes["blocks.0.attn.pattern"][0].argmax(dim=-1)),   # (H, L)
+    }

@@ -1,0 +1,138 @@
+"""Experiments on decoding with model/sample.py's own functions: filters, sampling, generation, beam search.
+
+Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
+returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
+have shape (1,) so that a formula's reductions can reproduce them.
+"""
+from __future__ import annotations
+
+import math
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.common import row0_logits, scalar, to_numpy
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.model.formats import SEPARATOR
+
+TOP_K = 3             # decode: top-k filter
+TOP_P = 0.9           # decode: top-p (nucleus) filter
+HOT_T = 2.0           # decode: the "hotter" temperature
+N_DRAWS = 1000        # decode: how many samples are counted
+N_NEW = 10            # generate: how many tokens each continuation has
+BEAM_WIDTH = 3        # beam: partial sequences kept at each step
+
+@experiment("decode", f"the token after batch row 0 through model/sample.py's filters: decode.logits (V,), "
+                      f"decode.probs (V,) at T=1, decode.probs_T2 (V,) at T={HOT_T:g}, decode.topk_probs (V,) top-k "
+                      f"k={TOP_K}, decode.topp_probs (V,) top-p p={TOP_P} (renormalised; decode.topk_kept / "
+                      f"decode.topp_kept: the T=1 probabilities with the dropped tokens set to 0), "
+                      f"decode.sorted_ids / decode.sorted_probs / "
+                      f"decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
+                      f"T={HOT_T:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
+                      f"token comes up in {N_DRAWS} draws at T=1 (seeded)")
+@one_torch_thread
+def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model.sample import filter_logits
+
+    logits = row0_logits(context).float()                                   # (V,)
+    probs = torch.softmax(logits, -1)                                        # (V,)
+    top_k = filter_logits(logits, 1.0, top_k=TOP_K)                          # (V,) -inf outside the top k
+    top_p = filter_logits(logits, 1.0, top_p=TOP_P)                          # (V,) -inf outside the nucleus
+    top = torch.topk(probs, min(10, probs.numel()))
+    gap = float(torch.topk(logits, 2).values.diff().neg()) if logits.numel() > 1 else 0.0
+    generator = torch.Generator().manual_seed(context.seed)
+    draws = torch.multinomial(probs, N_DRAWS, replacement=True, generator=generator)  # (N,)
+    return {
+        "decode.logits": to_numpy(logits),
+        "decode.probs": to_numpy(probs),
+        "decode.probs_T2": to_numpy(torch.softmax(filter_logits(logits, HOT_T), -1)),
+        "decode.topk_kept": to_numpy(probs.masked_fill(torch.isinf(top_k), 0.0)),
+        "decode.topk_probs": to_numpy(torch.softmax(top_k, -1)),
+        "decode.topp_kept": to_numpy(probs.masked_fill(torch.isinf(top_p), 0.0)),
+        "decode.topp_probs": to_numpy(torch.softmax(top_p, -1)),
+        "decode.sorted_ids": to_numpy(top.indices),
+        "decode.sorted_probs": to_numpy(top.values),
+        "decode.cumsum": to_numpy(top.values.cumsum(-1)),
+        "decode.ratio": np.array([math.exp(gap), math.exp(gap / HOT_T)]),
+        "decode.greedy_token": scalar(logits.argmax()),
+        "decode.sample_counts": np.bincount(draws.numpy(), minlength=logits.numel()).astype(np.float64),
+    }
+
+
+def _prompt_before_separator(context: ExperimentContext) -> list[int]:
+    """Row 0's tokens before its first '>' (when there is one after the first token), else the whole row."""
+    ids = context.tokens[0].tolist()
+    separator = context.tokenizer.encode(SEPARATOR)[0]
+    return ids[: ids.index(separator)] if separator in ids[1:] else ids
+
+
+@experiment("generate", f"{N_NEW} new tokens after batch row 0 with model/sample.py's generate: generate.greedy "
+                        f"({N_NEW},) token ids at temperature 0, generate.greedy_rerun_diff (1,) positions where a "
+                        f"second greedy run differs, generate.sampled (2, {N_NEW}) two runs at T=1 with seeds s and "
+                        f"s+1, generate.sampled_diff (1,) positions where they differ, generate.input_greedy "
+                        f"({N_NEW},) greedy after only the row's digits before '>'")
+@one_torch_thread
+def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
+    from tutor.model.sample import generate
+
+    model, ids = context.model, context.tokens[0].tolist()
+    # greedy never draws, but a seed keeps generate from touching the global random state
+    greedy = generate(model, ids, N_NEW, temperature=0, seed=0)
+    again = generate(model, ids, N_NEW, temperature=0, seed=0)
+    input_only = generate(model, _prompt_before_separator(context), N_NEW, temperature=0, seed=0)
+    sampled = [generate(model, ids, N_NEW, temperature=1.0, seed=context.seed + i) for i in (0, 1)]
+    return {
+        "generate.greedy": np.array(greedy, dtype=np.float64),
+        "generate.greedy_rerun_diff": scalar(sum(a != b for a, b in zip(greedy, again))),
+        "generate.sampled": np.array(sampled, dtype=np.float64),
+        "generate.sampled_diff": scalar(sum(a != b for a, b in zip(*sampled))),
+        "generate.input_greedy": np.array(input_only, dtype=np.float64),
+    }
+
+
+@experiment("beam", f"two steps of beam search (width k = {BEAM_WIDTH}) after batch row 0, the way model/sample.py's "
+                    "beam_search scores them: beam.step1_tokens / beam.step1_scores (k,), beam.step1_probs (k,) their "
+                    "probabilities, beam.next_best (k,) the probability of the best token after each, "
+                    "beam.candidates (k, V) the "
+                    "total log-probability of every one-token extension, beam.step2_tokens (k, 2), "
+                    "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
+                    "probabilities; beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
+                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)")
+@one_torch_thread
+def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model.sample import beam_search, generate
+
+    model = context.model
+    device = next(model.parameters()).device
+    ids = context.tokens[0].tolist()[-(model.config.block_size - 8):]        # room for 6 new tokens
+
+    def logprobs(seqs: list[list[int]]) -> torch.Tensor:                    # n sequences -> (n, V)
+        with torch.no_grad():
+            return torch.log_softmax(model(torch.tensor(seqs, device=device))[:, -1].cpu().double(), -1)
+
+    first = logprobs([ids])[0]                                               # (V,)
+    scores1, tokens1 = torch.topk(first, BEAM_WIDTH)                         # (k,) each
+    second = logprobs([ids + [t] for t in tokens1.tolist()])                 # (k, V)
+    candidates = scores1[:, None] + second                                   # (k, V)
+    scores2, flat = torch.topk(candidates.reshape(-1), BEAM_WIDTH)           # (k,) each
+    rows, tokens2 = flat // second.shape[1], flat % second.shape[1]          # (k,) each
+
+    def total(new: list[int]) -> float:
+        return float(sum(logprobs([ids + new[:i]])[0, t] for i, t in enumerate(new)))
+
+    best = beam_search(model, ids, 6, beam_width=BEAM_WIDTH)
+    greedy = generate(model, ids, 6, temperature=0, seed=0)
+    return {
+        "beam.step1_tokens": to_numpy(tokens1), "beam.step1_scores": to_numpy(scores1),
+        "beam.step1_probs": to_numpy(scores1.exp()), "beam.next_best": to_numpy(second.max(dim=-1).values.exp()),
+        "beam.candidates": to_numpy(candidates),
+        "beam.step2_tokens": to_numpy(torch.stack([tokens1[rows], tokens2], dim=1)),
+        "beam.step2_scores": to_numpy(scores2),
+        "beam.p_first": to_numpy(first[tokens1[rows]].exp()),
+        "beam.p_second": to_numpy(second[rows, tokens2].exp()),
+        "beam.best": np.array(best, dtype=np.float64), "beam.greedy": np.array(greedy, dtype=np.float64),
+        "beam.best_score": scalar(total(best)), "beam.greedy_score": scalar(total(greedy)),
+    }

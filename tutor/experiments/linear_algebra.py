@@ -1,0 +1,126 @@
+"""Experiments for the linear-algebra track: embedding lookups, SVD, dot-product variance, the MLP without its nonlinearity.
+
+Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
+returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
+have shape (1,) so that a formula's reductions can reproduce them.
+"""
+from __future__ import annotations
+
+import math
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.common import digit_ids, to_numpy, tokens_on_device
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+
+@experiment("embedding", "token ids and their one-hot rows next to the embedding lookup: "
+                         "embedding.ids (B, L), embedding.one_hot (B, L, V), embedding.lookup (B, L, D); "
+                         "cosine tables of the digits 0-9: embedding.digit_onehot_cos (10, 10), "
+                         "embedding.digit_cos (10, 10) from W_E, embedding.digit_W_E (10, D), "
+                         "embedding.digit_norm (10, 1) the length of each digit's row, "
+                         "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine)")
+@one_torch_thread
+def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    tokens = tokens_on_device(context)                                               # (B, L)
+    vocab = context.model.config.vocab_size
+    W_E = context.model.W_E.weight.detach().double()                        # (V, D)
+    one_hot = torch.nn.functional.one_hot(tokens, vocab).double()           # (B, L, V)
+    digits = torch.tensor(digit_ids(context), device=W_E.device)           # (10,)
+    rows = W_E[digits]                                                      # (10, D)
+    unit = rows / rows.norm(dim=-1, keepdim=True)                           # (10, D)
+    onehot_digits = torch.eye(vocab, dtype=torch.float64, device=W_E.device)[digits]  # (10, V)
+    return {
+        "embedding.ids": to_numpy(tokens),
+        "embedding.one_hot": to_numpy(one_hot),
+        "embedding.lookup": to_numpy(W_E[tokens]),                               # (B, L, D)
+        "embedding.digit_onehot_cos": to_numpy(onehot_digits @ onehot_digits.T),  # (10, 10)
+        "embedding.digit_cos": to_numpy(unit @ unit.T),                          # (10, 10)
+        "embedding.digit_W_E": to_numpy(rows),
+        "embedding.digit_norm": to_numpy(rows.norm(dim=-1, keepdim=True)),
+        "embedding.digit_nearest": to_numpy((unit @ unit.T).fill_diagonal_(-2.0).argmax(dim=-1)),   # (10,)
+    }
+
+
+@experiment("svd", "singular value decomposition of the embedding matrix W_E = U·Sigma·V.T: "
+                   "svd.U (V, r), svd.S (r,) largest first, svd.Sigma (r, r) = diag(S), svd.V (D, r) "
+                   "with r = min(V, D); svd.energy (r,) "
+                   "cumulative share of sum(S**2); svd.digit_coords (10, 2): the digits 0-9 on the "
+                   "first two principal directions")
+@one_torch_thread
+def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
+    W = context.model.W_E.weight.detach().cpu().double().numpy()           # (V, D)
+    U, S, Vt = np.linalg.svd(W, full_matrices=False)                        # (V, r), (r,), (r, D)
+    # An SVD fixes each direction only up to sign: make the largest entry of each row of Vt
+    # positive so the picture is the same on every run.
+    signs = np.sign(Vt[np.arange(len(S)), np.abs(Vt).argmax(axis=1)])
+    signs[signs == 0] = 1.0
+    U, Vt = U * signs, Vt * signs[:, None]
+    digits = W[digit_ids(context)]                                         # (10, D)
+    return {
+        "svd.U": U,
+        "svd.S": S,
+        "svd.Sigma": np.diag(S),
+        "svd.V": Vt.T,
+        "svd.energy": np.cumsum(S ** 2) / np.sum(S ** 2),
+        "svd.digit_coords": digits @ Vt[:2].T,                              # (10, 2)
+    }
+
+
+@experiment("dot_variance", "dot products of random unit-variance vectors: dot_variance.d (4,) = "
+                            "4, 16, 64, 256; dot_variance.raw (4,) variance of q·k; "
+                            "dot_variance.scaled (4,) variance of q·k/sqrt(d) (4096 pairs each)")
+@one_torch_thread
+def dot_variance(context: ExperimentContext) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(context.seed)
+    dims = np.array([4.0, 16.0, 64.0, 256.0])
+    raw, scaled = [], []
+    for d in dims.astype(int):
+        q = rng.standard_normal((4096, d))
+        k = rng.standard_normal((4096, d))
+        dots = np.sum(q * k, axis=1)                                        # (4096,)
+        raw.append(dots.var())
+        scaled.append((dots / math.sqrt(d)).var())
+    return {"dot_variance.d": dims, "dot_variance.raw": np.array(raw),
+            "dot_variance.scaled": np.array(scaled)}
+
+
+@experiment("mlp_collapse", "block 0's MLP with and without its GELU: mlp_collapse.x (B, L, D) the "
+                            "MLP's input; mlp_collapse.W (D, D) = W_in @ W_out; mlp_collapse.xW "
+                            "(B, L, D) = x @ mlp_collapse.W; mlp_collapse.linear_out (B, L, D) the "
+                            "MLP with GELU removed; mlp_collapse.gap (B, L) max |real MLP - linear|")
+@one_torch_thread
+def mlp_collapse(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model import run_with_probes
+
+    model = context.model
+    _, probes = run_with_probes(model, tokens_on_device(context))
+    block = model.blocks[0]
+    with torch.no_grad():
+        x = block.ln2(probes["blocks.0.resid_mid"]).double()               # (B, L, D)
+        W_in = block.mlp.W_in.weight.double().T                             # (D, 4D)
+        W_out = block.mlp.W_out.weight.double().T                           # (4D, D)
+        b_in = _bias(block.mlp.W_in, W_in.shape[1], x)
+        b_out = _bias(block.mlp.W_out, W_out.shape[1], x)
+        W = W_in @ W_out                                                    # (D, D)
+        linear = (x @ W_in + b_in) @ W_out + b_out                          # (B, L, D)
+        real = block.mlp(x.to(block.mlp.W_in.weight.dtype)).double()       # (B, L, D)
+    return {
+        "mlp_collapse.x": to_numpy(x),
+        "mlp_collapse.W": to_numpy(W),
+        "mlp_collapse.xW": to_numpy(x @ W),
+        "mlp_collapse.linear_out": to_numpy(linear),
+        "mlp_collapse.gap": to_numpy((real - linear).abs().amax(dim=-1)),       # (B, L)
+    }
+
+
+def _bias(linear, size: int, like):
+    import torch
+
+    if linear.bias is None:
+        return torch.zeros(size, dtype=torch.float64, device=like.device)
+    return linear.bias.detach().double()

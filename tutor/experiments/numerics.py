@@ -1,0 +1,116 @@
+"""Experiments on numerics and architecture: float16 softmax, LayerNorm vs BatchNorm axes, residual gradients, activation functions.
+
+Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
+returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
+have shape (1,) so that a formula's reductions can reproduce them.
+"""
+from __future__ import annotations
+
+import math
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.common import probe_tensors, row0_logits, scalar, to_numpy, tokens_on_device
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+
+@experiment("fp16", "softmax of the next-token logits in float16: fp16.row (V,) the logits, fp16.exp16 (V,) "
+                    "exp(row) in float16 (inf above ln 65504), fp16.overflow (1,) how many entries are inf, "
+                    "fp16.naive_sum (1,) the float16 sum of exp(row), fp16.naive (V,) exp/sum (inf/inf = nan), "
+                    "fp16.stable (V,) exp(row - max)/sum in float16, fp16.limit (1,) = ln(65504), "
+                    "fp16.max (3,) the largest float16, bfloat16 and float32")
+@one_torch_thread
+def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    row = row0_logits(context).float()                                      # (V,)
+    half = row.half()                                                        # (V,)
+    exp16 = torch.exp(half)                                                  # (V,) float16
+    naive_sum = exp16.sum()                                                  # float16
+    shifted = torch.exp(half - half.max())                                   # (V,) float16, all <= 1
+    stable = shifted / shifted.sum()                                         # (V,) float16
+    with np.errstate(invalid="ignore"):
+        naive = to_numpy(exp16 / naive_sum)
+    return {
+        "fp16.row": to_numpy(row),
+        "fp16.exp16": to_numpy(exp16),
+        "fp16.overflow": scalar(torch.isinf(exp16).sum()),
+        "fp16.naive_sum": scalar(naive_sum),
+        "fp16.naive": naive,
+        "fp16.stable": to_numpy(stable),
+        "fp16.limit": scalar(math.log(torch.finfo(torch.float16).max)),
+        "fp16.max": np.array([torch.finfo(t).max for t in (torch.float16, torch.bfloat16, torch.float32)]),
+    }
+
+
+@experiment("norm_axes", "LayerNorm versus BatchNorm statistics of block 0's input x = resid_pre: "
+                         "norm_axes.ln_mean (B, L, 1) one mean per token (over D), norm_axes.bn_mean (1, 1, D) one "
+                         "mean per feature (over B and L), norm_axes.bn (B, L, D) x normalised per feature, "
+                         "norm_axes.bn_row_mean (B, L) the mean of each token's row after that")
+@one_torch_thread
+def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:
+    x = probe_tensors(context)["blocks.0.resid_pre"]                               # (B, L, D)
+    bn_mean = x.mean(dim=(0, 1), keepdim=True)                               # (1, 1, D)
+    bn_var = x.var(dim=(0, 1), keepdim=True, unbiased=False)                 # (1, 1, D)
+    bn = (x - bn_mean) / (bn_var + 1e-5).sqrt()                              # (B, L, D)
+    return {
+        "norm_axes.ln_mean": to_numpy(x.mean(dim=-1, keepdim=True)),              # (B, L, 1)
+        "norm_axes.bn_mean": to_numpy(bn_mean),
+        "norm_axes.bn": to_numpy(bn),
+        "norm_axes.bn_row_mean": to_numpy(bn.mean(dim=-1)),
+    }
+
+
+@experiment("residual_grad", "how much gradient of out = sum(last block's output at the last position) reaches "
+                             "each block's input, with the skip connections (x + F(x)) and with them removed (F(x)): "
+                             "residual_grad.with_skip / .without_skip (N,) gradient norms at blocks 0..N-1 (row 0), "
+                             "residual_grad.input_with_skip / .input_without_skip (L, D) the gradient at "
+                             "block 0's input")
+@one_torch_thread
+def residual_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    model, tokens = context.model, tokens_on_device(context)[:1]                      # (1, L)
+    with torch.no_grad():
+        x0 = model.W_E(tokens)                                               # (1, L, D)
+        pos = model.position_embedding(0, tokens.shape[1], tokens.device)   # (L, D) or None
+        if pos is not None:
+            x0 = x0 + pos
+
+    def gradients(skip: bool):
+        x = x0.detach().clone().requires_grad_(True)                         # (1, L, D)
+        inputs = []
+        with torch.enable_grad():
+            h = x
+            for block in model.blocks:
+                inputs.append(h)
+                a, _ = block.attn(block.ln1(h))
+                h = h + a if skip else a                                     # (1, L, D)
+                m = block.mlp(block.ln2(h))
+                h = h + m if skip else m                                     # (1, L, D)
+            grads = torch.autograd.grad(h[0, -1].sum(), inputs)              # leaves no .grad on the weights
+        return torch.stack([g.norm() for g in grads]), grads[0][0]
+
+    norms_with, first_with = gradients(True)
+    norms_without, first_without = gradients(False)
+    return {
+        "residual_grad.with_skip": to_numpy(norms_with),
+        "residual_grad.without_skip": to_numpy(norms_without),
+        "residual_grad.input_with_skip": to_numpy(first_with),
+        "residual_grad.input_without_skip": to_numpy(first_without),
+    }
+
+
+@experiment("activations", "block 0's MLP pre-activations x = mlp.pre through two activations: activations.phi "
+                           "(B, L, 4D) = Φ(x), the standard normal CDF, activations.relu (B, L, 4D) = max(x, 0), "
+                           "activations.dead (1,) hidden units whose x is <= 0 at every position of every row")
+@one_torch_thread
+def activations(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    x = probe_tensors(context)["blocks.0.mlp.pre"]                                 # (B, L, 4D)
+    return {
+        "activations.phi": to_numpy(0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))),
+        "activations.relu": to_numpy(torch.relu(x)),
+        "activations.dead": scalar((x <= 0).all(dim=1).all(dim=0).sum()),
+    }

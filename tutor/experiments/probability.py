@@ -1,0 +1,123 @@
+"""Experiments for the probability track: next-token probabilities, temperature, likelihood, causality.
+
+Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
+returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
+have shape (1,) so that a formula's reductions can reproduce them.
+"""
+from __future__ import annotations
+
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.common import fresh_model, scored_targets, to_numpy, tokens_on_device
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+from tutor.model.formats import IGNORE
+
+
+@experiment("next_token", "next-token probabilities and the max-subtraction trick: next_token.probs "
+                          "(B, L, V) = softmax(logits); next_token.shifted (B, L, V) = logits - "
+                          "row max; next_token.exp_shifted (B, L, V); next_token.exp_big (B, L, V) "
+                          "= exp(logits + 100) in float32 (overflows); next_token.naive_big (B, L, V) "
+                          "naive float32 softmax of logits + 100; next_token.stable_big (B, L, V) "
+                          "max-subtracted softmax of logits + 100; next_token.shift_gap (B, L) "
+                          "max |that - probs|; "
+                          "the five most likely tokens: next_token.top_ids, .top_probs, .top_logits (B, L, 5)")
+@one_torch_thread
+def next_token(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    with torch.no_grad():
+        logits = context.model(tokens_on_device(context)).float()                    # (B, L, V)
+    shifted = logits.double() - logits.double().amax(dim=-1, keepdim=True)  # (B, L, V)
+    big = logits + 100.0                                                     # float32
+    exp_big = torch.exp(big)                                                 # inf where > 88.7
+    naive = exp_big / exp_big.sum(dim=-1, keepdim=True)                      # nan after inf/inf
+    stable_big = torch.softmax(big, dim=-1)                                 # max-subtracted inside
+    probs = torch.softmax(logits.double(), dim=-1)                          # (B, L, V)
+    top = probs.topk(5, dim=-1)
+    return {
+        "next_token.probs": to_numpy(probs),
+        "next_token.top_ids": to_numpy(top.indices),
+        "next_token.top_probs": to_numpy(top.values),
+        "next_token.top_logits": to_numpy(logits.double().gather(-1, top.indices)),
+        "next_token.shift_gap": to_numpy((stable_big.double() - probs).abs().amax(dim=-1)),
+        "next_token.shifted": to_numpy(shifted),
+        "next_token.exp_shifted": to_numpy(shifted.exp()),
+        "next_token.exp_big": to_numpy(exp_big),
+        "next_token.naive_big": to_numpy(naive),
+        "next_token.stable_big": to_numpy(stable_big),
+    }
+
+
+TEMPERATURES = (0.5, 1.0, 2.0, 5.0, 1000.0)
+
+
+@experiment("temperature", "softmax(z / T) of the next-token logits z at the last position of "
+                           "row 0, through the sampler's own filter: temperature.T (5,) = 0.5, 1, 2, "
+                           "5, 1000; temperature.probs (5, V); temperature.top (5,) largest p at each T; "
+                           "temperature.winner (5,) its token id; temperature.hot_change (1,) top at T=5 "
+                           "minus top at T=1")
+@one_torch_thread
+def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model.sample import filter_logits
+
+    with torch.no_grad():
+        z = context.model(tokens_on_device(context))[0, -1].double()                 # (V,)
+    probs = torch.stack([torch.softmax(filter_logits(z, t), dim=-1) for t in TEMPERATURES])  # (5, V)
+    return {"temperature.T": np.array(TEMPERATURES), "temperature.probs": to_numpy(probs),
+            "temperature.top": to_numpy(probs.amax(dim=-1)), "temperature.winner": to_numpy(probs.argmax(dim=-1)),
+            # its sign is the answer to "does the favourite rise or fall when T grows?" on any model
+            "temperature.hot_change": to_numpy(probs[3].max() - probs[1].max()).reshape(1)}
+
+
+@experiment("nll", "the probability the model gives each real next token and its cross-entropy: "
+                   "nll.targets (B, L-1) ids; nll.onehot (B, L-1, V); nll.p_true (B, L-1); "
+                   "nll.loss (B, L-1) = -log p_true; nll.scored (B, L-1) 1 where the trainer scores "
+                   "(after '>'); nll.mean (1,) over scored; nll.answer_prob (B, 1) product of "
+                   "p_true over the scored targets; the same for an untrained model of the same "
+                   "size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,)")
+@one_torch_thread
+def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    tokens = tokens_on_device(context)
+    targets = tokens[:, 1:]                                                 # (B, L-1)
+    scored = (scored_targets(context) != IGNORE).double()                  # (B, L-1)
+    out: dict[str, np.ndarray] = {
+        "nll.targets": to_numpy(targets),
+        "nll.onehot": to_numpy(torch.nn.functional.one_hot(targets, context.model.config.vocab_size)),
+        "nll.scored": to_numpy(scored),
+    }
+    fresh = fresh_model(context.model.config, context.seed).to(tokens.device)
+    for prefix, model in (("nll.", context.model), ("nll.random_", fresh)):
+        with torch.no_grad():
+            logp = torch.log_softmax(model(tokens)[:, :-1].double(), dim=-1)  # (B, L-1, V)
+        logp_true = logp.gather(-1, targets[..., None])[..., 0]            # (B, L-1)
+        out[prefix + "p_true"] = to_numpy(logp_true.exp())
+        out[prefix + "loss"] = to_numpy(-logp_true)
+        mean = (-logp_true * scored).sum() / scored.sum().clamp(min=1)
+        out[prefix + "mean"] = to_numpy(mean.reshape(1))
+        if prefix == "nll.":
+            out["nll.answer_prob"] = to_numpy((logp_true * scored).sum(dim=-1, keepdim=True).exp())
+    return out
+
+
+@experiment("autoregressive", "causality check: the input with its last token replaced: "
+                              "autoregressive.tokens (B, L) the edited ids; autoregressive.logits "
+                              "(B, L, V) for the edited input; autoregressive.change (B, L) max "
+                              "|logits difference| at each position")
+@one_torch_thread
+def autoregressive(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    tokens = tokens_on_device(context)
+    edited = tokens.clone()
+    replacement = context.tokenizer.encode("9")[0]
+    edited[:, -1] = torch.where(edited[:, -1] == replacement, replacement - 1, replacement)
+    with torch.no_grad():
+        before = context.model(tokens).double()                             # (B, L, V)
+        after = context.model(edited).double()                              # (B, L, V)
+    return {"autoregressive.tokens": to_numpy(edited), "autoregressive.logits": to_numpy(after),
+            "autoregressive.change": to_numpy((after - before).abs().amax(dim=-1))}
