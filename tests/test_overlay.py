@@ -182,3 +182,13 @@ def test_lessons_new_lang_writes_an_overlay_that_loads(lesson_dir, capsys):
     assert "already exists" in capsys.readouterr().err
     assert main(["lessons", "new", "nope", "--lang", "zh", "--dir", str(lesson_dir)]) == 1
     assert main(["lessons", "new", "my-heads", "--lang", "en", "--dir", str(lesson_dir)]) == 1
+
+
+def test_a_translation_that_gives_an_answer_away_is_reported_in_the_overlay(lesson_dir):
+    """The leak check guards translations too: here the translated hint states q's real shape."""
+    leaky = GOOD.replace('hints: ["头的轴在批次之后。", "D_head = 4。"]', 'hints: ["头的轴在批次之后。", "形状就是 (2, 2, 2, 4)。"]')
+    path = write_overlay(lesson_dir, leaky)
+    report = check_paths([lesson_dir], live=True)
+    leaks = [p for p in report.problems if "gives away the answer" in p.message]
+    assert [(p.path, p.field) for p in leaks] == [(str(path), "questions.q-shape.hints.1")], report.text()
+    assert leaks[0].line == 12 and "(中文)" in leaks[0].message

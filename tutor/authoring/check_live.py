@@ -142,6 +142,11 @@ class LiveChecker:
 
         for leak in find_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths):
             self.pinned.add(leak.loc, leak.message(self.lesson), placeholder_at(self.pinned, leak.loc, leak.offset))
+        if self.pinned.path.is_file():   # translations beside the file get the same guard
+            from tutor.authoring.overlay_leaks import overlay_leaks
+
+            found = overlay_leaks(self.lesson, self.pinned.path, self.live.tensors, self.live.sizes, self.truths)
+            self.pinned.problems += [problem for problem in found if problem not in self.pinned.problems]
 
     def check_placeholders(self) -> None:
         """Every {{ placeholder }} of the text must fill from this run (syntax is the static check's)."""

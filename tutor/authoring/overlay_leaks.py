@@ -1,0 +1,43 @@
+"""The leak check on translations: an overlay must not give away an answer the English keeps back.
+
+A translator rewrites the prose a learner reads before predicting, so a translation can state an
+answer the English carefully avoids ("the row sums to 1", a shape written out).  The English
+lesson's live run already holds every question's truth; here each overlay's prose is put in its
+place and searched with the same rules (tutor.authoring.leaks), and each leak is pinned to the
+overlay file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tutor.authoring.leaks import find_leaks
+from tutor.authoring.pinned import Pinned, placeholder_at
+from tutor.common.i18n import DEFAULT, LANGUAGES
+from tutor.course.loader import Problem, read_yaml
+from tutor.course.overlay import overlay_path, translate_lesson
+from tutor.course.schema import Lesson
+
+
+def overlay_leaks(lesson: Lesson, lesson_path: Path, tensors, sizes, truths: dict[int, object]) -> list[Problem]:
+    """Problems (in the overlay files beside ``lesson_path``) for answers their prose gives away."""
+    problems: list[Problem] = []
+    for language in LANGUAGES:
+        path = overlay_path(lesson_path, language)
+        if language == DEFAULT or not path.is_file():
+            continue
+        translated = translate_lesson(lesson, lesson_path, language)
+        pinned = Pinned(path, read_yaml(path)[1])
+        for leak in find_leaks(translated, tensors, sizes, truths):
+            loc = _overlay_field(lesson, leak.loc)
+            # explanations are re-joined from the file's lines, so offsets are only exact elsewhere
+            at = None if loc[0] == "explanation" else placeholder_at(pinned, loc, leak.offset)
+            pinned.add(loc, f"({LANGUAGES[language]}) {leak.message(translated)}", at)
+        problems += pinned.problems
+    return problems
+
+
+def _overlay_field(lesson: Lesson, loc: tuple) -> tuple:
+    """A lesson field's place in an overlay, where questions are keyed by id, not index."""
+    if loc and loc[0] == "questions":
+        return ("questions", lesson.questions[loc[1]].id, *loc[2:])
+    return loc
