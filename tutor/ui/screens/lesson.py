@@ -30,6 +30,8 @@ from tutor.ui.widgets.tensor_view import TensorView
 
 __all__ = ["LessonScreen", "reflow"]
 
+QUIZ_MIN_LINES = 6   # the question's first line, the answer box and a line of feedback
+
 
 class QuizPane(VerticalScroll, inherit_bindings=False):
     """The question, answer box and reveal. It scrolls (the mouse, or the reveal bringing itself
@@ -37,6 +39,23 @@ class QuizPane(VerticalScroll, inherit_bindings=False):
     which scrolls the prose instead."""
 
     can_focus = False
+
+
+class FormulaRow(Horizontal):
+    """The formula and its words; its height changes when SymPy's rendering replaces the source
+    text, and the quiz pane below is sized from it."""
+
+    def on_resize(self) -> None:
+        self.screen.fit_quiz()
+
+
+class RevealRow(Horizontal):
+    """Your answer beside the real tensor; once laid out (its size known), the quiz pane scrolls
+    so the verdict above it is at the top."""
+
+    def on_resize(self) -> None:
+        if self.display:
+            self.screen.show_reveal()
 
 
 class LessonScreen(LiveMixin, QuizMixin, Screen):
@@ -76,7 +95,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             yield Static(Prose(_("Loading the model… the question opens when the live tensors are ready.")),
                          id="live-status")
             yield Static(Prose(reflow(preview(lesson.explanation))), id="explanation")
-        with Horizontal(id="formula-row"):
+        with FormulaRow(id="formula-row"):
             yield Static(Text(lesson.formula.expr), id="formula")
             with Vertical(id="formula-side"):
                 yield Static(Prose(_("In words: ") + preview(lesson.formula.translation)), id="translation")
@@ -87,7 +106,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             yield OptionList(id="choices")
             yield Static(id="feedback")
             yield Static(id="hints")
-            with Horizontal(id="reveal"):
+            with RevealRow(id="reveal"):
                 yield Static(id="your-answer")
                 yield TensorView(id="real-tensor")
         yield Footer(show_command_palette=False)   # room for the lesson's keys at 80 columns; ctrl+p still works
@@ -100,6 +119,16 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.load_live()
         self.app.model_signal.subscribe(self, lambda _label: self.model_changed(), immediate=True)
         self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
+
+    def on_resize(self) -> None:
+        self.fit_quiz()
+
+    def fit_quiz(self) -> None:
+        """The quiz pane grows (feedback, hints, the reveal) into what the header, the footer, the
+        formula row and one line of prose leave, and scrolls beyond that; a fixed percentage would
+        push its last lines under the footer when the formula is tall."""
+        used = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer", "#formula-row"))
+        self.query_one("#quiz").styles.max_height = max(QUIZ_MIN_LINES, self.size.height - used - 1)
 
     @property
     def question(self):

@@ -130,7 +130,7 @@ class QuizMixin:
         self.feedback(verdict)
         self.query_one("#answer", Input).value = ""
         self.query_one("#reveal").display = True
-        self.call_after_refresh(self.query_one("#reveal").scroll_visible)   # small terminals: show the tensor
+        self.call_after_refresh(self.show_reveal)   # and again when the reveal row has its size (RevealRow)
         yours = Text(last_answer.strip()) if last_answer is not None else Text(_("(gave up)"), style="italic")
         self.query_one("#your-answer", Static).update(
             Group(Text(_("Your answer"), style="bold"), yours, Text(_("Expected"), style="bold"), Text(truth.display)))
@@ -140,6 +140,11 @@ class QuizMixin:
             if reveal is not None:
                 reveal = dataclasses.replace(reveal, title=self.reveal_title(truth.tensor_label))
             self.query_one("#real-tensor", TensorView).show(reveal)
+
+    def show_reveal(self) -> None:
+        """Small terminals: the verdict at the top of the quiz pane and the tensor under it; the
+        question and the answer box scroll out of sight (Enter still moves on)."""
+        self.query_one("#quiz").scroll_to_widget(self.query_one("#feedback"), top=True, animate=False)
 
     def reveal_title(self, label: str) -> str:
         """Model probes keep their names (the lesson teaches them); an experiment's outputs are internal."""
