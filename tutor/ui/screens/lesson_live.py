@@ -71,7 +71,9 @@ class LiveMixin:
             return   # computed for a version of the lesson that has since been reloaded
         self.live = live = message.live
         self.query_one("#formula", Static).update(Text(message.formula_text))
-        self.query_one("#formula-check", Static).update(formula_mark(message.check))
+        mark = formula_mark(message.check)
+        self.query_one("#formula-check", Static).update(mark)
+        self.query_one("#formula-check").display = bool(mark.plain)
         status = Text()
         status.append(_("Weights: "), style="bold")
         status.append(live.weights_label + "\n")
@@ -131,7 +133,7 @@ class LiveMixin:
         self.title = self.lesson.title
         self.query_one("#lesson-title", Static).update(Prose(Text(self.lesson.title, style="bold")))
         self.query_one("#formula", Static).update(Text(self.lesson.formula.expr))
-        self.query_one("#formula-check", Static).update("")
+        self.query_one("#formula-check").display = False
         self.live = None
         self.show_texts()
         self.status(_("Lesson file reloaded; recomputing the live tensors…"))
