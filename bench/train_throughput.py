@@ -1,6 +1,17 @@
-"""Training throughput: the tutor's Trainer against a bare PyTorch loop, same model and batch.
+"""Training throughput: the tutor's Trainer against a bare PyTorch loop, and thread counts quiet and busy.
 
-Run:  python bench/train_throughput.py [--size tiny|small] [--data sort|text] [--rounds 30] [--steps 5] [--threads N]
+Run:  python bench/train_throughput.py [--size tiny|small] [--data sort|text] [--rounds 30] [--steps 5]
+                                       [--threads N] [--compare 1,2] [--busy 0,1]
+
+Part 1, the thread policy.  For each load in ``--busy`` (0: the machine as it is; 1: one more
+core kept spinning by another process, see ``bench/busy.py``) and each thread count in
+``--compare`` (default: 1 and every core) the Trainer runs ``--steps`` steps per round, loads
+and counts alternating within each round, so that other work which comes and goes on a
+shared machine hits every setting alike.  It prints tokens/s for each, and for each
+count how much slower it trains when the core is busy (``busy_slowdown``): the numbers from
+which the policy in ``tutor.model.train.training_threads`` was chosen.
+
+Part 2, the trainer's overhead, at the policy's thread count (or ``--threads``):
 
 Both loops train their own copy of the same initial model on batches from the same dataset
 code.  They run in many short alternating rounds (A B, B A, ...) so that a noisy, shared machine
@@ -21,6 +32,7 @@ Last line: ``trainer_vs_bare X``, that median ratio (goal >= 0.9).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -30,10 +42,13 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench/busy.py
 
 from tutor.model import GPT, GPTConfig, CharTokenizer  # noqa: E402
 from tutor.model.data import IGNORE, load_dataset  # noqa: E402
-from tutor.model.train import TrainConfig, Trainer  # noqa: E402
+from tutor.model.train import TrainConfig, Trainer, training_threads  # noqa: E402
+
+from busy import busy_cores  # noqa: E402
 
 SIZES = {"tiny": dict(d_model=64, n_head=4, n_layer=2, block_size=64),
          "small": dict(d_model=128, n_head=4, n_layer=4, block_size=128)}
@@ -53,12 +68,15 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--steps", type=int, default=5, help="steps per round per loop")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads of part 2 (default: the tutor's policy)")
+    parser.add_argument("--compare", default=f"1,{len(os.sched_getaffinity(0))}",
+                        help="thread counts to compare in part 1 (default: 1 and every core)")
+    parser.add_argument("--busy", default="0,1", help="cores to keep busy in part 1, one run each (default 0,1)")
+    parser.add_argument("--policy-rounds", type=int, default=10, help="rounds per load in part 1 (default 10)")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
     tok = CharTokenizer()
     torch.manual_seed(0)
     template = GPT(GPTConfig(vocab_size=tok.vocab_size, **SIZES[args.size]))
@@ -100,6 +118,37 @@ def main() -> None:
             torch.cuda.synchronize()
         return tokens
 
+    counts = [int(n) for n in args.compare.split(",")]
+    loads = [int(n) for n in args.busy.split(",")]
+    policy = training_threads()
+    print(f"part 1: trainer tokens/s by torch threads and busy cores, {args.policy_rounds} rounds of {args.steps} "
+          f"steps per setting; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    speed: dict[tuple[int, int], float] = {}
+    done = {(busy, n): [0, 0.0] for busy in loads for n in counts}
+    for r in range(args.policy_rounds + 1):
+        for busy in (loads if r % 2 == 0 else loads[::-1]):
+            with busy_cores(busy):
+                for n in (counts if r % 2 == 0 else counts[::-1]):
+                    torch.set_num_threads(n)
+                    start = time.perf_counter()
+                    tokens = run_trainer(args.steps)
+                    if r > 0:   # round 0 warms up
+                        done[busy, n][0] += tokens
+                        done[busy, n][1] += time.perf_counter() - start
+    for busy in loads:
+        for n in counts:
+            speed[busy, n] = done[busy, n][0] / done[busy, n][1]
+        print(f"  {busy} busy core(s): " + ", ".join(f"{n} thread(s) {speed[busy, n]:,.0f} tok/s" for n in counts))
+    print(f"  load average {os.getloadavg()[0]:.2f}")
+    if 0 in loads:
+        for busy in (b for b in loads if b):
+            for n in counts:
+                print(f"busy_slowdown threads={n} busy={busy}: {speed[0, n] / speed[busy, n]:.2f}x")
+    print(f"policy: tutor.model.train.training_threads() = {policy} thread(s)")
+
+    threads = args.threads or policy
+    torch.set_num_threads(threads)
+    print(f"part 2: trainer against a bare loop at {threads} thread(s)")
     loops = {"trainer": run_trainer, "bare": run_bare}
     seconds = {"trainer": [], "bare": []}
     tokens = {"trainer": [], "bare": []}

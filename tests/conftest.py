@@ -7,6 +7,8 @@ def _private_tutor_home(tmp_path_factory, monkeypatch):
     """Every test gets its own empty TUTOR_HOME: an app built without home= must never read or
     write the developer's real progress (and a reopened lesson would change what tests see)."""
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path_factory.mktemp("tutor-home")))
+    # the lesson cache (tutor/course/cache.py) lives in the user cache dir, which platformdirs reads from here
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture(autouse=True, scope="module")

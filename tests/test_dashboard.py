@@ -117,7 +117,7 @@ async def test_start_pause_resume_stop_publishes_the_weights_to_the_lessons(tmp_
         await train(pilot, screen, "long")
         await until(pilot, lambda: panel.state == "training" and panel.metrics is not None, what="training")
         await key(pilot, "f6")
-        assert panel.state == "paused" and panel.run.trainer.paused
+        await until(pilot, lambda: panel.state == "paused" and panel.run.trainer.paused, what="the pause")
         step = -1
         for _ in range(50):                               # a step already in flight may finish (slow when busy)
             if panel.run.trainer.step_count == step:
@@ -127,7 +127,7 @@ async def test_start_pause_resume_stop_publishes_the_weights_to_the_lessons(tmp_
         await asyncio.sleep(0.5)
         assert panel.run.trainer.step_count == step       # a paused trainer takes no more steps
         await key(pilot, "f5")                            # resume
-        assert panel.state == "training"
+        await until(pilot, lambda: panel.state == "training", what="the resume")
         await until(pilot, lambda: panel.val_points, what="an evaluation")
         assert app.hub.label.startswith("your model: sort") and "to go" in app.hub.label
         await key(pilot, "f7")

@@ -94,7 +94,11 @@ def test_cli_help_and_lessons_list_in_chinese(capsys, tmp_path):
     assert "不带命令运行 'tutor' 即可打开应用" in capsys.readouterr().out
     assert main(["--lang", "zh", "--home", str(tmp_path), "lessons", "list"]) == 0
     out = capsys.readouterr().out
-    assert "课程" in out and "张量" in out and "[EN]" in out   # la-* translated; other tracks marked English
+    assert "课程" in out and "张量" in out and "[EN]" not in out   # every built-in lesson is translated
+    assert main(["lessons", "new", "my-heads", "--dir", str(tmp_path / "mine"), "--title", "My heads"]) == 0
+    capsys.readouterr()
+    assert main(["--lang", "zh", "--home", str(tmp_path), "--lessons", str(tmp_path / "mine"), "lessons", "list"]) == 0
+    assert "[EN] My heads" in capsys.readouterr().out          # a lesson without a translation is marked English
 
 
 def test_cli_follows_the_remembered_setting_then_the_locale(capsys, tmp_path, monkeypatch):

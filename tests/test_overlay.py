@@ -37,7 +37,7 @@ questions:
   - id: pick
     kind: choice
     prompt: "How many heads?"
-    choices: ["1", "2"]
+    choices: ["one head", "two heads"]
     answer: 1
 """
 
@@ -71,7 +71,7 @@ questions:
     reveal: "(B, H, L, D_head)"
   pick:
     prompt: "有几个头？"
-    choices: ["1", "2"]
+    choices: ["一个头", "两个头"]
 """
 
 
@@ -108,7 +108,7 @@ def test_untranslated_fields_fall_back_to_marked_english(lesson_dir):
     assert lesson.explanation == UNTRANSLATED + "Each of the H = 2 heads\ngets D/H features.\n"
     assert lesson.questions[0].hints == ["头的轴在批次之后。", UNTRANSLATED + "D_head = 4."]
     assert lesson.questions[1].prompt == UNTRANSLATED + "How many heads?"
-    assert lesson.questions[1].choices == ["1", "2"]       # unmarked: a learner may type a choice's text
+    assert lesson.questions[1].choices == ["one head", "two heads"]       # unmarked: a learner may type a choice's text
     assert load_catalog([lesson_dir], language="en").get("my-heads").lesson.title == "Heads split D into 2 parts"
 
 
@@ -136,7 +136,7 @@ def test_a_good_overlay_passes_and_a_stale_one_warns(lesson_dir):
     (("D_head = 4。", "D_head = 5。"), 12, "questions.q-shape.hints.1", "the numbers differ from the English (missing 4; extra 5)"),
     (("  pick:", "  pik:"), 14, "questions.pik", "'my-heads' has no question 'pik'"),
     (("    reveal:", "    revael:"), 13, "questions.q-shape.revael", "unknown field"),
-    (('choices: ["1", "2"]', 'choices: ["1", "2", "3"]'), 16, "questions.pick.choices", "the English has 2 choices"),
+    (('choices: ["一个头", "两个头"]', 'choices: ["一个头", "两个头", "三个头"]'), 16, "questions.pick.choices", "the English has 2 choices"),
     (("有几个头？", "有几个头？\\u001b[2J"), 15, "questions.pick.prompt", "U+001B (ESCAPE)"),
 ])
 def test_overlay_mistakes_are_located(lesson_dir, edit, line, field, message):

@@ -16,7 +16,6 @@ from rich.console import Console
 from rich.table import Table
 
 from tutor.progress.store import ProgressError, ProgressStore
-from tutor.progress.io import export_json, import_json, reset
 
 from tutor.common.i18n import _
 RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
@@ -44,6 +43,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None = None) -> int:
     """``now`` and ``tz`` default to the clock and this machine's zone; tests pass both."""
+    # here, not at the top: every ``tutor`` start builds this parser, and the import checks load pydantic
+    from tutor.progress.io import export_json, import_json, reset
+
     now = now or datetime.now(timezone.utc)
     out = Console(file=sys.stdout, highlight=False, soft_wrap=True, markup=False)  # ids and paths may hold "[...]"
     try:

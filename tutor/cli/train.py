@@ -39,9 +39,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--max-len", type=positive_int, default=8, help="longest digit string (tasks)")
     p.add_argument("--checkpoint", default=None, help="continue training from this checkpoint")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    p.add_argument("--threads", type=positive_int, default=1,
-                   help="CPU threads (default 1: these small models gain little from more, and slow "
-                        "down several-fold when the cores are busy with other work)")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="CPU threads (default 1, or OMP_NUM_THREADS: these small models gain little from "
+                        "more, and slow down several-fold when the cores are busy with other work)")
     p.set_defaults(func=run)
 
 
@@ -50,7 +50,7 @@ def _command_line(args: argparse.Namespace) -> str:
              f"--size {args.size}", f"--lr {args.lr:g}"]
     if args.batch_size:
         parts.append(f"--batch-size {args.batch_size}")
-    if args.threads != 1:
+    if args.threads:
         parts.append(f"--threads {args.threads}")
     if args.positions != "learned":
         parts.append(f"--positions {args.positions}")
@@ -75,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
     from tutor.model import GPT, GPTConfig, CharTokenizer
     from tutor.model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
     from tutor.model.data import TASKS, load_dataset
-    from tutor.model.train import TrainConfig, Trainer, resolve_device
+    from tutor.model.train import TrainConfig, Trainer, resolve_device, use_training_threads
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)   # soft: never break a path in two
     out = Console(highlight=False, soft_wrap=True)
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
         err.print(f"error: {exc}")
         return 2
     if device.type == "cpu":
-        torch.set_num_threads(args.threads)
+        use_training_threads(args.threads)   # the policy the dashboard follows too
     is_task = args.data in TASKS
     previous: dict = {}
     torch.manual_seed(args.seed)

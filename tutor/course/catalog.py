@@ -8,13 +8,15 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import tutor.lessons as builtin_lessons_package
 
 from tutor.common.i18n import DEFAULT, current_language
-from tutor.course.loader import LessonFileError, Problem, load_model_file, read_yaml
-from tutor.course.overlay import translate_index, translate_lesson
-from tutor.course.schema import Lesson, LessonIndex
+
+if TYPE_CHECKING:   # the loader pulls in YAML and pydantic: imported where used, after the first paint
+    from tutor.course.loader import Problem
+    from tutor.course.schema import Lesson, LessonIndex
 
 
 def builtin_lessons_dir() -> Path:
@@ -61,11 +63,17 @@ def lesson_files(folder: Path) -> list[Path]:
 
 
 def load_index(folder: Path | None = None) -> LessonIndex:
+    from tutor.course.loader import load_model_file
+    from tutor.course.schema import LessonIndex
+
     return load_model_file(LessonIndex, (folder or builtin_lessons_dir()) / "index.yaml")
 
 
 def load_lesson(path: Path) -> Lesson:
     """One lesson file, or LessonFileError with every problem found in it."""
+    from tutor.course.loader import load_model_file
+    from tutor.course.schema import Lesson
+
     return load_model_file(Lesson, path)
 
 
@@ -73,6 +81,9 @@ def load_catalog(extra_dirs: list[Path] = (), language: str | None = None) -> Ca
     """Built-in lessons first, then the learner's folders; cross-file rules checked last.
 
     ``language`` (default: the interface's) picks the translation overlays the lessons are shown in."""
+    from tutor.course.loader import Problem
+    from tutor.course.overlay import translate_index
+
     language = language or current_language()
     index = load_index()
     catalog = Catalog(index=translate_index(index, builtin_lessons_dir(), language) if language != DEFAULT else index,
@@ -94,6 +105,8 @@ def refresh_file(catalog: Catalog, path: Path, builtin: bool) -> tuple[str | Non
     A file broken by an edit keeps its last good lesson in the catalog, so a learner who has it
     open loses nothing; the problems are listed beside it until the next good save.
     """
+    from tutor.course.loader import LessonFileError
+
     old_id = next((i for i, item in catalog.lessons.items() if item.path == path), None)
     catalog.broken = [b for b in catalog.broken if b.path != path]
     problems: list[Problem] = []
@@ -121,6 +134,9 @@ def lesson_id_at(catalog: Catalog, path: Path) -> str | None:
 
 
 def add_lesson_file(catalog: Catalog, path: Path, builtin: bool, lesson: Lesson | None = None) -> None:
+    from tutor.course.loader import LessonFileError, Problem
+    from tutor.course.overlay import translate_lesson
+
     if lesson is None:
         try:
             lesson = load_lesson(path)
@@ -139,13 +155,15 @@ def add_lesson_file(catalog: Catalog, path: Path, builtin: bool, lesson: Lesson 
 
 
 def _line_of(path: Path, loc: tuple) -> tuple[int, int]:
-    from tutor.course.loader import locate
+    from tutor.course.loader import locate, read_yaml
     _, root, _ = read_yaml(path)
     return locate(root, loc)
 
 
 def cross_file_problems(catalog: Catalog) -> list[Problem]:
     """Unknown tracks and prerequisites, and prerequisite cycles."""
+    from tutor.course.loader import Problem
+
     problems: list[Problem] = []
     tracks = {track.id for track in catalog.index.tracks}
     for item in catalog.lessons.values():

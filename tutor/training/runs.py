@@ -24,7 +24,6 @@ DATA_CHOICES = ("sort", "reverse", "text", "file")
 TASKS = ("sort", "reverse")
 SHAPE = SIZES["tiny"]                  # the shipped checkpoint's shape; see the module docstring
 KEPT_SETTING = "model"                 # settings.json key: the checkpoint to load at start
-THREADS: int | None = None            # torch threads for training; None: see train_threads()
 ACCURACY_EXAMPLES = 300               # held-out digit strings per accuracy check (about 0.2 s)
 
 
@@ -88,24 +87,6 @@ def shape_problem(config) -> str | None:
             "this model has " + ", ".join(wrong))
 
 
-def train_threads() -> int:
-    """torch threads for the training thread: OMP_NUM_THREADS, else every CPU this process may use.
-
-    Set explicitly because torch's count is per thread, and a thread takes the process-wide
-    value at its first torch call: a worker thread first used while a lesson experiment had
-    set it to 1 (``tutor/experiments_training.py``) would train at 1 thread for good, which
-    measured 1.5x slower here.
-    """
-    import os
-
-    if THREADS:
-        return THREADS
-    try:
-        return max(1, int(os.environ.get("OMP_NUM_THREADS") or 0) or len(os.sched_getaffinity(0)))
-    except (AttributeError, ValueError):
-        return max(1, os.cpu_count() or 1)
-
-
 def copy_model(model):
     """A CPU copy in eval mode, never trained further: what the lessons and the sampler read."""
     from tutor.model.copies import copy_model as cpu_copy
@@ -127,9 +108,9 @@ class TrainingRun:
 
         from tutor.model import GPT, CharTokenizer
         from tutor.model.data import load_dataset
-        from tutor.model.train import TrainConfig, Trainer
+        from tutor.model.train import TrainConfig, Trainer, use_training_threads
 
-        torch.set_num_threads(train_threads())   # this thread only (see train_threads)
+        use_training_threads()   # on this, the training thread: the one policy for all training
         if request.data not in DATA_CHOICES:
             raise ValueError(f"unknown data {request.data!r}")
         if request.preset not in PRESETS:

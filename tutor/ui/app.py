@@ -13,7 +13,8 @@ from tutor.common.i18n import N_, _
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
-from tutor.course.catalog import Catalog, load_catalog
+from tutor.course.cache import CachedCatalog, open_catalog
+from tutor.course.catalog import Catalog
 from tutor.ui.palette import LessonCommands
 from tutor.ui.messages import ModelFailed, ModelReady
 from tutor.live.hub import ModelHub
@@ -36,7 +37,9 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
                  preload_model: bool = True, watch_interval: float | None = 1.0) -> None:
         super().__init__()
-        self.catalog = catalog or load_catalog(list(lesson_dirs))
+        # from the lesson cache: outlines for the roadmap until complete_catalog() (after the first paint)
+        self.opened_catalog: CachedCatalog | None = None if catalog else open_catalog(list(lesson_dirs))
+        self.catalog = catalog or self.opened_catalog.catalog
         self.watch_interval = watch_interval   # seconds between lesson-file polls; None: no hot reload
         self.lesson_watcher = None
         self.hub = ModelHub()
@@ -53,14 +56,39 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     def on_mount(self) -> None:
         self.push_screen(RoadmapScreen(self.catalog))
         self.start_journey()
+        self.call_after_refresh(self.finish_starting)
+
+    def finish_starting(self) -> None:
+        """After the first paint: the whole lessons (pydantic), the file watcher, then the model.
+
+        None of these is needed to draw the roadmap, and each would hold the first frame back:
+        importing pydantic and the schema takes about as long as Textual's own start, and
+        importing torch holds the GIL for a while.
+        """
+        self.complete_catalog()
         if self.watch_interval:
             from tutor.course.watcher import LessonWatcher
 
             self.lesson_watcher = LessonWatcher(self.catalog.sources)
             self.set_interval(self.watch_interval, self.poll_lesson_files)
         if self.preload_model:
-            # after the first paint: importing torch holds the GIL for a while
-            self.call_after_refresh(self.load_model)
+            self.load_model()
+
+    def complete_catalog(self) -> None:
+        """Validated lessons in place of the cache's outlines; called first by anything that needs
+        a whole lesson (a key pressed before the first paint can get there before the refresh)."""
+        if self.opened_catalog is None or self.opened_catalog.complete_now:
+            return
+        if self.opened_catalog.complete():   # the cache was bad: the files were read instead
+            self.lessons_signal.publish([])  # the roadmap redraws from the catalog
+
+    def action_open_review(self) -> None:
+        self.complete_catalog()
+        super().action_open_review()
+
+    def action_open_stats(self) -> None:
+        self.complete_catalog()
+        super().action_open_stats()
 
     @work(thread=True, exclusive=True, group="model")
     def load_model(self) -> None:
@@ -91,6 +119,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.notify(message.error, title="The built-in model could not be loaded", severity="error", timeout=10, markup=False)
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
+        self.complete_catalog()
         item = self.catalog.get(lesson_id)
         if item is None:
             self.notify(f"No lesson {lesson_id!r}", severity="warning", markup=False)
@@ -104,6 +133,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         """Hot reload: re-read edited lesson files, refresh the roadmap and any open lesson."""
         from tutor.course.watcher import apply_changes
 
+        self.complete_catalog()
         changes = self.lesson_watcher.poll() if self.lesson_watcher else []
         if not changes:
             return []

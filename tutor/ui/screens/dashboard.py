@@ -59,7 +59,7 @@ class DashboardScreen(Screen):
         if hub.model is not None:
             self.query_one(AttentionView).model_changed(hub.model.config)
         self.query_one(SamplePanel).model_changed()
-        self.train_panel.set_state(self.train_panel.state)   # Shipped is greyed while the shipped model is on
+        self.train_panel.refresh_buttons()   # Shipped is greyed while the shipped model is on
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         first = {"tab-train": "#train-go", "tab-sample": "#sample-prompt", "tab-attention": "#attn-text"}

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -36,6 +37,9 @@ def _duration(seconds: float) -> str:
 
 
 class TrainPanel(CheckpointActions, Vertical):
+    # idle | starting | training | paused | stopping: the buttons and the status line follow it
+    state: reactive[str] = reactive("idle", init=False)
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.run: dt.TrainingRun | None = None
@@ -46,14 +50,13 @@ class TrainPanel(CheckpointActions, Vertical):
         self.metrics = None
         self.total_steps = 1
         self.eta = dt.Eta(1)
-        self.state = "idle"                    # idle | starting | training | paused | stopping
         self.hub_meta: dict = {}               # what Save writes with the app's current model
         self.unsaved = False                   # the app's model was trained here and not saved yet
         self.chart_drawn = 0.0
         self.published_step = 0                # the last step of this run the lessons were given
 
     def on_mount(self) -> None:
-        self.set_state("idle")
+        self.refresh_buttons()
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
@@ -145,6 +148,13 @@ class TrainPanel(CheckpointActions, Vertical):
 
     def set_state(self, state: str) -> None:
         self.state = state
+
+    def watch_state(self) -> None:
+        self.refresh_buttons()
+
+    def refresh_buttons(self) -> None:
+        """Grey every button that could do nothing now (Stop when nothing runs, Load without a path, …)."""
+        state = self.state
         busy = state in ("starting", "training", "paused", "stopping")
         self.query_one("#train-go", Button).label = "Resume" if state == "paused" else "Start"
         self.query_one("#train-go", Button).disabled = busy and state != "paused"
@@ -158,7 +168,7 @@ class TrainPanel(CheckpointActions, Vertical):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "train-path":
-            self.set_state(self.state)
+            self.refresh_buttons()
 
     def say(self, message: str, style: str = "") -> None:
         self.query_one("#train-message", Static).update(Text(message, style=style))
