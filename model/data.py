@@ -34,6 +34,7 @@ from .tokenizer import CharTokenizer
 
 from .formats import DIGITS, END, IGNORE, SEPARATOR, TASKS
 VAL_FRACTION = 0.1
+MAX_TEXT_BYTES = 64 * 2**20   # far more than a small model can learn from; keeps memory bounded
 
 # Prose-heavy standard-library modules whose docstrings make the offline ``text`` corpus.
 TEXT_MODULES = (
@@ -239,10 +240,14 @@ def load_dataset(spec: str, block_size: int = 64, tokenizer: CharTokenizer | Non
     if spec == "text":
         return TextCorpus(builtin_text(), "text", block_size, tokenizer)
     path = Path(spec).expanduser()
-    if not path.is_file():
+    if not path.is_file():   # also refuses FIFOs and devices, which could block or never end
         raise ValueError(f"--data {spec!r} is neither sort, reverse, text nor an existing file")
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:   # bounded: a training text is read whole into memory
+            raw = handle.read(MAX_TEXT_BYTES + 1)
+        if len(raw) > MAX_TEXT_BYTES:
+            raise ValueError(f"{path} is larger than {MAX_TEXT_BYTES // 2**20} MB; train on a part of it")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {path} as UTF-8 text: {exc}") from None
     return TextCorpus(text, str(path), block_size, tokenizer)

@@ -38,6 +38,7 @@ DEEPER = {
     "it.kl-penalty": "it-kl-penalty",
     "pr.label-smoothing": "pr-label-smoothing",
     "nu.shape-walkthrough": "nu-shape-walkthrough",
+    "de.comparison": "de-decoding-comparison",
 }
 
 

@@ -320,6 +320,7 @@ async def test_quitting_while_training_offers_to_keep_the_weights_and_the_next_s
     async with again.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: again.model_status == "ready", what="the model")
         assert again.hub.label.startswith("your model, kept from last time (trained on sort")
+        assert again.hub.meta.get("data") == "sort"      # lessons with requires: know its task
         screen = await open_dashboard(pilot, again)
         await click(pilot, "#train-reset")
         await until(pilot, lambda: "shipped" in again.hub.label, what="the reset")

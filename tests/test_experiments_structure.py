@@ -8,7 +8,7 @@ import pytest
 from conftest import experiment_context as context
 import torch
 
-from tutor.model import GPT, CharTokenizer, GPTConfig, sinusoidal_table
+from tutor.model import GPT, CharTokenizer, GPTConfig, run_with_probes, sinusoidal_table
 from tutor.model.sample import beam_search, generate
 from tutor.experiments import structure as xs
 from tutor.experiments import EXPERIMENTS
@@ -73,7 +73,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "linear_attn.qk_v": (1, 4, 9, 16), "linear_attn.q_kv": (1, 4, 9, 16),
                     "linear_attn.max_diff": (1,)},
     "heads": {"heads.ablated": (1,), "heads.merged": (1, 9, 64), "heads.merged_ablated": (1, 9, 64),
-              "heads.changed": (64,), "heads.out_changed": (64,)},
+              "heads.changed": (64,), "heads.out_changed": (64,), "heads.favourite": (4, 9)},
     "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
              "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,)},
     "norm_axes": {"norm_axes.ln_mean": (1, 9, 1), "norm_axes.bn_mean": (1, 1, 64), "norm_axes.bn": (1, 9, 64),
@@ -84,7 +84,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
     "kl": {f"kl.{n}": (V,) for n in ("p", "q")}
-          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp")},
+          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap")},
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
@@ -182,13 +182,15 @@ def test_linear_attention_orders_agree(trained_out):
     assert np.allclose(out["linear_attn.qk_v"], out["linear_attn.q_kv"], atol=1e-9)
 
 
-def test_switching_off_a_head_changes_its_slice_only_until_w_o(trained_out):
+def test_switching_off_a_head_changes_its_slice_only_until_w_o(hub, trained_out):
     out = trained_out["heads"]
     assert out["heads.ablated"][0] == 2
     changed = out["heads.changed"]
     assert changed.sum() == 16 and changed[32:48].all()
     assert out["heads.out_changed"].sum() == 64
     assert np.all(out["heads.merged_ablated"][..., 32:48] == 0)
+    _, probes = run_with_probes(hub.model, torch.tensor([CharTokenizer().encode("3142>1234")]))
+    assert np.array_equal(out["heads.favourite"], probes["blocks.0.attn.pattern"][0].argmax(dim=-1).numpy())
 
 
 # --- nu ------------------------------------------------------------------------------------------
@@ -258,6 +260,7 @@ def test_cross_entropy_is_entropy_plus_kl_and_kl_is_not_symmetric(trained_out):
     assert value["H_qp"] == pytest.approx(value["H_q"] + value["KL_qp"], abs=1e-9)
     assert value["KL_pq"] > 0 and value["KL_qp"] > 0
     assert abs(value["KL_pq"] - value["KL_qp"]) > 0.5
+    assert value["KL_gap"] == pytest.approx(value["KL_qp"] - value["KL_pq"], abs=1e-12)
     assert np.allclose(out["kl.p"].sum(), 1) and np.allclose(out["kl.q"].sum(), 1)
 
 

@@ -57,7 +57,8 @@ def test_every_experiment_is_registered():
 EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "embedding": {"embedding.ids": (1, 9), "embedding.one_hot": (1, 9, V), "embedding.lookup": (1, 9, 64),
                   "embedding.digit_onehot_cos": (10, 10), "embedding.digit_cos": (10, 10),
-                  "embedding.digit_W_E": (10, 64), "embedding.digit_norm": (10, 1)},
+                  "embedding.digit_W_E": (10, 64), "embedding.digit_norm": (10, 1),
+                  "embedding.digit_nearest": (10,)},
     "svd": {"svd.U": (V, 64), "svd.S": (64,), "svd.Sigma": (64, 64), "svd.V": (64, 64), "svd.energy": (64,),
             "svd.digit_coords": (10, 2)},
     "dot_variance": {"dot_variance.d": (4,), "dot_variance.raw": (4,), "dot_variance.scaled": (4,)},
@@ -68,7 +69,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     | {"next_token.shift_gap": (1, 9), "next_token.top_ids": (1, 9, 5), "next_token.top_probs": (1, 9, 5),
        "next_token.top_logits": (1, 9, 5)},
     "temperature": {"temperature.T": (5,), "temperature.probs": (5, V), "temperature.top": (5,),
-                    "temperature.winner": (5,)},
+                    "temperature.winner": (5,), "temperature.hot_change": (1,)},
     "nll": {"nll.targets": (1, 8), "nll.onehot": (1, 8, V), "nll.scored": (1, 8), "nll.p_true": (1, 8),
             "nll.loss": (1, 8), "nll.mean": (1,), "nll.answer_prob": (1, 1), "nll.random_p_true": (1, 8),
             "nll.random_loss": (1, 8), "nll.random_mean": (1,)},
@@ -146,6 +147,7 @@ def test_embedding_lookup_is_one_hot_times_W_E(hub, trained_out):
     np.testing.assert_allclose(np.diag(cos), 1.0, atol=1e-12)
     assert all(abs(int(np.argmax(np.where(np.eye(10, dtype=bool)[i], -9, cos[i]))) - i) == 1 for i in range(10)), \
         "the trained digits' nearest neighbours should be the digits next to them"
+    assert [abs(int(n) - i) for i, n in enumerate(out["embedding.digit_nearest"])] == [1] * 10
 
 
 def test_svd_reconstructs_W_E_with_orthonormal_directions(hub, trained_out):
@@ -198,6 +200,7 @@ def test_temperature_divides_the_real_logits(hub, trained_out):
     assert len(set(out["temperature.winner"].tolist())) == 1
     assert out["temperature.top"][-1] == pytest.approx(1 / V, abs=0.001)
     assert np.all(np.diff(out["temperature.top"]) <= 1e-12)
+    assert out["temperature.hot_change"][0] == pytest.approx(out["temperature.top"][3] - out["temperature.top"][1])
 
 
 def test_nll_is_minus_log_p_of_the_true_token(hub):

@@ -104,3 +104,71 @@ async def test_user_lessons_on_the_roadmap_and_edited_while_open(tmp_path):
         tree = app.screen.query_one(Tree)
         assert any("Mine, edited" in label for label in _labels(tree))
         assert not any("format_version" in label for label in _labels(tree))
+
+
+UNKNOWN_PROBE = ('    probe: "blocks.0.attn.pattern[0, 0, 1]"\n', '    probe: "blocks.0.attn.patern[0, 0, 1]"\n')
+
+
+def test_the_live_check_of_a_reloaded_lesson_finds_what_loading_cannot(tmp_path):
+    from tutor.authoring.reload_check import live_problems
+    from tutor.live.hub import ModelHub
+
+    path = tmp_path / "mine.yaml"
+    save(path, lesson())
+    catalog = load_catalog([tmp_path])
+    watcher = LessonWatcher(catalog.sources)
+    assert live_problems(path, catalog.get("mine").lesson, ModelHub()) == []
+
+    text = lesson()
+    assert UNKNOWN_PROBE[0] in text
+    save(path, text.replace(*UNKNOWN_PROBE))
+    [reload] = apply_changes(catalog, watcher.poll())
+    assert not reload.broken                       # it loads: only running it shows the problem
+    problems = live_problems(path, catalog.get("mine").lesson, ModelHub())
+    assert problems and "unknown probe 'blocks.0.attn.patern'" in problems[0].message
+    line = next(i for i, row in enumerate(path.read_text().splitlines(), 1) if "patern" in row)
+    assert (problems[0].path, problems[0].line) == (str(path), line)
+    checked = reload.with_live_problems(problems)
+    assert checked.checked and not checked.broken
+    assert checked.summary().startswith(f"{path}:{line}:") and "mine reloaded with this problem" in checked.summary()
+
+
+async def test_a_save_with_an_unknown_probe_is_reported_while_the_lesson_is_open(tmp_path, monkeypatch):
+    import threading
+
+    import tutor.authoring.reload_check as reload_check
+
+    threads = []
+    real = reload_check.live_problems
+
+    def recording(*args):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(*args)
+
+    monkeypatch.setattr(reload_check, "live_problems", recording)
+    path = tmp_path / "mine.yaml"
+    save(path, lesson())
+    app = TutorApp(lesson_dirs=[tmp_path], preload_model=False, watch_interval=0.05)
+    told = []
+    original_notify = app.notify
+    app.notify = lambda message, **kw: (told.append((message, kw.get("title"))), original_notify(message, **kw))[1]
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.open_lesson("mine")
+        await pilot.pause()
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.live is not None, "the live tensors")
+
+        save(path, lesson().replace(*UNKNOWN_PROBE))
+        await wait_until(pilot, lambda: "live check found a problem" in text_of(screen, "#live-status", width=200),
+                         "the live check's problem")
+        status = text_of(screen, "#live-status", width=200)
+        assert "unknown probe 'blocks.0.attn.patern'" in status and f"{path}:" in status
+        assert any(title == "Lesson file has a problem" and "patern" in message for message, title in told)
+        assert threads and not any(threads)        # never on the UI thread
+        await wait_until(pilot, lambda: screen.live is not None, "recomputed tensors")
+        assert "live check found a problem" in text_of(screen, "#live-status", width=200)   # kept after the recompute
+
+        save(path, lesson(title="Mine, fixed"))
+        await wait_until(pilot, lambda: screen.lesson.title == "Mine, fixed", "the fixed reload")
+        await wait_until(pilot, lambda: screen.live is not None, "recomputed tensors")
+        assert "live check" not in text_of(screen, "#live-status", width=200)

@@ -82,7 +82,7 @@ async def test_stats_show_answers_accuracy_streak_and_escape_returns(tmp_path):
         stats = app.screen
         assert isinstance(stats, StatsScreen)
         summary = text_of(stats, "#stats-summary")
-        assert "Answers: 2" in summary and "Right: 50%" in summary and "Streak: 1 day" in summary
+        assert "Questions finished: 2" in summary and "Right first time: 50%" in summary and "Streak: 1 day" in summary
         assert re.search(r"Review: 0 due now, next in (9|10) min", summary)   # a miss returns 10 min later
         assert stats.query_one(Sparkline).data[-1] == 2.0
         table = stats.query_one(DataTable)

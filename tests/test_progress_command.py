@@ -93,7 +93,7 @@ def test_home_from_environment(home, capsys, monkeypatch):
 def test_export_and_import(home, tmp_path, capsys, monkeypatch):
     file = tmp_path / "out.json"
     code, out, _ = run(["--home", str(home), "--export", str(file)], capsys, monkeypatch)
-    assert code == 0 and "Exported 4 answers" in out
+    assert code == 0 and "Exported 4 attempts and 4 question outcomes" in out
     assert len(json.loads(file.read_text(encoding="utf-8"))["answers"]) == 4
     other = tmp_path / "other"
     for expected in ("Imported 4 new answers", "Imported 0 new answers"):

@@ -34,9 +34,9 @@ def test_requires_is_for_trained_weights_and_names_known_tasks():
 
 def test_check_with_a_checkpoint_skips_with_the_reason(capsys):
     assert main(["lessons", "check", "--checkpoint", "random", "--variants", "0",
-                 str(load_catalog().get("de-greedy").path), str(load_catalog().get("pr-softmax-stability").path)]) == 0
+                 str(load_catalog().get("pr-confident-wrong").path), str(load_catalog().get("pr-softmax-stability").path)]) == 0
     out = capsys.readouterr().out
-    assert "skipped de-greedy: this lesson needs a model trained on the sort task, trained" in out
+    assert "skipped pr-confident-wrong: this lesson needs a model trained on the sort task, trained" in out
     assert "on random initial weights of the shipped shape" in out and "(1 skipped for model.requires): all valid" in out
 
 
@@ -57,7 +57,7 @@ async def test_the_app_offers_the_shipped_model_and_keeps_the_learners(tmp_path)
     app.hub.replace(random_hub.model, random_hub.tokenizer, random_hub.label, random_hub.meta)
     version = app.hub.version
     async with app.run_test(size=(120, 40)) as pilot:
-        app.open_lesson("de-greedy")
+        app.open_lesson("pr-confident-wrong")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, LessonScreen)

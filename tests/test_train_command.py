@@ -132,3 +132,19 @@ def test_a_diverging_run_says_so_and_saves_the_last_good_weights(tmp_path, capsy
     captured = capsys.readouterr()
     assert rc == 1 and "diverged" in captured.err and "last good weights" in captured.out
     assert load_checkpoint(out)[2]["status"] == "diverged"     # loading also proves the weights are finite
+
+
+def test_a_seed_out_of_range_is_refused_with_the_range(capsys):
+    with pytest.raises(SystemExit):
+        parse("train", "--seed", str(10**30))
+    assert "between 0 and" in capsys.readouterr().err
+
+
+def test_a_training_file_over_the_cap_is_refused(tmp_path, monkeypatch):
+    import tutor.model.data as data
+
+    monkeypatch.setattr(data, "MAX_TEXT_BYTES", 100)
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 101, encoding="utf-8")
+    with pytest.raises(ValueError, match="larger than"):
+        data.load_dataset(str(big))

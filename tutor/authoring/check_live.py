@@ -71,7 +71,7 @@ def distinguishing_sizes(lesson: Lesson) -> dict[str, int] | None:
     and N all different, so a symbolic answer that is right only by coincidence is caught."""
     setup = lesson.model
     rows = setup.rows
-    trained = setup.weights == "trained"
+    trained = setup.weights != "random"
     heads = [4] if trained else range(setup.n_head or 2, 17)
     n_layer = 2 if trained else setup.n_layer or 1
     for H in heads:

@@ -12,7 +12,8 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from tutor.cli.args import non_negative_int, positive_int, real_number
+from tutor.cli.args import non_negative_int, positive_int, real_number, whole_number
+from tutor.model.formats import TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
 
@@ -25,7 +26,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--steps", type=positive_int, default=1500, help="optimisation steps (default 1500)")
     p.add_argument("--data", default="sort", help="sort | reverse | text | PATH (default sort)")
     p.add_argument("--out", default=None, help="checkpoint to write (default tutor-<data>.pt)")
-    p.add_argument("--seed", type=int, default=0, help="seed for weights and batches (default 0)")
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=0,
+                   help="seed for weights and batches, 0 to 2^63-1 (default 0)")
     p.add_argument("--size", choices=sorted(SIZES), default="tiny",
                    help="tiny: d_model 64, 4 heads, 2 layers, 64 tokens; small: 128, 4, 4, 128")
     p.add_argument("--positions", choices=("learned", "sinusoidal", "none"), default="learned")
@@ -54,7 +56,7 @@ def _command_line(args: argparse.Namespace) -> str:
         parts.append(f"--threads {args.threads}")
     if args.positions != "learned":
         parts.append(f"--positions {args.positions}")
-    if args.data in ("sort", "reverse") and (args.min_len, args.max_len) != (1, 8):
+    if args.data in TASKS and (args.min_len, args.max_len) != (1, 8):
         parts.append(f"--min-len {args.min_len} --max-len {args.max_len}")
     return " ".join(parts)
 
@@ -74,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from tutor.model import GPT, GPTConfig, CharTokenizer
     from tutor.model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-    from tutor.model.data import TASKS, load_dataset
+    from tutor.model.data import load_dataset
     from tutor.model.train import TrainConfig, Trainer, resolve_device, use_training_threads
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)   # soft: never break a path in two

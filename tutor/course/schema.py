@@ -63,7 +63,9 @@ class ModelRequirement(Strict):
 class ModelSetup(Strict):
     """Which weights and which input produce the lesson's live tensors."""
 
-    weights: Literal["trained", "random"] = "trained"
+    # trained: the learner's current model; random: fresh weights of the lesson's sizes;
+    # text: the shipped model trained on prose (same shape as the sort model), whatever the learner trained
+    weights: Literal["trained", "random", "text"] = "trained"
     text: Union[ShortText, list[ShortText]] = "1234"
     # token ids instead of text, one list per batch row; overrides `text` when given
     tokens: list[Annotated[list[Annotated[int, Field(ge=0, le=100_000)]], Field(min_length=1, max_length=256)]] | None = \
@@ -117,22 +119,25 @@ class ModelSetup(Strict):
     @model_validator(mode="after")
     def _sizes_need_random_weights(self):
         sized = [n for n in ("d_model", "n_head", "n_layer", "positions") if getattr(self, n) is not None]
-        if self.weights == "trained" and (sized or {"D", "H"} & set(self.vary)):
+        if self.weights != "random" and (sized or {"D", "H"} & set(self.vary)):
             what = ", ".join(sized + sorted({"D", "H"} & set(self.vary)))
-            raise ValueError(f"{what} can only be chosen with weights: random (trained weights have fixed sizes)")
+            raise ValueError(f"{what} can only be chosen with weights: random ({self.weights} weights have fixed sizes)")
         over = self.cost().over()
         if over:
             raise ValueError(over)
         if self.weights == "random" and self.requires is not None:
             raise ValueError("requires: describes the learner's trained model; a lesson with weights: random "
                              "builds its own model and needs nothing (remove requires:)")
+        if self.weights == "text" and self.requires is not None:
+            raise ValueError("requires: describes the learner's trained model; a lesson with weights: text "
+                             "always runs the shipped text model and needs nothing (remove requires:)")
         return self
 
     def cost(self):
         """The live computation's estimated cost at the largest sizes this setup can draw."""
         from tutor.experiments.registry import lesson_cost
 
-        trained = self.weights == "trained"
+        trained = self.weights != "random"   # trained and text: the shipped shape
         largest = {name: high for name, (_, high) in self.vary.items()}
         B = max(len(self.rows), largest.get("B", 0))
         L = max(len(self.rows[0]), largest.get("L", 0))

@@ -7,7 +7,7 @@ timer.  No Textual here, so the reload rules are tested without an app.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tutor.course.catalog import Catalog, lesson_files, refresh_file
@@ -25,14 +25,23 @@ class Reload:
     new_id: str | None        # the lesson it serves now (the last good one when broken)
     problems: list[Problem]   # empty when the file loaded cleanly
     removed: bool = False
+    # the problems come from running the reloaded lesson on the model: the file loaded and its new
+    # version is in use, but a learner would meet these (an unknown probe, a slice out of range)
+    checked: bool = False
 
     @property
     def broken(self) -> bool:
-        return bool(self.problems)
+        return bool(self.problems) and not self.checked
+
+    def with_live_problems(self, problems: list[Problem]) -> "Reload":
+        return replace(self, problems=list(problems), checked=True)
 
     def summary(self) -> str:
         if self.removed:
             return f"{self.path.name} was removed"
+        if self.checked and self.problems:
+            more = f" (and {len(self.problems) - 1} more: run tutor lessons check)" if len(self.problems) > 1 else ""
+            return f"{self.problems[0]}{more}; {self.new_id} reloaded with this problem"
         if self.broken:
             kept = f"; the last good version of {self.new_id} stays" if self.new_id else ""
             return f"{self.problems[0]}{kept}"

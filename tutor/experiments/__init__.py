@@ -3,8 +3,8 @@
 Importing the package registers every experiment; ``registry`` holds the decorator and the table.
 """
 from tutor.experiments import structure, training  # noqa: F401  (each registers its experiments)
-from tutor.experiments import attention_masks, attention_scale, contextual, curvature, graphs, objectives, \
-    schedules, stability  # noqa: F401
+from tutor.experiments import attention_masks, attention_scale, contextual, curvature, decoding_compare, graphs, \
+    objectives, schedules, stability  # noqa: F401
 from tutor.experiments.registry import DESCRIPTIONS, EXPERIMENTS, ExperimentContext, experiment, one_torch_thread, \
     run_experiments
 

@@ -234,13 +234,15 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("heads", f"switch off one head of block 0 (head {ABLATED_HEAD}, or the last if fewer): heads.ablated "
                      "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
                      "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
-                     "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes")
+                     "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
+                     "heads.favourite (H, L) the key each head weights most at each query of row 0")
 @one_torch_thread
 def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
     w_o = context.model.blocks[0].attn.W_O
-    z = _probes(context)["blocks.0.attn.z"]                                  # (B, H, L, D_head)
+    probes = _probes(context)
+    z = probes["blocks.0.attn.z"]                                            # (B, H, L, D_head)
     batch, n_head, length, d_head = z.shape
     head = min(ABLATED_HEAD, n_head - 1)
     off = z.clone()
@@ -256,6 +258,7 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
         "heads.merged_ablated": _np(merged_off),
         "heads.changed": _np((merged - merged_off).abs().amax(dim=(0, 1)) > 0),
         "heads.out_changed": _np((out - out_off).abs().amax(dim=(0, 1)) > 0),
+        "heads.favourite": _np(probes["blocks.0.attn.pattern"][0].argmax(dim=-1)),   # (H, L)
     }
 
 
@@ -397,7 +400,7 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("kl", "teacher p = the lesson's model, student q = an untrained model of the same size (seeded by the "
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
-                  "kl.KL_qp (1,) each, in nats")
+                  "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq")
 @one_torch_thread
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -414,6 +417,7 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
         "kl.H_p": _scalar(-(p * logp).sum()), "kl.H_q": _scalar(-(q * logq).sum()),
         "kl.H_pq": _scalar(-(p * logq).sum()), "kl.H_qp": _scalar(-(q * logp).sum()),
         "kl.KL_pq": _scalar((p * (logp - logq)).sum()), "kl.KL_qp": _scalar((q * (logq - logp)).sum()),
+        "kl.KL_gap": _scalar((q * (logq - logp)).sum() - (p * (logp - logq)).sum()),
     }
 
 

@@ -87,7 +87,8 @@ def _digit_ids(context: ExperimentContext) -> list[int]:
                          "embedding.ids (B, L), embedding.one_hot (B, L, V), embedding.lookup (B, L, D); "
                          "cosine tables of the digits 0-9: embedding.digit_onehot_cos (10, 10), "
                          "embedding.digit_cos (10, 10) from W_E, embedding.digit_W_E (10, D), "
-                         "embedding.digit_norm (10, 1) the length of each digit's row")
+                         "embedding.digit_norm (10, 1) the length of each digit's row, "
+                         "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine)")
 @one_torch_thread
 def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -108,6 +109,7 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
         "embedding.digit_cos": _np(unit @ unit.T),                          # (10, 10)
         "embedding.digit_W_E": _np(rows),
         "embedding.digit_norm": _np(rows.norm(dim=-1, keepdim=True)),
+        "embedding.digit_nearest": _np((unit @ unit.T).fill_diagonal_(-2.0).argmax(dim=-1)),   # (10,)
     }
 
 
@@ -236,7 +238,8 @@ TEMPERATURES = (0.5, 1.0, 2.0, 5.0, 1000.0)
 @experiment("temperature", "softmax(z / T) of the next-token logits z at the last position of "
                            "row 0, through the sampler's own filter: temperature.T (5,) = 0.5, 1, 2, "
                            "5, 1000; temperature.probs (5, V); temperature.top (5,) largest p at each T; "
-                           "temperature.winner (5,) its token id")
+                           "temperature.winner (5,) its token id; temperature.hot_change (1,) top at T=5 "
+                           "minus top at T=1")
 @one_torch_thread
 def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -247,7 +250,9 @@ def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
         z = context.model(_tokens(context))[0, -1].double()                 # (V,)
     probs = torch.stack([torch.softmax(filter_logits(z, t), dim=-1) for t in TEMPERATURES])  # (5, V)
     return {"temperature.T": np.array(TEMPERATURES), "temperature.probs": _np(probs),
-            "temperature.top": _np(probs.amax(dim=-1)), "temperature.winner": _np(probs.argmax(dim=-1))}
+            "temperature.top": _np(probs.amax(dim=-1)), "temperature.winner": _np(probs.argmax(dim=-1)),
+            # its sign is the answer to "does the favourite rise or fall when T grows?" on any model
+            "temperature.hot_change": _np(probs[3].max() - probs[1].max()).reshape(1)}
 
 
 @experiment("nll", "the probability the model gives each real next token and its cross-entropy: "

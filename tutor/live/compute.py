@@ -126,6 +126,8 @@ def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None,
         unmet = unmet_requirement(setup, facts_of(trained))
         if unmet:
             raise RequirementNotMet(unmet)
+    elif setup.weights == "text":
+        trained = hub.named("text")   # a fixed shipped model: the learner's weights play no part
     tokenizer = trained.tokenizer if trained else CharTokenizer()
     if trained:
         base = {"D": trained.model.config.d_model, "H": trained.model.config.n_head}

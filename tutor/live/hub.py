@@ -37,6 +37,7 @@ class ModelHub:
     meta: dict = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _shipped: "HubSnapshot | None" = field(default=None, repr=False)
+    _named: "dict[str, HubSnapshot]" = field(default_factory=dict, repr=False)
 
     def ensure_loaded(self) -> None:
         with self.lock:
@@ -65,6 +66,16 @@ class ModelHub:
                     "shipped default checkpoint", meta)), -1, dict(meta))
             return self._shipped
 
+    def named(self, name: str) -> "HubSnapshot":
+        """A shipped checkpoint by name ("text"), loaded once and kept beside the current model: a
+        lesson with ``weights: text`` shows it whatever the learner trained.  ValueError for an
+        unknown name, CheckpointError for a missing file."""
+        with self.lock:
+            if name not in self._named:
+                model, tokenizer, label, meta = load_named_with_meta(name)
+                self._named[name] = HubSnapshot(model, tokenizer, one_line(label), -2, meta)
+            return self._named[name]
+
     def replace(self, model: "GPT", tokenizer: "CharTokenizer", label: str, meta: dict | None = None) -> None:
         """The new current model; ``meta`` (data, steps, ...) lets lessons check their requirements."""
         with self.lock:
@@ -83,12 +94,18 @@ def load_named(name: str):
     "sort" is the default model the lessons are written for; "text" has the same shape but was
     trained on the built-in prose, so decoding strategies visibly differ on it.
     """
+    model, tokenizer, label, _ = load_named_with_meta(name)
+    return model, tokenizer, label
+
+
+def load_named_with_meta(name: str):
+    """load_named, plus the checkpoint's meta (data, steps) that lesson requirements read."""
     from tutor.model.checkpoint import default_checkpoint_path, describe_checkpoint, load_checkpoint
 
     if name not in SHIPPED:
         raise ValueError(f"no shipped model {name!r}; choose {', '.join(SHIPPED)}")
     model, tokenizer, meta = load_checkpoint(default_checkpoint_path().with_name(SHIPPED[name]))
-    return model.eval(), tokenizer, describe_checkpoint(f"shipped {name} model", meta)
+    return model.eval(), tokenizer, describe_checkpoint(f"shipped {name} model", meta), dict(meta)
 
 
 def hub_for_checkpoint(spec: str) -> ModelHub:

@@ -16,12 +16,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from tutor.model.checkpoint import describe_checkpoint
 from tutor.common.settings import load_settings, save_setting
+from tutor.model.formats import END, TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
 DATA_CHOICES = ("sort", "reverse", "text", "file")
-TASKS = ("sort", "reverse")
 SHAPE = SIZES["tiny"]                  # the shipped checkpoint's shape; see the module docstring
 KEPT_SETTING = "model"                 # settings.json key: the checkpoint to load at start
 ACCURACY_EXAMPLES = 300               # held-out digit strings per accuracy check (about 0.2 s)
@@ -178,7 +177,7 @@ class TrainingRun:
             "train_loss": m.loss if m else None, "val_loss": m.val_loss if m else None,
             "accuracy": m.accuracy if m else None, "seed": self.request.seed, "size": "tiny",
             "preset": self.request.preset, "lr": self.request.lr, "source": "dashboard",
-            "stop": "\n" if self.is_task else None, "continued_from": self.continued_from or None,
+            "stop": END if self.is_task else None, "continued_from": self.continued_from or None,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "training_seconds": round(time.time() - self.started, 1), "torch": torch.__version__,
         }
@@ -271,16 +270,19 @@ def save_model(path, model, meta: dict) -> Path:
 
 
 def load_model(path, name: str | None = None):
-    """-> (model, tokenizer, label); CheckpointError for a bad file or a shape the lessons can't use."""
+    """-> (model, tokenizer, label, meta); CheckpointError for a bad file or a shape the lessons can't use.
+
+    The meta (data, steps, ...) travels with the weights: without it a lesson's ``model.requires``
+    could not tell what the model was trained on."""
     from tutor.model import CharTokenizer
-    from tutor.model.checkpoint import CheckpointError, load_checkpoint
+    from tutor.model.checkpoint import CheckpointError, describe_checkpoint, load_checkpoint
 
     path = Path(path).expanduser()
     model, tokenizer, meta = load_checkpoint(path, expected_tokenizer=CharTokenizer())
     problem = shape_problem(model.config)
     if problem:
         raise CheckpointError(f"{path}: {problem}")
-    return model, tokenizer, describe_checkpoint(name or f"checkpoint {path.name}", meta)
+    return model, tokenizer, describe_checkpoint(name or f"checkpoint {path.name}", meta), dict(meta)
 
 
 def remember_kept(home: Path, path: Path | None) -> None:
@@ -289,7 +291,7 @@ def remember_kept(home: Path, path: Path | None) -> None:
 
 
 def load_kept(home: Path):
-    """The checkpoint kept at the last quit -> (model, tokenizer, label), or None if none is kept.
+    """The checkpoint kept at the last quit -> (model, tokenizer, label, meta), or None if none is kept.
 
     Raises CheckpointError when the kept file is gone or broken; the caller falls back to the
     shipped model and says so.

@@ -143,6 +143,9 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
             self.notify(reload.summary(), title="Lesson file has a problem" if reload.broken else "Lesson file",
                         severity="error" if reload.broken else "information", timeout=8 if reload.broken else 3,
                         markup=False)
+        from tutor.ui.reload_check import start_live_checks
+
+        start_live_checks(self, reloads)   # runs each lesson on the model in a worker; problems come back later
         return reloads
 
     def record_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,

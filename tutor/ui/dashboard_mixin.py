@@ -58,8 +58,8 @@ class DashboardMixin:
             self.post_message(KeptModelLoaded("", f"{error}"))
             return
         if kept is not None:
-            model, tokenizer, label = kept
-            self.hub.replace(model, tokenizer, label)
+            model, tokenizer, label, meta = kept
+            self.hub.replace(model, tokenizer, label, meta)
             self.post_message(KeptModelLoaded(self.hub.label))
 
     def on_kept_model_loaded(self, message: KeptModelLoaded) -> None:

@@ -84,6 +84,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.outcomes: dict[str, Outcome] = {}   # this visit's finished questions, for the summary
         self.opened_at = None                    # the app's clock when the lesson opened
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
+        self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
         self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
 
     def compose(self) -> ComposeResult:

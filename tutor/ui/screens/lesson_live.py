@@ -15,6 +15,7 @@ from tutor.common.i18n import _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.ui.messages import LiveFailed, LiveReady
+from tutor.ui.reload_check import problems_text
 from tutor.ui.widgets.prose import Prose
 
 
@@ -86,6 +87,8 @@ class LiveMixin:
                                    "(tell the lesson's author): {where}: {error}").format(
                 more=_(" (and {count} more)").format(count=len(problems) - 1) if len(problems) > 1 else "",
                 where=".".join(map(str, where)), error=short_message(error)), style="yellow")
+        if self.check_problems:
+            status.append("\n" + problems_text(self.check_problems), style="bold red")
         self.status(status)
         self.show_texts()
         self.show_question()
@@ -117,7 +120,10 @@ class LiveMixin:
         for reload in reloads:
             if reload.path != self.item.path and reload.old_id != self.lesson.id:
                 continue
-            if reload.broken:
+            if reload.checked:   # the live check of the version on screen found problems
+                self.check_problems = reload.problems
+                self.status(Text(problems_text(reload.problems), style="bold red"))
+            elif reload.broken:
                 self.status(Text(_("The edited lesson file has a problem; this is the last good version.") +
                                  f"\n{reload.problems[0]}", style="bold red"))
             elif reload.removed or reload.new_id is None:
@@ -128,6 +134,7 @@ class LiveMixin:
     def swap_lesson(self, item: LoadedLesson) -> None:
         """Show the reloaded lesson at the same question (clamped) and recompute its tensors."""
         self.item, self.lesson = item, item.lesson
+        self.check_problems = []
         self.generation += 1
         self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
         self.title = self.lesson.title

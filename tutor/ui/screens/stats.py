@@ -40,7 +40,7 @@ class StatsScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = _("Stats")
         table = self.query_one(DataTable)
-        table.add_columns(_("Track"), _("Lessons"), _("Done"), _("Accuracy"), _("Answers"))
+        table.add_columns(_("Track"), _("Lessons"), _("Done"), _("First try"), _("Finished"))
         self.show(self.app.progress_snapshot())
         table.focus()
 
@@ -56,8 +56,9 @@ class StatsScreen(Screen):
         if not snapshot.saving:
             summary.append(_("Progress is not being saved this session; these numbers are empty.") + "\n",
                            style="bold")
-        summary.append(_("Answers: {count}   Right: {percent}   ").format(count=attempts, percent=f"{right / attempts:.0%}")
-                       if attempts else _("Answers: {count}   ").format(count=0))
+        # a question counts once it is finished (right, or revealed), and only its first attempt is scored
+        summary.append(_("Questions finished: {count}   Right first time: {percent}   ").format(
+            count=attempts, percent=f"{right / attempts:.0%}") if attempts else _("Questions finished: {count}   ").format(count=0))
         summary.append(ngettext("Streak: {count} day", "Streak: {count} days", snapshot.streak).format(
             count=snapshot.streak) + "\n")
         summary.append(_("Review: {count} due now").format(count=len(snapshot.due)))

@@ -14,6 +14,7 @@ from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 
 from tutor.common.i18n import _
+from tutor.common.safe_text import neutralise
 from tutor.ui.messages import AttentionFailed, AttentionReady
 from tutor.ui.widgets.heat_colors import HeatPalette
 
@@ -140,4 +141,5 @@ class AttentionView(Vertical):
         self.say(message.error, "bold red")
 
     def say(self, message: str, style: str = "") -> None:
-        self.query_one("#attn-message", Static).update(Text(message, style=style))
+        # messages quote file names, checkpoint meta and exceptions' text: never raw to the terminal
+        self.query_one("#attn-message", Static).update(Text(neutralise(message), style=style))

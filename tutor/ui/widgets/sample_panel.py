@@ -16,6 +16,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
 from tutor.common.i18n import N_, _
+from tutor.model.formats import TASKS
+from tutor.common.safe_text import neutralise
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
 
@@ -32,7 +34,7 @@ TASK_HINT = N_("This model was trained to sort digits: it is so sure of every to
 
 def is_task_model(label: str) -> bool:
     """The hub's label names the data its weights were trained on ("trained on sort", "your model: sort, …")."""
-    return any(f"on {task}" in label or f"model: {task}," in label for task in ("sort", "reverse"))
+    return any(f"on {task}" in label or f"model: {task}," in label for task in TASKS)
 
 
 def distribution_text(step: SampleStep | None, index: int, count: int, strategy: str) -> Text:
@@ -252,4 +254,5 @@ class SamplePanel(Vertical):
         self.query_one("#sample-next", Button).disabled = not ended or self.shown >= len(self.steps) - 1
 
     def say(self, message: str, style: str = "") -> None:
-        self.query_one("#sample-message", Static).update(Text(message, style=style))
+        # messages quote file names, checkpoint meta and exceptions' text: never raw to the terminal
+        self.query_one("#sample-message", Static).update(Text(neutralise(message), style=style))

@@ -86,11 +86,11 @@ class CheckpointActions:
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def load_from(self, path: str) -> None:
         try:
-            model, tokenizer, label = dt.load_model(path)
+            model, tokenizer, label, meta = dt.load_model(path)
         except Exception as error:   # CheckpointError names the file and what is wrong with it
             self.post_message(CheckpointFailed(_("Could not load: {error}").format(error=error)))
             return
-        self.post_message(CheckpointLoaded(model, tokenizer, label, {}, _("Loaded.")))
+        self.post_message(CheckpointLoaded(model, tokenizer, label, meta, _("Loaded.")))
 
     # --- quitting -----------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tutor.common.i18n import N_, _
+from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
 from tutor.ui.widgets.live_text import LiveText
@@ -174,7 +175,8 @@ class TrainPanel(CheckpointActions, Vertical):
             self.refresh_buttons()
 
     def say(self, message: str, style: str = "") -> None:
-        self.query_one("#train-message", Static).update(Text(message, style=style))
+        # messages quote file names, checkpoint meta and exceptions' text: never raw to the terminal
+        self.query_one("#train-message", Static).update(Text(neutralise(message), style=style))
 
     # --- the training thread ----------------------------------------------------------------
 

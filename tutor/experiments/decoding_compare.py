@@ -1,0 +1,107 @@
+"""Decoding strategies side by side: one prompt, the same model, six ways to continue it.
+
+The trade-off the decoding lessons describe one strategy at a time (greedy and beam are sure but
+dull and loop, sampling is varied but less likely, top-k and top-p cut the unlikely tail) only
+shows when the strategies run on the same prompt and are measured the same way.  Each
+strategy continues batch row 0 with model/sample.py's own ``generate`` and ``beam_search``,
+DRAWS times with seeds seed, seed+1, ... (greedy and beam give the same text every time), and
+every continuation is scored by the model itself at T = 1 without filters: what a strategy
+wins in likelihood it pays in diversity, and the other way round.
+"""
+from __future__ import annotations
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+N_NEW = 20            # tokens in each continuation
+DRAWS = 6             # seeded draws per strategy
+BEAM_WIDTH = 4
+NGRAM = 4             # repetition counts repeated 4-grams (a char-level model's short words)
+# name -> the knobs given to model/sample.py; the order is the order of every output's axis
+STRATEGIES: dict[str, dict] = {
+    "greedy": {"temperature": 0},
+    "beam": {"beam_width": BEAM_WIDTH},
+    "sample T=1": {"temperature": 1.0},
+    "sample T=1.5": {"temperature": 1.5},
+    "top-k k=5": {"temperature": 1.0, "top_k": 5},
+    "top-p p=0.9": {"temperature": 1.0, "top_p": 0.9},
+}
+NAMES = ", ".join(f"{i} {name}" for i, name in enumerate(STRATEGIES))
+
+
+def repeated_ngrams(tokens: list[int], n: int = NGRAM) -> float:
+    """The share of a text's n-grams that already occurred earlier in it (0: none repeats)."""
+    grams = [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+    if not grams:
+        return 0.0
+    seen: set[tuple[int, ...]] = set()
+    repeats = 0
+    for gram in grams:
+        repeats += gram in seen
+        seen.add(gram)
+    return repeats / len(grams)
+
+
+def distinct_ngrams(texts: list[list[int]], n: int = 2) -> float:
+    """distinct-n: different n-grams over all n-grams of all texts (1: no n-gram comes twice)."""
+    grams = [tuple(text[i:i + n]) for text in texts for i in range(len(text) - n + 1)]
+    return len(set(grams)) / len(grams) if grams else 0.0
+
+
+def continuations(model, prompt: list[int], knobs: dict, seed: int) -> list[list[int]]:
+    """DRAWS continuations of ``prompt`` with one strategy (seeded: the same every run)."""
+    from tutor.model.sample import beam_search, generate
+
+    if "beam_width" in knobs:
+        best = beam_search(model, prompt, N_NEW, beam_width=knobs["beam_width"])
+        return [list(best)] * DRAWS
+    return [generate(model, prompt, N_NEW, seed=seed + i, **knobs) for i in range(DRAWS)]
+
+
+def token_probs(model, prompt: list[int], texts: list[list[int]]):
+    """(S, N): the model's probability (T = 1, no filters) of each new token of each text."""
+    import torch
+
+    device = next(model.parameters()).device
+    full = torch.tensor([prompt + text for text in texts], device=device)   # (S, P+N)
+    with torch.no_grad():
+        logp = torch.log_softmax(model(full).double(), -1)                  # (S, P+N, V)
+    start = len(prompt)
+    new = full[:, start:]                                                   # (S, N)
+    return logp[:, start - 1:-1].gather(-1, new[..., None])[..., 0].exp()    # (S, N) p of each new token
+
+
+@experiment("decoding_compare", f"batch row 0 continued by {len(STRATEGIES)} strategies ({NAMES}), {N_NEW} new tokens, "
+                                f"{DRAWS} seeded draws each (beam width {BEAM_WIDTH}); every output has one entry per "
+                                "strategy in that order: decoding_compare.distinct (6,) different continuations among "
+                                "the draws, decoding_compare.distinct_2 (6,) different 2-grams over all 2-grams of the "
+                                "draws, decoding_compare.logprob (6,) mean log-probability per new token under the "
+                                f"model at T=1, decoding_compare.repetition (6,) share of each text's {NGRAM}-grams "
+                                "that repeat an earlier one (mean over draws), decoding_compare.samples "
+                                f"(6, {DRAWS}, {N_NEW}) the token ids and decoding_compare.token_probs (6, {DRAWS}, {N_NEW}) the "
+                                "model's probability of each; decoding_compare.beam_gain (1,) beam's minus "
+                                "greedy's mean log-probability")
+@one_torch_thread
+def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
+    model = context.model
+    prompt = context.tokens[0].tolist()[-(model.config.block_size - N_NEW):]   # prompt + text fit the window
+    samples, probs, distinct, distinct_2, logprob, repetition = [], [], [], [], [], []
+    for knobs in STRATEGIES.values():
+        texts = continuations(model, prompt, knobs, context.seed)
+        samples.append(texts)
+        probs.append(token_probs(model, prompt, texts).numpy())             # (S, N)
+        distinct.append(len({tuple(text) for text in texts}))
+        distinct_2.append(distinct_ngrams(texts))
+        logprob.append(float(np.log(probs[-1]).mean()))
+        repetition.append(float(np.mean([repeated_ngrams(text) for text in texts])))
+    floats = lambda values: np.array(values, dtype=np.float64)  # noqa: E731
+    return {
+        "decoding_compare.distinct": floats(distinct),
+        "decoding_compare.distinct_2": floats(distinct_2),
+        "decoding_compare.logprob": floats(logprob),
+        "decoding_compare.repetition": floats(repetition),
+        "decoding_compare.samples": floats(samples),
+        "decoding_compare.token_probs": floats(probs),
+        "decoding_compare.beam_gain": floats([logprob[1] - logprob[0]]),
+    }
