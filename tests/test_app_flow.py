@@ -18,7 +18,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         screen = app.screen
         assert isinstance(screen, LessonScreen)
         await wait_for_live(pilot, screen)
-        assert "agree" in text_of(screen, "#live-status")
+        assert "formula matches the model" in text_of(screen, "#formula-check")
         assert "Q⋅K" in text_of(screen, "#formula") or "Q·K" in text_of(screen, "#formula")
 
         # garbage first: a clear message, nothing revealed

@@ -87,7 +87,7 @@ async def test_user_lessons_on_the_roadmap_and_edited_while_open(tmp_path):
         assert screen.question_index == 3
         assert "Row one: what do the weights" in text_of(screen, "#question", width=160)
         await wait_until(pilot, lambda: screen.live is not None, "recomputed tensors")
-        assert "agree" in text_of(screen, "#live-status", width=160)
+        assert "formula matches the model" in text_of(screen, "#formula-check", width=160)
 
         save(path, edited.replace("format_version: 1", "format_version: 2"))
         await wait_until(pilot, lambda: "has a problem" in text_of(screen, "#live-status", width=160), "the error")

@@ -6,12 +6,17 @@ screen's workers have finished.  After a deliberate layout change, regenerate th
 ``python -m pytest tests/test_snapshots.py --snapshot-update`` and look at the SVGs.
 """
 import asyncio
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from textual.widgets import Input
 
 from journey_helpers import type_answer, wait_for_live
+from tutor.common.i18n import set_language
+from tutor.course.catalog import load_catalog
+from tutor.grading.attempts import Outcome
 from tutor.ui.app import TutorApp
+from tutor.ui.screens.lesson_summary import LessonSummaryScreen, summarize
 from tutor.ui.widgets.sample_panel import SamplePanel
 
 SIZE = (80, 24)
@@ -52,6 +57,7 @@ def lesson_steps(reveal: bool):
         no_blinking(app.screen)
         if reveal:
             await type_answer(pilot, "1")
+            await settle(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
         await pilot.pause()
     return run_before
 
@@ -62,6 +68,40 @@ def test_lesson_before_the_reveal(app, snap_compare):
 
 def test_lesson_after_the_reveal(app, snap_compare):
     assert snap_compare(app, terminal_size=SIZE, run_before=lesson_steps(reveal=True))
+
+
+def test_lesson_summary(app, snap_compare):
+    async def run_before(pilot):
+        app = pilot.app
+        now = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+        lesson = app.catalog.get("la-tensors").lesson
+        ids = [question.id for question in lesson.questions]
+        outcomes = {ids[0]: Outcome.FIRST_TRY, ids[1]: Outcome.MISSED, ids[2]: Outcome.AFTER_RETRY}
+        due = {ids[1]: now + timedelta(minutes=10), ids[2]: now + timedelta(days=1)}
+        summary = summarize(lesson.id, lesson.title, ids, outcomes, timedelta(minutes=6, seconds=12), due, app.catalog)
+        await app.push_screen(LessonSummaryScreen(summary, now))
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.fixture
+def zh_app(tmp_path):
+    set_language("zh")
+    yield TutorApp(catalog=load_catalog([], language="zh"), home=tmp_path / "home", preload_model=False,
+                   watch_interval=None)
+    set_language("en")
+
+
+def test_lesson_in_chinese(zh_app, snap_compare):
+    """Chinese prose wraps evenly between characters at 80 columns."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("la-tensors")
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.pause()
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
 
 
 def dashboard_steps(tab_presses: int):

@@ -9,7 +9,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.signal import Signal
 
-from tutor.common.i18n import N_
+from tutor.common.i18n import N_, _
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
@@ -24,6 +24,7 @@ from tutor.ui.screens.roadmap import RoadmapScreen
 class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     CSS_PATH = "app.tcss"
     TITLE = "Transformer math tutor"
+    model_note_seconds = 4.0   # how long "model ready in 2.5s" stays in the header
     COMMANDS = App.COMMANDS | {LessonCommands}
     BINDINGS = [
         Binding("question_mark,f1", "help", N_("Help")),   # an answer box takes "?", so F1 works there
@@ -103,12 +104,18 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
 
     def on_model_ready(self, message: ModelReady) -> None:
         self.model_status = "ready"
-        self.sub_title = f"model ready in {message.seconds:.1f}s"
+        note = self.sub_title = _("model ready in {seconds}s").format(seconds=f"{message.seconds:.1f}")
+        self.set_timer(self.model_note_seconds, lambda: self._clear_note(note))
         self.model_replaced()   # the dashboard, if open, names the weights
+
+    def _clear_note(self, note: str) -> None:
+        """The load time is news once; a later subtitle (another note) is left alone."""
+        if self.sub_title == note:
+            self.sub_title = ""
 
     def on_model_failed(self, message: ModelFailed) -> None:
         self.model_status = "failed"
-        self.sub_title = "model failed to load"
+        self.sub_title = _("model failed to load")
         self.notify(message.error, title="The built-in model could not be loaded", severity="error", timeout=10, markup=False)
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
@@ -119,6 +126,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
             return
         from tutor.ui.screens.lesson import LessonScreen  # numpy and the quiz load on first use
 
+        self.show_roadmap()   # one lesson at a time, so Escape from any of them is the roadmap
         self.push_screen(LessonScreen(item, question_index=question_index))
 
     def poll_lesson_files(self) -> list:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timezone
 
+from tutor.common.i18n import _
 from tutor.grading.attempts import Outcome
 from tutor.progress.store import ProgressError, ProgressStore, resolve_home
 from tutor.ui.progress_labels import Snapshot, take_snapshot, when
 from tutor.common.settings import load_settings, save_setting
 
 LIGHT, DARK = "textual-light", "textual-dark"
+WELCOME_SECONDS = 4
 
 
 def utc_now() -> datetime:
@@ -57,8 +59,9 @@ class JourneyMixin:
         if item is not None:
             index = max(0, min(position[1], len(item.lesson.questions) - 1))
             self.open_lesson(item.lesson.id, index)
-            self.notify(f"Reopened “{item.lesson.title}” at question {index + 1}. Escape goes to the roadmap.",
-                        title="Welcome back", timeout=6, markup=False)
+            # short, and drawn at the top right (app.tcss), so it never covers the answer box
+            self.notify(_("Reopened at question {number}. Escape: the roadmap.").format(number=index + 1),
+                        title=_("Welcome back"), timeout=WELCOME_SECONDS, markup=False)
 
     def _no_saving_answered(self, go_on: bool | None) -> None:
         if go_on:
@@ -116,6 +119,20 @@ class JourneyMixin:
         answers = [a for a in self.store.answers(lesson_id) if a.question_id == question_id]
         return answers[-1].variant if answers else None
 
+    def review_due_for(self, lesson_id: str, question_ids: list[str]) -> dict[str, datetime]:
+        """When review brings back each of a lesson's questions that has a card (the lesson summary)."""
+        if self.store is None:
+            return {}
+        due = {}
+        try:
+            for question_id in question_ids:
+                card = self.store.card(lesson_id, question_id)
+                if card is not None:
+                    due[question_id] = card.due
+        except (ProgressError, sqlite3.Error):
+            return {}
+        return due
+
     def progress_snapshot(self) -> Snapshot:
         try:
             return take_snapshot(self.store, self.catalog, self.clock())
@@ -123,6 +140,16 @@ class JourneyMixin:
             return Snapshot(saving=False)
 
     # -- screens ----------------------------------------------------------
+
+    def action_show_roadmap(self) -> None:
+        self.show_roadmap()
+
+    def show_roadmap(self) -> None:
+        """Close every screen above the roadmap (lessons, a summary, review, help, the dashboard)."""
+        from tutor.ui.screens.roadmap import RoadmapScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, RoadmapScreen):
+            self.pop_screen()
 
     def action_open_review(self) -> None:
         from tutor.ui.screens.review import ReviewScreen

@@ -14,6 +14,7 @@ if TYPE_CHECKING:   # the payload types, named without importing torch or numpy 
     import numpy as np
 
     from tutor.live.compute import LiveResult
+    from tutor.live.formula_check import FormulaCheck
     from tutor.model import GPT, CharTokenizer
     from tutor.model.train import TrainMetrics
     from tutor.training.sampling import SampleStep
@@ -46,6 +47,7 @@ class LiveReady(AppMessage):
     formula_text: str
     agreement: str
     generation: int = 0  # the lesson version it was computed for (hot reload drops stale ones)
+    check: FormulaCheck | None = None   # the formula against the model; the screen words it for learners
 
 
 @dataclass

@@ -11,6 +11,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from tutor.common.i18n import N_, _
+from tutor.ui.localize import localize_bindings
 from tutor.ui.widgets.attention_view import AttentionView
 from tutor.ui.widgets.sample_panel import SamplePanel
 from tutor.ui.widgets.train_panel import TrainPanel
@@ -18,22 +20,26 @@ from tutor.ui.widgets.train_panel import TrainPanel
 
 class DashboardScreen(Screen):
     BINDINGS = [
-        Binding("escape", "close", "Back"),
-        Binding("f5", "start", "Start"),
-        Binding("f6", "pause", "Pause"),
-        Binding("f7", "stop", "Stop"),
-        Binding("f8", "next_tab", "Next tab"),
+        Binding("escape", "close", N_("Back")),
+        Binding("f5", "start", N_("Start")),
+        Binding("f6", "pause", N_("Pause")),
+        Binding("f7", "stop", N_("Stop")),
+        Binding("f8", "next_tab", N_("Next tab")),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        localize_bindings(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="dash-weights")
         with TabbedContent(id="dash-tabs"):
-            with TabPane("Train", id="tab-train"):
+            with TabPane(_("Train"), id="tab-train"):
                 yield TrainPanel(id="train-panel")
-            with TabPane("Sample", id="tab-sample"):
+            with TabPane(_("Sample"), id="tab-sample"):
                 yield SamplePanel(id="sample-panel")
-            with TabPane("Attention", id="tab-attention"):
+            with TabPane(_("Attention"), id="tab-attention"):
                 yield AttentionView(id="attention-view")
         yield Footer()
 
@@ -42,7 +48,7 @@ class DashboardScreen(Screen):
         return self.query_one(TrainPanel)
 
     def on_mount(self) -> None:
-        self.title = "Dashboard"
+        self.title = _("Dashboard")
         self.model_changed()
         self.app.model_signal.subscribe(self, lambda _label: self.model_changed(), immediate=True)
 
@@ -52,8 +58,8 @@ class DashboardScreen(Screen):
     def model_changed(self) -> None:
         """The app's model was replaced (trained, loaded, reset): say which, redraw attention."""
         hub = self.app.hub
-        label = hub.label or ("loading the model…" if hub.model is None else "")
-        line = Text("Weights: ", style="bold")
+        label = hub.label or (_("loading the model…") if hub.model is None else "")
+        line = Text(_("Weights: "), style="bold")
         line.append(label)
         self.query_one("#dash-weights", Static).update(line)
         if hub.model is not None:

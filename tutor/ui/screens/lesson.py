@@ -1,53 +1,88 @@
-"""One lesson: explanation, formula, question; predict first, then see the real tensor."""
+"""One lesson: explanation, formula, question; predict first, then see the real tensor.
+
+The screen has three bands so that a 24-line terminal shows the question, the answer box
+and the formula together: the prose scrolls in its own pane (PageUp/PageDown scroll it even
+while typing an answer), the formula and its "in words" line stay fixed under it, and the
+question with its answer box sits at the bottom, growing upwards for feedback and the reveal.
+"""
 from __future__ import annotations
 
 import random
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 
+from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
-from tutor.grading.attempts import Encounter
+from tutor.course.placeholders import preview
+from tutor.grading.attempts import Encounter, Outcome
 from tutor.grading.kinds import allowed_attempts
-from tutor.ui.messages import LiveFailed, LiveReady
-from tutor.ui.reload_check import problems_text
-from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
+from tutor.ui.localize import localize_bindings
+from tutor.ui.screens.lesson_live import LiveMixin, reflow
 from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
+from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
 
+__all__ = ["LessonScreen", "reflow"]
 
-def reflow(text: str) -> str:
-    """Join an author's hard-wrapped lines so the terminal wraps them at its own width."""
-    paragraphs = [" ".join(line.strip() for line in block.splitlines()) for block in text.strip().split("\n\n")]
-    return "\n\n".join(p for p in paragraphs if p)
+QUIZ_MIN_LINES = 6   # the question's first line, the answer box and a line of feedback
 
 
-class LessonScreen(QuizMixin, Screen):
+class QuizPane(VerticalScroll, inherit_bindings=False):
+    """The question, answer box and reveal. It scrolls (the mouse, or the reveal bringing itself
+    into view) but binds no keys, so PageUp/PageDown pressed in the answer box reach the screen,
+    which scrolls the prose instead."""
+
+    can_focus = False
+
+
+class FormulaRow(Horizontal):
+    """The formula and its words; its height changes when SymPy's rendering replaces the source
+    text, and the quiz pane below is sized from it."""
+
+    def on_resize(self) -> None:
+        self.screen.fit_quiz()
+
+
+class RevealRow(Horizontal):
+    """Your answer beside the real tensor; once laid out (its size known), the quiz pane scrolls
+    so the verdict above it is at the top."""
+
+    def on_resize(self) -> None:
+        if self.display:
+            self.screen.show_reveal()
+
+
+class LessonScreen(LiveMixin, QuizMixin, Screen):
     DEFAULT_CSS = "#choices { height: auto; max-height: 10; margin: 0; }"
     BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("ctrl+t", "hint", "Hint"),
-        Binding("ctrl+g", "give_up", "Give up"),
-        Binding("ctrl+n", "next_question", "Next"),
-        Binding("ctrl+b", "previous_question", "Prev"),
-        Binding("ctrl+r", "new_sizes", "New sizes"),
-        Binding("ctrl+o", "on_shipped", "Shipped model", show=False),
+        Binding("escape", "back", N_("Roadmap")),
+        Binding("ctrl+t", "hint", N_("Hint")),
+        Binding("ctrl+g", "give_up", N_("Give up")),
+        Binding("ctrl+n", "next_question", N_("Next")),
+        Binding("ctrl+b", "previous_question", N_("Previous question"), show=False),
+        Binding("ctrl+r", "new_sizes", N_("New sizes"), show=False),   # the question says so where it applies
+        Binding("pageup", "scroll_prose(-1)", N_("Scroll the text up"), show=False),
+        Binding("pagedown", "scroll_prose(1)", N_("Scroll the text down"), show=False),
+        Binding("ctrl+o", "on_shipped", N_("Shipped model"), show=False),
     ]
 
     def __init__(self, item: LoadedLesson, variant_seed: int | None = None, question_index: int = 0) -> None:
         super().__init__()
+        localize_bindings(self)
         self.item = item
         self.lesson = item.lesson
         self.variant_seed = variant_seed
         self.live = None
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.encounter = Encounter()
+        self.outcomes: dict[str, Outcome] = {}   # this visit's finished questions, for the summary
+        self.opened_at = None                    # the app's clock when the lesson opened
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
         self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
@@ -56,98 +91,45 @@ class LessonScreen(QuizMixin, Screen):
         lesson = self.lesson
         yield Header()
         with VerticalScroll(id="lesson-body"):
-            yield Static(Text(lesson.title, style="bold"), id="lesson-title")
+            yield Static(Prose(Text(lesson.title, style="bold")), id="lesson-title")
             # which weights and input the tensors come from: first, so small terminals show it too
-            yield Static(Text("Loading the model… the question opens when the live tensors are ready."),
+            yield Static(Prose(_("Loading the model… the question opens when the live tensors are ready.")),
                          id="live-status")
-            yield Static(Text(reflow(preview(lesson.explanation))), id="explanation")
+            yield Static(Prose(reflow(preview(lesson.explanation))), id="explanation")
+        with FormulaRow(id="formula-row"):
             yield Static(Text(lesson.formula.expr), id="formula")
-            yield Static(Text("In words: " + preview(lesson.formula.translation)), id="translation")
-        with VerticalScroll(id="quiz"):
+            with Vertical(id="formula-side"):
+                yield Static(Prose(_("In words: ") + preview(lesson.formula.translation)), id="translation")
+                yield Static(id="formula-check")
+        with QuizPane(id="quiz"):
             yield Static(id="question")
-            yield AnswerInput(placeholder="your prediction, then Enter", id="answer")   # capped, keys in order
+            yield AnswerInput(placeholder=_("your prediction, then Enter"), id="answer")   # capped, keys in order
             yield OptionList(id="choices")
             yield Static(id="feedback")
             yield Static(id="hints")
-            with Horizontal(id="reveal"):
+            with RevealRow(id="reveal"):
                 yield Static(id="your-answer")
                 yield TensorView(id="real-tensor")
-        yield Footer()
+        yield Footer(show_command_palette=False)   # room for the lesson's keys at 80 columns; ctrl+p still works
 
     def on_mount(self) -> None:
         self.title = self.lesson.title
+        self.opened_at = self.app.clock()
         self.query_one("#answer", Input).focus()
         self.show_question()
         self.load_live()
         self.app.model_signal.subscribe(self, lambda _label: self.model_changed(), immediate=True)
         self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
 
-    @work(thread=True, exclusive=True, group="live")
-    def load_live(self) -> None:
-        """Torch and SymPy load here, off the UI thread; the screen is usable meanwhile."""
-        lesson, generation = self.lesson, self.generation
-        try:
-            from tutor.live.formula_check import check_formula, render_spec
-            from tutor.formulas.parse import FormulaError
-            from tutor.live.compute import compute_live
+    def on_resize(self) -> None:
+        self.fit_quiz()
 
-            live = compute_live(lesson, self.app.hub, self.variant_seed, on_shipped=self.on_shipped)
-            try:   # a formula that does not parse must not keep the learner from the questions
-                formula_text = render_spec(lesson.formula)
-                agreement = check_formula(lesson.formula, live.tensors, live.sizes).message
-            except FormulaError as error:
-                formula_text, agreement = lesson.formula.expr, f"the formula does not parse: {error}"
-            message = LiveReady(lesson.id, live, formula_text, agreement, generation)
-        except Exception as error:  # any failure is shown in the lesson, never a traceback
-            from tutor.live.compute import RequirementNotMet
-
-            text = f"{type(error).__name__}: {error}"
-            if isinstance(error, RequirementNotMet):
-                text = (f"{error}. Press Ctrl+O to see this lesson on the shipped model; your own weights "
-                        "stay the app's model for everything else.")
-            message = LiveFailed(lesson.id, text, generation)
-        self.post_message(message)   # its generation is checked on the UI thread, where reloads happen
-
-    def on_live_ready(self, message: LiveReady) -> None:
-        if message.generation != self.generation:
-            return   # computed for a version of the lesson that has since been reloaded
-        self.live = message.live
-        live = message.live
-        self.query_one("#formula", Static).update(Text(message.formula_text))
-        status = Text()
-        status.append("Weights: ", style="bold")
-        status.append(live.weights_label + "\n")
-        status.append("Input: ", style="bold")
-        status.append("  ".join(repr(row) for row in live.rows) + f"   ({live.variant}, D_head={live.sizes['D_head']})\n")
-        status.append(message.agreement, style="green" if "agree " in message.agreement else "yellow")
-        problems = lesson_problems(self.lesson, live.tensors, live.sizes)
-        if problems:
-            where, error = problems[0]
-            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            status.append(f"\nA live number in the text could not be filled{more}, shown as ⟨error⟩ "
-                          f"(tell the lesson's author): {'.'.join(map(str, where))}: {short_message(error)}", style="yellow")
-        if self.check_problems:
-            status.append("\n" + problems_text(self.check_problems), style="bold red")
-        self.query_one("#live-status", Static).update(status)
-        self.show_texts()
-        self.show_question()
-
-    def on_live_failed(self, message: LiveFailed) -> None:
-        if message.generation != self.generation:
-            return
-        self.query_one("#live-status", Static).update(
-            Text(f"Could not compute this lesson's tensors: {message.error}", style="bold red"))
-
-    def live_text(self, text: str) -> str:
-        """Lesson text with its {{ placeholders }}: … until the live tensors arrive, then their values."""
-        if self.live is None:
-            return preview(text)
-        return fill_report(text, self.live.tensors, self.live.sizes)[0]
-
-    def show_texts(self) -> None:
-        """The explanation and the formula's translation, filled from the current live tensors."""
-        self.query_one("#explanation", Static).update(Text(reflow(self.live_text(self.lesson.explanation))))
-        self.query_one("#translation", Static).update(Text("In words: " + self.live_text(self.lesson.formula.translation)))
+    def fit_quiz(self) -> None:
+        """The quiz pane grows (feedback, hints, the reveal) into what the header, the footer, the
+        formula row and one line of prose leave, and scrolls beyond that; a fixed percentage would
+        push its last lines under the footer when the formula is tall."""
+        used = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer", "#formula-row"))
+        self.query_one("#quiz").styles.max_height = max(QUIZ_MIN_LINES, self.size.height - used - 1)
 
     @property
     def question(self):
@@ -156,14 +138,16 @@ class LessonScreen(QuizMixin, Screen):
     def show_question(self) -> None:
         self.remember_position()
         total = len(self.lesson.questions)
-        text = Text(f"Question {self.question_index + 1}/{total}  ", style="bold")
+        text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
+                    style="bold")
         text.append(self.live_text(self.question.prompt))
         self.show_choices()
         if self.live is not None and self.lesson.model.vary:
-            text.append(f"\n  sizes now: {self.live.variant}", style="italic")
-        self.query_one("#question", Static).update(text)
-        self.query_one("#feedback", Static).update("")
-        self.query_one("#hints", Static).update("")
+            text.append("\n  " + _("sizes now: {sizes} · ctrl+r draws new ones").format(sizes=self.live.variant),
+                        style="italic")
+        self.query_one("#question", Static).update(Prose(text))
+        self.feedback("")
+        self.say("#hints", "")
         self.query_one("#your-answer", Static).update("")
         self.query_one("#real-tensor", TensorView).clear()
         self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
@@ -179,21 +163,37 @@ class LessonScreen(QuizMixin, Screen):
             self.question_index += 1
             self.show_question()
         else:
-            self.query_one("#feedback", Static).update(
-                Text("That was the last question. Escape returns to the roadmap.", style="bold"))
+            self.finish()
+
+    def finish(self) -> None:
+        """Past the last question: the lesson's summary, whose Enter opens the next lesson."""
+        from tutor.ui.screens.lesson_summary import LessonSummaryScreen, summarize
+
+        now = self.app.clock()
+        ids = [question.id for question in self.lesson.questions]
+        summary = summarize(self.lesson.id, self.lesson.title, ids, self.outcomes, now - self.opened_at,
+                            self.app.review_due_for(self.lesson.id, ids), self.app.catalog)
+        self.app.push_screen(LessonSummaryScreen(summary, now))
 
     def action_previous_question(self) -> None:
         if self.question_index > 0:
             self.question_index -= 1
             self.show_question()
 
+    def action_scroll_prose(self, pages: int) -> None:
+        body = self.query_one("#lesson-body", VerticalScroll)
+        if pages < 0:
+            body.scroll_page_up()
+        else:
+            body.scroll_page_down()
+
     def action_new_sizes(self) -> None:
         if not self.lesson.model.vary:
-            self.query_one("#feedback", Static).update(Text("This lesson uses fixed sizes.", style="dim"))
+            self.feedback(Text(_("This lesson uses fixed sizes."), style="dim"))
             return
         self.variant_seed = random.randrange(1, 2**31)
         self.live = None
-        self.query_one("#live-status", Static).update(Text("Drawing new sizes…"))
+        self.status(_("Drawing new sizes…"))
         self.load_live()
 
     def action_on_shipped(self) -> None:
@@ -203,61 +203,9 @@ class LessonScreen(QuizMixin, Screen):
         self.on_shipped = True
         self.generation += 1
         self.live = None
-        self.query_one("#live-status", Static).update(Text("Loading the shipped model for this lesson…"))
-        self.load_live()
-
-    def lessons_changed(self, reloads) -> None:
-        """Hot reload: take the edited lesson in place, or show why the edit could not be used."""
-        for reload in reloads:
-            if reload.path != self.item.path and reload.old_id != self.lesson.id:
-                continue
-            if reload.checked:   # the live check of the version on screen found problems
-                self.check_problems = reload.problems
-                self.query_one("#live-status", Static).update(Text(problems_text(reload.problems), style="bold red"))
-            elif reload.broken:
-                self.query_one("#live-status", Static).update(Text(
-                    f"The edited lesson file has a problem; this is the last good version.\n{reload.problems[0]}",
-                    style="bold red"))
-            elif reload.removed or reload.new_id is None:
-                self.query_one("#live-status", Static).update(Text(
-                    "The lesson file was removed; this is its last version.", style="yellow"))
-            else:
-                self.swap_lesson(self.app.catalog.get(reload.new_id))
-
-    def swap_lesson(self, item: LoadedLesson) -> None:
-        """Show the reloaded lesson at the same question (clamped) and recompute its tensors."""
-        self.item, self.lesson = item, item.lesson
-        self.check_problems = []
-        self.generation += 1
-        self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
-        self.title = self.lesson.title
-        self.query_one("#lesson-title", Static).update(Text(self.lesson.title, style="bold"))
-        self.query_one("#explanation", Static).update(Text(reflow(preview(self.lesson.explanation))))
-        self.query_one("#formula", Static).update(Text(self.lesson.formula.expr))
-        self.query_one("#translation", Static).update(Text("In words: " + preview(self.lesson.formula.translation)))
-        self.query_one("#live-status", Static).update(Text("Lesson file reloaded; recomputing the live tensors…"))
-        self.live = None
-        self.show_question()
-        self.load_live()
-
-    def on_screen_resume(self) -> None:
-        self.model_changed()
-
-    def model_changed(self) -> None:
-        """The dashboard replaced the app's model: recompute with it, but never under a learner who
-        is answering, reading hints or a reveal; then the next question (or coming back) does it."""
-        hub = self.app.hub
-        if self.lesson.model.weights != "trained" or self.live is None or self.live.hub_version == hub.version \
-                or self.on_shipped:
-            return
-        busy = self.encounter.results or self.encounter.revealed or self.encounter.hints_used or \
-            self.encounter.gave_up or self.query_one("#answer", Input).value.strip()
-        if busy or not self.is_current:
-            return
-        self.generation += 1   # a result still being computed with the old weights is dropped
-        self.live = None
-        self.query_one("#live-status", Static).update(Text(f"New weights: {hub.label}. Recomputing the live tensors…"))
+        self.status(_("Loading the shipped model for this lesson…"))
         self.load_live()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        """Escape: the roadmap, however the lesson was opened (roadmap, palette, summary, review)."""
+        self.app.show_roadmap()

@@ -13,15 +13,21 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Input, OptionList, Static
 
+from tutor.common.i18n import _, ngettext
 from tutor.grading.answers import AnswerError
 from tutor.grading.kinds import Truth
 from tutor.grading.quiz import QuestionError, grade, truth_for
 from tutor.grading.reveal_focus import reveal_for
+from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
 
 
+def question_problem(error: Exception) -> Text:
+    return Text(_("This question has a problem (tell the lesson's author): {error}").format(error=error), style="red")
+
+
 def tries(count: int) -> str:
-    return "1 try" if count == 1 else f"{count} tries"
+    return ngettext("{count} try", "{count} tries", count).format(count=count)
 
 
 class QuizMixin:
@@ -41,7 +47,13 @@ class QuizMixin:
         self.submit(event.value)
 
     def feedback(self, text: Text | str) -> None:
-        self.query_one("#feedback", Static).update(text)
+        self.say("#feedback", text)
+
+    def say(self, selector: str, text: Text | str) -> None:
+        """Feedback and hints take no line while empty: on 24 lines every line counts."""
+        box = self.query_one(selector, Static)
+        box.update(Prose(text))
+        box.display = bool(str(text))
 
     def submit(self, text: str) -> None:
         answer_box = self.query_one("#answer", Input)
@@ -50,17 +62,17 @@ class QuizMixin:
             self.action_next_question()
             return
         if self.live is None:
-            self.feedback(Text("The model is still loading; your answer is kept. Press Enter again in a moment.",
+            self.feedback(Text(_("The model is still loading; your answer is kept. Press Enter again in a moment."),
                                style="yellow"))
             return
         try:
             truth = truth_for(self.question, self.live.tensors, self.live.sizes)
             result = grade(self.question, text, truth, self.live.sizes)
         except AnswerError as error:   # unreadable text costs no attempt
-            self.feedback(Text(f"Couldn't read that: {error}. Try again.", style="yellow"))
+            self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(error=error), style="yellow"))
             return
         except QuestionError as error:
-            self.feedback(Text(f"This question has a problem (tell the lesson's author): {error}", style="red"))
+            self.feedback(question_problem(error))
             return
         attempt = self.encounter.record(result.correct)
         self.app.record_answer(self.lesson.id, self.question.id, text, result.correct, self.encounter.hints_used,
@@ -68,13 +80,13 @@ class QuizMixin:
         if result.correct:
             self.reveal(truth, text, Text("✓ " + result.feedback, style="bold green"))
         elif self.encounter.revealed:
-            self.reveal(truth, text, Text(f"✗ {result.feedback} That was the last try; here is the real answer.",
-                                          style="bold red"))
+            self.reveal(truth, text, Text("✗ " + _("{feedback} That was the last try; here is the real answer.")
+                                          .format(feedback=result.feedback), style="bold red"))
         else:
             left = self.encounter.attempts_left
             verdict = Text("✗ " + result.feedback, style="bold red")
-            verdict.append(f"\n{tries(left)} left: try again, ctrl+t for a hint, ctrl+g to give up and see the answer.",
-                           style="")
+            verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
+                                   "answer.").format(tries=tries(left)), style="")
             self.feedback(verdict)
 
     def action_give_up(self) -> None:
@@ -83,37 +95,45 @@ class QuizMixin:
         try:
             truth = truth_for(self.question, self.live.tensors, self.live.sizes)
         except QuestionError as error:
-            self.feedback(Text(f"This question has a problem (tell the lesson's author): {error}", style="red"))
+            self.feedback(question_problem(error))
             return
         self.encounter.give_up()
-        self.reveal(truth, None, Text("Here is the real answer.", style="bold"))
+        self.reveal(truth, None, Text(_("Here is the real answer."), style="bold"))
 
     def action_hint(self) -> None:
         hints = self.question.hints
         if not hints:
-            self.query_one("#hints", Static).update(Text("No hints for this question.", style="dim"))
+            self.say("#hints", Text(_("No hints for this question."), style="dim"))
             return
         shown = min(self.encounter.hints_used + 1, len(hints))
         if not self.encounter.revealed:
             self.encounter.hint_shown(shown)
-        lines = [f"Hint {i + 1}: {self.live_text(hint)}" for i, hint in enumerate(hints[:shown])]
-        self.query_one("#hints", Static).update(Text("\n".join(lines), style="cyan"))
+        lines = [_("Hint {number}: {hint}").format(number=i + 1, hint=self.live_text(hint))
+                 for i, hint in enumerate(hints[:shown])]
+        self.say("#hints", Text("\n".join(lines), style="cyan"))
+
+    def enter_goes_to(self) -> str:
+        """What Enter does after a reveal, said under the verdict."""
+        if self.question_index + 1 >= len(self.lesson.questions):
+            return _("Enter: the lesson's summary.")
+        return _("Enter: next question.")
 
     def reveal(self, truth: Truth, last_answer: str | None, verdict: Text) -> None:
         """Show the real answer once, and save how the question ended."""
         encounter = self.encounter
+        self.outcomes.setdefault(self.question.id, encounter.outcome)   # the first visit's outcome is the score
         self.app.record_outcome(self.lesson.id, self.question.id, encounter.outcome, len(encounter.results),
                                 encounter.hints_used, self.live.variant)
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
-        verdict.append("\nEnter: next question.", style="dim")
+        verdict.append("\n" + self.enter_goes_to(), style="dim")
         self.feedback(verdict)
         self.query_one("#answer", Input).value = ""
         self.query_one("#reveal").display = True
-        self.call_after_refresh(self.query_one("#reveal").scroll_visible)   # small terminals: show the tensor
-        yours = Text(last_answer.strip()) if last_answer is not None else Text("(gave up)", style="italic")
+        self.call_after_refresh(self.show_reveal)   # and again when the reveal row has its size (RevealRow)
+        yours = Text(last_answer.strip()) if last_answer is not None else Text(_("(gave up)"), style="italic")
         self.query_one("#your-answer", Static).update(
-            Group(Text("Your answer", style="bold"), yours, Text("Expected", style="bold"), Text(truth.display)))
+            Group(Text(_("Your answer"), style="bold"), yours, Text(_("Expected"), style="bold"), Text(truth.display)))
         if truth.tensor is not None:
             reduce = None if self.question.show else getattr(self.question, "reduce", None)
             reveal = reveal_for(self.live.tensors, truth.tensor_label, self.live.sizes, self.live.token_labels, reduce)
@@ -121,8 +141,13 @@ class QuizMixin:
                 reveal = dataclasses.replace(reveal, title=self.reveal_title(truth.tensor_label))
             self.query_one("#real-tensor", TensorView).show(reveal)
 
+    def show_reveal(self) -> None:
+        """Small terminals: the verdict at the top of the quiz pane and the tensor under it; the
+        question and the answer box scroll out of sight (Enter still moves on)."""
+        self.query_one("#quiz").scroll_to_widget(self.query_one("#feedback"), top=True, animate=False)
+
     def reveal_title(self, label: str) -> str:
         """Model probes keep their names (the lesson teaches them); an experiment's outputs are internal."""
-        if label.split(".", 1)[0] in self.lesson.model.experiments:
-            return "the real values"
-        return f"real {label}" if label else "the real values"
+        if not label or label.split(".", 1)[0] in self.lesson.model.experiments:
+            return _("the real values")
+        return _("real {name}").format(name=label)

@@ -14,9 +14,11 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Static
 
+from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.ui.messages import LiveReady
 from tutor.ui.screens.lesson import LessonScreen
+from tutor.ui.widgets.prose import Prose
 
 MAX_REDRAWS = 5   # a lesson whose ranges allow few sizes may have to repeat one
 
@@ -27,8 +29,8 @@ def fresh_seed(item: LoadedLesson) -> int | None:
 
 class ReviewScreen(LessonScreen):
     BINDINGS = [
-        Binding("ctrl+n", "next_question", "Skip"),
-        Binding("ctrl+b", "previous_question", "Prev", show=False),
+        Binding("ctrl+n", "next_question", N_("Skip")),
+        Binding("ctrl+b", "previous_question", N_("Previous question"), show=False),
     ]
 
     def __init__(self, queue: list[tuple[LoadedLesson, int]]) -> None:
@@ -36,7 +38,7 @@ class ReviewScreen(LessonScreen):
         self.step = 0
         self.redraws = 0
         item, index = queue[0]
-        super().__init__(item, variant_seed=fresh_seed(item), question_index=index)
+        super().__init__(item, variant_seed=fresh_seed(item), question_index=index)   # localizes the keys
 
     def on_mount(self) -> None:
         # Textual then runs LessonScreen.on_mount too (handlers run along the MRO): no super() here
@@ -57,18 +59,23 @@ class ReviewScreen(LessonScreen):
         """Review is not a place to resume: the lesson position stays where the learner left it."""
 
     def _show_step(self) -> None:
-        self.sub_title = f"Review {self.step + 1}/{len(self.queue)}"
-        self.query_one("#lesson-title", Static).update(
-            Text(f"Review {self.step + 1} of {len(self.queue)} · {self.lesson.title}", style="bold"))
+        self.sub_title = _("Review {number}/{count}").format(number=self.step + 1, count=len(self.queue))
+        self.query_one("#lesson-title", Static).update(Prose(Text(
+            _("Review {number} of {count} · {title}").format(number=self.step + 1, count=len(self.queue),
+                                                             title=self.lesson.title), style="bold")))
+
+    def enter_goes_to(self) -> str:
+        if self.step + 1 >= len(self.queue):
+            return _("Enter: finish the review.")
+        return _("Enter: next review question.")
 
     def action_previous_question(self) -> None:
-        self.query_one("#feedback", Static).update(Text("Review goes forward only; ctrl+n skips a question.",
-                                                        style="dim"))
+        self.feedback(Text(_("Review goes forward only; ctrl+n skips a question."), style="dim"))
 
     def action_next_question(self) -> None:
         if self.step + 1 >= len(self.queue):
-            self.query_one("#feedback", Static).update(Text(
-                "✓ Review finished: no more questions due. Escape returns to the roadmap.", style="bold"))
+            self.feedback(Text(_("✓ Review finished: no more questions due. Escape returns to the roadmap."),
+                               style="bold"))
             return
         self.step += 1
         self.redraws = 0
@@ -79,5 +86,5 @@ class ReviewScreen(LessonScreen):
         else:
             self.variant_seed = fresh_seed(item)
             self.swap_lesson(item)   # also recomputes the live tensors, with the new seed
-            self.query_one("#live-status", Static).update(Text("Computing the live tensors…"))
+            self.status(_("Computing the live tensors…"))
         self._show_step()

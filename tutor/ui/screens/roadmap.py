@@ -17,6 +17,7 @@ REVIEW, STATS = "@review", "@stats"   # tree data of the journey entries; no les
 
 
 class RoadmapScreen(Screen):
+    review_tick_seconds = 15.0   # how often the Review entry's due count and countdown are brought up to date
     BINDINGS = [
         Binding("enter", "open_lesson", N_("Open lesson"), show=True),
         Binding("r", "app.open_review", N_("Review")),
@@ -52,6 +53,19 @@ class RoadmapScreen(Screen):
         tree.focus()
         self.call_after_refresh(tree.move_cursor, self._start_node(tree))
         self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
+        self.set_interval(self.review_tick_seconds, self.review_tick)
+
+    def review_tick(self) -> None:
+        """Cards fall due with time alone: "next in 2 min" counts down, then becomes "1 due".
+        The database is read only when a card's due time has passed; other ticks only relabel."""
+        if self.snapshot.next_due is not None and self.snapshot.next_due <= self.app.clock():
+            self.refresh_progress()
+            return
+        for node in self.query_one(Tree).root.children:
+            if node.data == REVIEW:
+                label = review_label(self.snapshot, self.app.clock())
+                if str(node.label) != label:
+                    node.set_label(Text(label))
 
     def lessons_changed(self, reloads) -> None:
         """Hot reload: rebuild the tree from the catalog, keeping the cursor on the same lesson."""

@@ -25,6 +25,8 @@ class AnswerInput(Input):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("max_length", MAX_ANSWER_CHARS)
         super().__init__(*args, **kwargs)
+        for key in ("pageup", "pagedown"):   # a one-line box has no pages: the lesson screen scrolls its prose
+            self._bindings.key_to_bindings.pop(key, None)
 
     async def _on_key(self, event: events.Key) -> None:
         """Run the Input's own binding for this key now; anything else goes on to Input._on_key.

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 
+from tutor.common.i18n import _
 from tutor.common.safe_text import neutralise
 from tutor.ui.messages import AttentionFailed, AttentionReady
 from tutor.ui.widgets.heat_colors import HeatPalette
@@ -50,16 +51,16 @@ class AttentionView(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
-            yield Label("Text ")
+            yield Label(_("Text") + " ")
             yield Input(self.filled, compact=True, id="attn-text")
-            yield Label(" Layer ")
+            yield Label(" " + _("Layer") + " ")
             yield Select([(str(i), i) for i in range(2)], value=0, allow_blank=False, compact=True, id="attn-layer")
-            yield Label(" Head ")
+            yield Label(" " + _("Head") + " ")
             yield Select([(str(i), i) for i in range(4)], value=0, allow_blank=False, compact=True, id="attn-head")
             yield Label(" ")
-            yield Button("Show", id="attn-go", compact=True, variant="success")
+            yield Button(_("Show"), id="attn-go", compact=True, variant="success")
         with ScrollableContainer(id="attn-box"):
-            yield Static(Text("Choose a layer and a head; the pattern appears here.", style="dim"), id="attn-map")
+            yield Static(Text(_("Choose a layer and a head; the pattern appears here."), style="dim"), id="attn-map")
         yield Static(id="attn-message")
 
     def on_mount(self) -> None:
@@ -132,8 +133,8 @@ class AttentionView(Vertical):
         self.shown = (message.layer, message.head)
         self.drawn = message
         self.draw()
-        self.say(f"blocks.{message.layer}.attn.pattern[0, {message.head}]: row = query, column = key, "
-                 "% of the row's attention; · is the masked future.", "dim")
+        self.say(f"blocks.{message.layer}.attn.pattern[0, {message.head}]: " +
+                 _("row = query, column = key, % of the row's attention; · is the masked future."), "dim")
 
     def on_attention_failed(self, message: AttentionFailed) -> None:
         message.stop()

@@ -17,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
+from tutor.common.i18n import _
 from tutor.ui.widgets.heat_colors import HeatPalette, contrast
 
 # braille dot bits by (x in cell 0-1, y in cell 0-3), top to bottom
@@ -108,14 +109,14 @@ class LossChart(Widget):
         width, height = self.size.width, self.size.height
         cols, rows = max(1, width - AXIS_WIDTH), max(1, height - 2)     # x labels and legend below
         series = [_finite(self.train), _finite(self.val)]
-        if not any(len(ys) for _, ys in series):
-            return Text(f"No training yet: the loss appears here, train as a line {TRAIN_MARK}, "
-                        f"validation as {VAL_MARK} marks.", style="dim")
-        low = min(float(ys.min()) for _, ys in series if len(ys))
-        high = max(float(ys.max()) for _, ys in series if len(ys))
+        if not any(len(ys) for _steps, ys in series):
+            return Text(_("No training yet: the loss appears here, train as a line {train}, validation as {val} "
+                          "marks.").format(train=TRAIN_MARK, val=VAL_MARK), style="dim")
+        low = min(float(ys.min()) for _steps, ys in series if len(ys))
+        high = max(float(ys.max()) for _steps, ys in series if len(ys))
         if high - low < 0.1:
             low, high = low - 0.05, high + 0.05
-        masks = [[0] * cols for _ in range(rows)]                       # train: braille bits per cell
+        masks = [[0] * cols for _row in range(rows)]                       # train: braille bits per cell
         marks: set[tuple[int, int]] = set()                             # validation: (row, col) cells
 
         def dot_x(steps: np.ndarray) -> np.ndarray:
@@ -160,10 +161,10 @@ class LossChart(Widget):
             text.append("".join(run) + "\n", style=run_style)
         text.append(self._x_axis(cols) + "\n", style="dim")
         legend = Text(" " * AXIS_WIDTH)
-        legend.append(f"{TRAIN_MARK} train", style=train_style)
+        legend.append(f"{TRAIN_MARK} " + _("train"), style=train_style)
         legend.append("   ")
-        legend.append(f"{VAL_MARK} validation", style=val_style)
-        legend.append("   loss (log scale) by step", style="dim")
+        legend.append(f"{VAL_MARK} " + _("validation"), style=val_style)
+        legend.append("   " + _("loss (log scale) by step"), style="dim")
         text.append_text(legend)
         return text
 

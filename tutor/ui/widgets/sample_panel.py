@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
+from tutor.common.i18n import N_, _
 from tutor.model.formats import TASKS
 from tutor.common.safe_text import neutralise
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
@@ -25,10 +26,10 @@ KNOBS = {   # which inputs each strategy reads; the others are greyed out
     "top-p": ("temperature", "top-p"), "beam": ("beam",),
 }
 BAR = 10
-MODEL_OPTIONS = [("lessons' model", "current"), ("text model", "text")]
+MODEL_OPTIONS = [(N_("lessons' model"), "current"), (N_("text model"), "text")]
 TEXT_PROMPT = "The function "     # the sort prompt means nothing to the text model
-TASK_HINT = ("This model was trained to sort digits: it is so sure of every token that greedy, "
-             "temperature, top-k and top-p all write the same. Choose the text model to see them differ.")
+TASK_HINT = N_("This model was trained to sort digits: it is so sure of every token that greedy, "
+               "temperature, top-k and top-p all write the same. Choose the text model to see them differ.")
 
 
 def is_task_model(label: str) -> bool:
@@ -39,12 +40,12 @@ def is_task_model(label: str) -> bool:
 def distribution_text(step: SampleStep | None, index: int, count: int, strategy: str) -> Text:
     text = Text()
     if step is None:
-        text.append("The next-token distribution appears here, before and after the strategy's filters.",
+        text.append(_("The next-token distribution appears here, before and after the strategy's filters."),
                     style="dim")
         return text
-    text.append(f"token {index + 1}/{count}: ", style="bold")
+    text.append(_("token {number}/{count}: ").format(number=index + 1, count=count), style="bold")
     text.append(repr(step.text), style="bold cyan")
-    text.append(f"\n{'':>3} {'before':>7} {'after':>7}\n", style="dim")
+    text.append(f"\n{'':>3} {_('before'):>7} {_('after'):>7}\n", style="dim")
     for c in step.candidates:
         text.append("→" if c.chosen else " ", style="bold cyan")
         text.append(f"{c.text:>2} {c.before:>7.1%} ", style="bold cyan" if c.chosen else "")
@@ -54,7 +55,7 @@ def distribution_text(step: SampleStep | None, index: int, count: int, strategy:
         text.append("░" * round(max(0.0, c.before - c.after) * BAR) if c.after < c.before else "", style="dim")
         text.append("\n")
     if strategy == "beam":
-        text.append("beam: the model's own probabilities at each step", style="dim")
+        text.append(_("beam: the model's own probabilities at each step"), style="dim")
     return text
 
 
@@ -74,22 +75,22 @@ class SamplePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
-            yield Label("Prompt ")
+            yield Label(_("Prompt") + " ")
             yield Input("3142>", compact=True, id="sample-prompt")
             yield Label(" ")
             yield Select([(s, s) for s in STRATEGIES], value="greedy", allow_blank=False, compact=True,
                          id="sample-strategy")
             yield Label(" ")
-            yield Select(MODEL_OPTIONS, value="current", allow_blank=False, compact=True, id="sample-model")
+            yield Select([(_(label), value) for label, value in MODEL_OPTIONS], value="current", allow_blank=False, compact=True, id="sample-model")
             yield Label(" ")
-            yield Button("Sample", id="sample-go", compact=True, variant="success")
+            yield Button(_("Sample"), id="sample-go", compact=True, variant="success")
         with Horizontal(classes="dash-row"):
             for label, name, value in (("T", "temperature", "1.0"), (" top-k", "top-k", "5"),
                                        (" top-p", "top-p", "0.9"), (" beam", "beam", "4"),
                                        (" max", "max", "40"), (" seed", "seed", "0")):
                 yield Label(label + " ")
                 yield Input(value, compact=True, id=f"sample-{name}", classes="knob")
-            yield Checkbox("stop at ⏎", True, compact=True, id="sample-stop")
+            yield Checkbox(_("stop at ⏎"), True, compact=True, id="sample-stop")
         with Horizontal(id="sample-body"):
             with VerticalScroll(id="sample-output-box"):
                 yield Static(id="sample-output")
@@ -122,7 +123,7 @@ class SamplePanel(Vertical):
             return
         chosen = self.query_one("#sample-model", Select).value
         if chosen == "current" and is_task_model(self.app.hub.label):
-            self.say(TASK_HINT, "italic")
+            self.say(_(TASK_HINT), "italic")
         elif not self.steps:
             self.say("")
 
@@ -151,14 +152,16 @@ class SamplePanel(Vertical):
             try:
                 return kind(text)
             except ValueError:
-                raise ValueError(f"{what} must be a {'whole ' if kind is int else ''}number, not {text!r}") from None
+                message = _("{what} must be a whole number, not {text}") if kind is int else \
+                    _("{what} must be a number, not {text}")
+                raise ValueError(message.format(what=what, text=repr(text))) from None
 
         return SampleRequest(prompt=self.query_one("#sample-prompt", Input).value,
                              strategy=self.query_one("#sample-strategy", Select).value,
-                             temperature=number("temperature", float, "the temperature T"),
+                             temperature=number("temperature", float, _("the temperature T")),
                              top_k=number("top-k", int, "top-k"), top_p=number("top-p", float, "top-p"),
-                             beam=number("beam", int, "the beam width"), max_new=number("max", int, "max tokens"),
-                             seed=number("seed", int, "the seed"),
+                             beam=number("beam", int, _("the beam width")), max_new=number("max", int, _("max tokens")),
+                             seed=number("seed", int, _("the seed")),
                              stop_at_newline=self.query_one("#sample-stop", Checkbox).value)
 
     def sample(self) -> None:
@@ -175,7 +178,7 @@ class SamplePanel(Vertical):
         self.prompt_used, self.request_used = request.prompt, request
         self.show_output()
         self.show_step(0)   # ◀ ▶ wait for the end
-        self.say("sampling…", "dim")
+        self.say(_("sampling…"), "dim")
         self.model_used = self.query_one("#sample-model", Select).value
         self.generate(request, self.run_id, self.model_used)
 
@@ -191,7 +194,7 @@ class SamplePanel(Vertical):
                     from tutor.live.hub import load_named
 
                     self.text_model = load_named("text")
-                model, tokenizer, _ = self.text_model
+                model, tokenizer = self.text_model[:2]
             else:
                 hub.ensure_loaded()
                 with hub.lock:
@@ -224,7 +227,8 @@ class SamplePanel(Vertical):
             self.say(message.error, "bold red")
             return
         source = self.text_model[2] if self.model_used == "text" and self.text_model else self.app.hub.label
-        self.say(f"{len(self.steps)} tokens from {source}. ◀ ▶ show each token's distribution.", "dim")
+        self.say(_("{count} tokens from {source}. ◀ ▶ show each token's distribution.").format(
+            count=len(self.steps), source=source), "dim")
         self.show_step(0)
 
     @property

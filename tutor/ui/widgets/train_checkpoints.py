@@ -11,6 +11,7 @@ import asyncio
 from textual import work
 from textual.widgets import Input
 
+from tutor.common.i18n import _
 from tutor.training import runs as dt
 from tutor.ui.messages import CheckpointFailed, CheckpointLoaded, CheckpointSaved, TrainingEnded
 
@@ -20,9 +21,9 @@ class CheckpointActions:
 
     def reset_to_shipped(self) -> None:
         if self.training_active:
-            self.say("Stop the training first.", "yellow")
+            self.say(_("Stop the training first."), "yellow")
             return
-        self.say("Loading the shipped model…")
+        self.say(_("Loading the shipped model…"))
         self.reload_shipped()
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
@@ -34,16 +35,17 @@ class CheckpointActions:
             model, tokenizer, meta = load_default_model()
             dt.remember_kept(self.app.settings_home, None)   # and no kept model at the next start
         except Exception as error:
-            self.post_message(CheckpointFailed(f"Could not reload the shipped model: {error}"))
+            self.post_message(CheckpointFailed(_("Could not reload the shipped model: {error}").format(error=error)))
             return
         label = describe_checkpoint("shipped default checkpoint", meta)
-        self.post_message(CheckpointLoaded(model.eval(), tokenizer, label, meta, "Back to the shipped model."))
+        self.post_message(CheckpointLoaded(model.eval(), tokenizer, label, meta, _("Back to the shipped model.")))
 
     def on_checkpoint_loaded(self, message: CheckpointLoaded) -> None:
         message.stop()
         self.hub_meta, self.unsaved = message.meta, False
         self.app.publish_model(message.model, message.tokenizer, message.label, message.meta)
-        self.say(f"{message.note} Lessons now read: {self.app.hub.label}", "green")   # neutralised by the hub
+        self.say(message.note + " " + _("Lessons now read: {label}").format(label=self.app.hub.label),
+                 "green")   # the label was neutralised by the hub
 
     def on_checkpoint_failed(self, message: CheckpointFailed) -> None:
         message.stop()
@@ -61,7 +63,7 @@ class CheckpointActions:
             hub.ensure_loaded()
             saved = dt.save_model(path, hub.model, self.hub_meta)
         except Exception as error:   # OSError: read-only place, a folder in the way, a full disk
-            self.post_message(CheckpointFailed(f"Could not save: {error}"))
+            self.post_message(CheckpointFailed(_("Could not save: {error}").format(error=error)))
             return
         self.post_message(CheckpointSaved(str(saved)))
 
@@ -69,15 +71,15 @@ class CheckpointActions:
         message.stop()
         self.unsaved = False
         self.query_one("#train-path", Input).value = message.path
-        self.say(f"Saved {message.path}", "green")
+        self.say(_("Saved {path}").format(path=message.path), "green")
 
     def load(self) -> None:
         if self.training_active:
-            self.say("Stop the training first.", "yellow")
+            self.say(_("Stop the training first."), "yellow")
             return
         path = self.query_one("#train-path", Input).value.strip()
         if not path:
-            self.say("Type the checkpoint's path in the box beside Load.", "yellow")
+            self.say(_("Type the checkpoint's path in the box beside Load."), "yellow")
             return
         self.load_from(path)
 
@@ -86,9 +88,9 @@ class CheckpointActions:
         try:
             model, tokenizer, label, meta = dt.load_model(path)
         except Exception as error:   # CheckpointError names the file and what is wrong with it
-            self.post_message(CheckpointFailed(f"Could not load: {error}"))
+            self.post_message(CheckpointFailed(_("Could not load: {error}").format(error=error)))
             return
-        self.post_message(CheckpointLoaded(model, tokenizer, label, meta, "Loaded."))
+        self.post_message(CheckpointLoaded(model, tokenizer, label, meta, _("Loaded.")))
 
     # --- quitting -----------------------------------------------------------------------
 

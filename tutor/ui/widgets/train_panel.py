@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
@@ -26,9 +27,11 @@ from tutor.ui.widgets.live_text import LiveText
 from tutor.ui.widgets.loss_chart import LossChart
 from tutor.ui.widgets.train_checkpoints import CheckpointActions
 
-DATA_OPTIONS = [("sort digits", "sort"), ("reverse digits", "reverse"), ("Python docs text", "text"),
-                ("a text file", "file")]
-START_OPTIONS = [("new weights", "new"), ("current model", "current")]
+DATA_OPTIONS = [(N_("sort digits"), "sort"), (N_("reverse digits"), "reverse"), (N_("Python docs text"), "text"),
+                (N_("a text file"), "file")]
+START_OPTIONS = [(N_("new weights"), "new"), (N_("current model"), "current")]
+STATES = {"starting": N_("◌ starting"), "training": N_("● training"), "paused": N_("‖ paused"),
+          "stopping": N_("◌ stopping")}
 CHART_INTERVAL = 0.25   # seconds between chart redraws: the status line still moves ten times a second
 
 
@@ -61,27 +64,27 @@ class TrainPanel(CheckpointActions, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
-            yield Label("Data ")
-            yield Select(DATA_OPTIONS, value="sort", allow_blank=False, compact=True, id="train-data")
-            yield Label(" Size ")
+            yield Label(_("Data") + " ")
+            yield Select([(_(label), value) for label, value in DATA_OPTIONS], value="sort", allow_blank=False, compact=True, id="train-data")
+            yield Label(" " + _("Size") + " ")
             yield Select([(p.title, name) for name, p in dt.PRESETS.items()], value="standard",
                          allow_blank=False, compact=True, id="train-preset")
             yield Label(" LR ")
             yield Input("3e-3", compact=True, id="train-lr")
         with Horizontal(classes="dash-row"):
-            yield Label("File ")
-            yield Input(placeholder="path of a UTF-8 text file (Data: a text file)", compact=True, id="train-file")
-            yield Label(" From ")
-            yield Select(START_OPTIONS, value="new", allow_blank=False, compact=True, id="train-start")
+            yield Label(_("File") + " ")
+            yield Input(placeholder=_("path of a UTF-8 text file (Data: a text file)"), compact=True, id="train-file")
+            yield Label(" " + _("From") + " ")
+            yield Select([(_(label), value) for label, value in START_OPTIONS], value="new", allow_blank=False, compact=True, id="train-start")
         with Horizontal(classes="dash-row"):
-            yield Button("Start", id="train-go", compact=True, variant="success")
-            yield Button("Pause", id="train-pause", compact=True, disabled=True)
-            yield Button("Stop", id="train-stop", compact=True, variant="error", disabled=True)
-            yield Button("Shipped", id="train-reset", compact=True, tooltip="reset to the shipped model")
-            yield Button("Save", id="train-save", compact=True)
-            yield Button("Load", id="train-load", compact=True)
-            yield Input(placeholder="checkpoint path (Save: a new file)", compact=True, id="train-path")
-        yield LiveText(Text("Choose the data and a size, then Start (F5).", style="dim"), id="train-status")
+            yield Button(_("Start"), id="train-go", compact=True, variant="success")
+            yield Button(_("Pause"), id="train-pause", compact=True, disabled=True)
+            yield Button(_("Stop"), id="train-stop", compact=True, variant="error", disabled=True)
+            yield Button(_("Shipped"), id="train-reset", compact=True, tooltip=_("reset to the shipped model"))
+            yield Button(_("Save"), id="train-save", compact=True)
+            yield Button(_("Load"), id="train-load", compact=True)
+            yield Input(placeholder=_("checkpoint path (Save: a new file)"), compact=True, id="train-path")
+        yield LiveText(Text(_("Choose the data and a size, then Start (F5)."), style="dim"), id="train-status")
         yield LossChart(id="train-chart")
         yield Static(id="train-message")
 
@@ -112,7 +115,7 @@ class TrainPanel(CheckpointActions, Vertical):
             self.toggle_pause()
             return
         if self.training_active:
-            self.say("Training is already running: Pause (F6) or Stop (F7) it first.", "yellow")
+            self.say(_("Training is already running: Pause (F6) or Stop (F7) it first."), "yellow")
             return
         try:
             request = self.request()
@@ -157,7 +160,7 @@ class TrainPanel(CheckpointActions, Vertical):
         """Grey every button that could do nothing now (Stop when nothing runs, Load without a path, …)."""
         state = self.state
         busy = state in ("starting", "training", "paused", "stopping")
-        self.query_one("#train-go", Button).label = "Resume" if state == "paused" else "Start"
+        self.query_one("#train-go", Button).label = _("Resume") if state == "paused" else _("Start")
         self.query_one("#train-go", Button).disabled = busy and state != "paused"
         self.query_one("#train-pause", Button).disabled = state not in ("training",)
         self.query_one("#train-stop", Button).disabled = state not in ("starting", "training", "paused")
@@ -190,7 +193,7 @@ class TrainPanel(CheckpointActions, Vertical):
             run = dt.TrainingRun(request, current, hub.label,
                                  should_stop=lambda: worker.is_cancelled or self.stop_event.is_set())
         except Exception as error:   # a bad file, a wrong choice: said in the panel
-            ended = TrainingEnded("failed", f"Could not start: {error}")
+            ended = TrainingEnded("failed", _("Could not start: {error}").format(error=error))
             self.post_message(ended)
             return ended
         self.run = run
@@ -203,10 +206,10 @@ class TrainPanel(CheckpointActions, Vertical):
         try:
             result = run.trainer.run()
         except Exception as error:
-            kind = "Out of memory" if dt.out_of_memory(error) else f"{type(error).__name__}"
-            advice = ": try the quick size, or close other programs" if dt.out_of_memory(error) else ""
-            ended = TrainingEnded("failed", f"{kind} after {run.trainer.step_count} steps{advice}. {error}"[:400],
-                                  metrics=self.metrics)
+            kind = _("Out of memory") if dt.out_of_memory(error) else f"{type(error).__name__}"
+            advice = _(": try the quick size, or close other programs") if dt.out_of_memory(error) else ""
+            ended = TrainingEnded("failed", _("{kind} after {steps} steps{advice}. {error}").format(
+                kind=kind, steps=run.trainer.step_count, advice=advice, error=error)[:400], metrics=self.metrics)
             self.post_message(ended)
             return ended
         # a diverged run's restored weights are still the ones that blew up: never handed on
@@ -242,10 +245,10 @@ class TrainPanel(CheckpointActions, Vertical):
         text = message.message
         if message.snapshot is not None:
             self.publish(message.snapshot, message.label, message.meta or {})
-            text += ". The lessons now use these weights; Save keeps them in a file."
+            text += ". " + _("The lessons now use these weights; Save keeps them in a file.")
         elif message.status == "diverged":
-            text += (f" The lessons keep this run's weights from step {self.published_step}." if self.published_step
-                     else " The lessons keep the model they had.")
+            text += " " + (_("The lessons keep this run's weights from step {step}.").format(step=self.published_step)
+                           if self.published_step else _("The lessons keep the model they had."))
         self.say(text, style)
         if message.metrics is not None:
             self.metrics = message.metrics
@@ -263,24 +266,23 @@ class TrainPanel(CheckpointActions, Vertical):
     def show_status(self, ended: str = "") -> None:
         m = self.metrics
         line = Text()
-        mark = {"starting": "◌ starting", "training": "● training", "paused": "‖ paused",
-                "stopping": "◌ stopping"}.get(self.state, f"■ {ended}" if ended else "○ idle")
+        mark = _(STATES[self.state]) if self.state in STATES else (f"■ {ended}" if ended else _("○ idle"))
         line.append(mark, style="bold")
         if m is None:
             if self.state == "starting":
-                line.append(" · importing torch, building the data…", style="dim")
+                line.append(" · " + _("importing torch, building the data…"), style="dim")
             self.query_one("#train-status", LiveText).update(line)
             return
-        line.append(f" · step {m.step}/{m.total_steps} · {m.tokens_per_s / 1000:.1f}k tok/s · lr {m.lr:.1e}"
-                    f" · grad {m.grad_norm:.2f}")   # one line at 80 columns, ETA included
+        line.append(" · " + _("step {step}/{total}").format(step=m.step, total=m.total_steps) +
+                    f" · {m.tokens_per_s / 1000:.1f}k tok/s · lr {m.lr:.1e} · grad {m.grad_norm:.2f}")   # 80 columns
         if self.state in ("training", "paused"):
             left = self.eta.seconds_left()
             line.append(f" · ETA {_duration(left) if left is not None else '…'}")
-        line.append(f"\nloss {m.loss:.4f}")
+        line.append("\n" + _("loss {loss}").format(loss=f"{m.loss:.4f}"))
         if m.val_loss is not None:
-            line.append(f" · validation {m.val_loss:.4f}")
+            line.append(" · " + _("validation {loss}").format(loss=f"{m.val_loss:.4f}"))
         if m.accuracy is not None:
-            line.append(" · accuracy ")
+            line.append(" · " + _("accuracy") + " ")
             line.append(f"{m.accuracy:.1%}", style="bold green" if m.accuracy >= 0.9 else "bold")
-            line.append(" (exact match, held-out)", style="dim")
+            line.append(" " + _("(exact match, held-out)"), style="dim")
         self.query_one("#train-status", LiveText).update(line)

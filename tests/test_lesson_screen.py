@@ -1,0 +1,92 @@
+"""The lesson screen at 80x24: question, answer box and formula on screen together, the prose
+scrolling under PageUp/PageDown while the answer box has focus, toasts away from the answer box,
+and the formula check as a short mark."""
+import pytest
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Static
+
+from journey_helpers import text_of, wait_for_live
+from tutor.progress.store import ProgressStore
+from tutor.ui.app import TutorApp
+from tutor.ui.screens.lesson import LessonScreen
+from tutor.ui.screens.lesson_live import formula_mark
+from tutor.live.formula_check import FormulaCheck
+
+SMALL = (80, 24)
+
+
+def shown_at_its_top(app, widget) -> bool:
+    """The widget's first line is on screen and is what the screen paints there (not a toast, not
+    scrolled away, not under the footer)."""
+    region = widget.region
+    if region.height == 0 or region.y < 0 or region.bottom > app.size.height - 1:   # the footer's line
+        return False
+    painted, _ = app.screen.get_widget_at(region.x + 1, region.y)
+    return painted is widget or widget in painted.ancestors
+
+
+# the first lesson, the longest question, the tallest formula, a long explanation
+@pytest.mark.parametrize("lesson_id", ["la-tensors", "op-curvature", "it-kl-penalty", "pr-masked-softmax"])
+async def test_question_answer_box_and_formula_share_one_small_screen(tmp_path, lesson_id):
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_lesson(lesson_id)
+        await pilot.pause()
+        screen = app.screen
+        await wait_for_live(pilot, screen)
+        await pilot.pause()
+        for selector in ("#question", "#answer", "#formula"):
+            assert shown_at_its_top(app, screen.query_one(selector)), selector
+        assert screen.query_one("#answer", Input).has_focus
+
+
+async def test_page_keys_in_the_answer_box_scroll_the_prose(tmp_path):
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_lesson("la-tensors")
+        await pilot.pause()
+        screen = app.screen
+        await wait_for_live(pilot, screen)
+        body = screen.query_one("#lesson-body", VerticalScroll)
+        assert body.max_scroll_y > 0, "the explanation should not fit in the prose pane at 80x24"
+        await pilot.press("2", "pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert body.scroll_y == 0
+        assert screen.query_one("#answer", Input).value == "2" and screen.query_one("#answer", Input).has_focus
+
+
+async def test_the_welcome_back_toast_leaves_the_answer_box_free(tmp_path):
+    with ProgressStore(tmp_path) as store:
+        store.set_last_position("la-tensors", 1)
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LessonScreen) and screen.question_index == 1
+        await pilot.pause()
+        toasts = list(screen.query("Toast"))
+        assert toasts, "the welcome-back note should be showing"
+        answer = screen.query_one("#answer").region
+        assert all(not toast.region.overlaps(answer) for toast in toasts)
+        assert shown_at_its_top(app, screen.query_one("#answer"))
+
+
+async def test_the_formula_check_is_a_short_mark(tmp_path):
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_lesson("la-tensors")
+        await pilot.pause()
+        screen = app.screen
+        await wait_for_live(pilot, screen)
+        assert text_of(screen, "#formula-check") == "✓ formula matches the model"
+        assert "difference" not in text_of(screen, "#live-status", width=200)
+
+
+def test_only_a_failing_formula_check_shows_numbers():
+    assert formula_mark(FormulaCheck(1e-9, True, "agree")).plain == "✓ formula matches the model"
+    assert formula_mark(FormulaCheck(None, True, "not computed from the model")).plain == ""
+    failing = formula_mark(FormulaCheck(0.25, False, "DISAGREE")).plain
+    assert "0.25" in failing and failing.startswith("✗")

@@ -1,0 +1,167 @@
+"""The lesson screen's live tensors (a mixin of ``LessonScreen``): computed off the UI thread,
+recomputed when the app's model or the lesson file changes, and poured into the lesson's text.
+
+Every number a lesson shows or grades comes from here, so the learner always sees the model
+they have now; a result computed for an older version of the lesson (or older weights) is
+dropped by its ``generation``.
+"""
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.widgets import Input, Static
+
+from tutor.common.i18n import _
+from tutor.course.catalog import LoadedLesson
+from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
+from tutor.ui.messages import LiveFailed, LiveReady
+from tutor.ui.reload_check import problems_text
+from tutor.ui.widgets.prose import Prose
+
+
+def reflow(text: str) -> str:
+    """Join an author's hard-wrapped lines so the terminal wraps them at its own width."""
+    paragraphs = [" ".join(line.strip() for line in block.splitlines()) for block in text.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def formula_mark(check) -> Text:
+    """A learner needs to know that the formula is the model's, not the author's numbers: a short
+    mark when it matches, the size of the difference only when it does not."""
+    if check is None or (check.ok and check.max_error is None):
+        return Text()   # nothing to compare (the formula names no tensor), or it was not checked
+    if check.ok:
+        return Text(_("✓ formula matches the model"), style="green")
+    if check.max_error is None:
+        return Text(_("✗ the formula could not be checked against the model: {message}")
+                    .format(message=check.message), style="yellow")
+    return Text(_("✗ the formula and the model differ by up to {error} (tell the lesson's author)")
+                .format(error=f"{check.max_error:.2g}"), style="yellow")
+
+
+class LiveMixin:
+    @work(thread=True, exclusive=True, group="live")
+    def load_live(self) -> None:
+        """Torch and SymPy load here, off the UI thread; the screen is usable meanwhile."""
+        lesson, generation = self.lesson, self.generation
+        try:
+            from tutor.formulas.parse import FormulaError
+            from tutor.live.compute import compute_live
+            from tutor.live.formula_check import FormulaCheck, check_formula, render_spec
+
+            live = compute_live(lesson, self.app.hub, self.variant_seed, on_shipped=self.on_shipped)
+            try:   # a formula that does not parse must not keep the learner from the questions
+                formula_text = render_spec(lesson.formula)
+                check = check_formula(lesson.formula, live.tensors, live.sizes)
+            except FormulaError as error:
+                formula_text = lesson.formula.expr
+                check = FormulaCheck(None, False, f"the formula does not parse: {error}")
+            message = LiveReady(lesson.id, live, formula_text, check.message, generation, check)
+        except Exception as error:  # any failure is shown in the lesson, never a traceback
+            from tutor.live.compute import RequirementNotMet
+
+            text = f"{type(error).__name__}: {error}"
+            if isinstance(error, RequirementNotMet):
+                text = _("{error}. Press Ctrl+O to see this lesson on the shipped model; your own weights "
+                         "stay the app's model for everything else.").format(error=error)
+            message = LiveFailed(lesson.id, text, generation)
+        self.post_message(message)   # its generation is checked on the UI thread, where reloads happen
+
+    def on_live_ready(self, message: LiveReady) -> None:
+        if message.generation != self.generation:
+            return   # computed for a version of the lesson that has since been reloaded
+        self.live = live = message.live
+        self.query_one("#formula", Static).update(Text(message.formula_text))
+        mark = formula_mark(message.check)
+        self.query_one("#formula-check", Static).update(mark)
+        self.query_one("#formula-check").display = bool(mark.plain)
+        status = Text()
+        status.append(_("Weights: "), style="bold")
+        status.append(live.weights_label + "\n")
+        status.append(_("Input: "), style="bold")
+        status.append("  ".join(repr(row) for row in live.rows) + f"   ({live.variant}, D_head={live.sizes['D_head']})")
+        problems = lesson_problems(self.lesson, live.tensors, live.sizes)
+        if problems:
+            where, error = problems[0]
+            status.append("\n" + _("A live number in the text could not be filled{more}, shown as ⟨error⟩ "
+                                   "(tell the lesson's author): {where}: {error}").format(
+                more=_(" (and {count} more)").format(count=len(problems) - 1) if len(problems) > 1 else "",
+                where=".".join(map(str, where)), error=short_message(error)), style="yellow")
+        if self.check_problems:
+            status.append("\n" + problems_text(self.check_problems), style="bold red")
+        self.status(status)
+        self.show_texts()
+        self.show_question()
+
+    def on_live_failed(self, message: LiveFailed) -> None:
+        if message.generation != self.generation:
+            return
+        self.status(Text(_("Could not compute this lesson's tensors: {error}").format(error=message.error),
+                         style="bold red"))
+
+    def status(self, text: Text | str) -> None:
+        """The line above the explanation: which weights and input, or what went wrong."""
+        self.query_one("#live-status", Static).update(Prose(text))
+
+    def live_text(self, text: str) -> str:
+        """Lesson text with its {{ placeholders }}: … until the live tensors arrive, then their values."""
+        if self.live is None:
+            return preview(text)
+        return fill_report(text, self.live.tensors, self.live.sizes)[0]
+
+    def show_texts(self) -> None:
+        """The explanation and the formula's translation, filled from the current live tensors."""
+        self.query_one("#explanation", Static).update(Prose(reflow(self.live_text(self.lesson.explanation))))
+        self.query_one("#translation", Static).update(
+            Prose(_("In words: ") + self.live_text(self.lesson.formula.translation)))
+
+    def lessons_changed(self, reloads) -> None:
+        """Hot reload: take the edited lesson in place, or show why the edit could not be used."""
+        for reload in reloads:
+            if reload.path != self.item.path and reload.old_id != self.lesson.id:
+                continue
+            if reload.checked:   # the live check of the version on screen found problems
+                self.check_problems = reload.problems
+                self.status(Text(problems_text(reload.problems), style="bold red"))
+            elif reload.broken:
+                self.status(Text(_("The edited lesson file has a problem; this is the last good version.") +
+                                 f"\n{reload.problems[0]}", style="bold red"))
+            elif reload.removed or reload.new_id is None:
+                self.status(Text(_("The lesson file was removed; this is its last version."), style="yellow"))
+            else:
+                self.swap_lesson(self.app.catalog.get(reload.new_id))
+
+    def swap_lesson(self, item: LoadedLesson) -> None:
+        """Show the reloaded lesson at the same question (clamped) and recompute its tensors."""
+        self.item, self.lesson = item, item.lesson
+        self.check_problems = []
+        self.generation += 1
+        self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
+        self.title = self.lesson.title
+        self.query_one("#lesson-title", Static).update(Prose(Text(self.lesson.title, style="bold")))
+        self.query_one("#formula", Static).update(Text(self.lesson.formula.expr))
+        self.query_one("#formula-check").display = False
+        self.live = None
+        self.show_texts()
+        self.status(_("Lesson file reloaded; recomputing the live tensors…"))
+        self.show_question()
+        self.load_live()
+
+    def on_screen_resume(self) -> None:
+        self.model_changed()
+
+    def model_changed(self) -> None:
+        """The dashboard replaced the app's model: recompute with it, but never under a learner who
+        is answering, reading hints or a reveal; then the next question (or coming back) does it."""
+        hub = self.app.hub
+        if self.lesson.model.weights != "trained" or self.live is None or self.live.hub_version == hub.version \
+                or self.on_shipped:
+            return
+        busy = self.encounter.results or self.encounter.revealed or self.encounter.hints_used or \
+            self.encounter.gave_up or self.query_one("#answer", Input).value.strip()
+        if busy or not self.is_current:
+            return
+        self.generation += 1   # a result still being computed with the old weights is dropped
+        self.live = None
+        self.status(_("New weights: {label}. Recomputing the live tensors…").format(label=hub.label))
+        self.load_live()

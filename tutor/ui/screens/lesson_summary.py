@@ -1,0 +1,117 @@
+"""The end of a lesson: how it went, what review will bring back and when, and the next lesson.
+
+The score is this visit's first attempts (a retry or a hint never raises it), the time comes
+from the app's clock (tests inject one), and the comebacks are the review schedule's own due
+times for this lesson's questions, so the summary promises exactly what Review will do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from tutor.common.i18n import N_, _, ngettext
+from tutor.grading.attempts import Outcome
+from tutor.ui.localize import localize_bindings
+from tutor.ui.progress_labels import when
+from tutor.ui.widgets.prose import Prose
+
+
+@dataclass(frozen=True)
+class LessonSummary:
+    lesson_id: str
+    title: str
+    total: int                              # questions in the lesson
+    finished: int                           # of them revealed this visit
+    first_time: int                         # of those, right on the first attempt without a hint
+    spent: timedelta
+    comebacks: tuple[tuple[int, datetime], ...]   # (question number, due) from the review schedule
+    next_lesson: tuple[str, str] | None     # (id, title) in roadmap order; None after the last one
+
+
+def summarize(lesson_id: str, title: str, question_ids: list[str], outcomes: dict[str, Outcome],
+              spent: timedelta, due: dict[str, datetime], catalog) -> LessonSummary:
+    order = [item.lesson for item in catalog.ordered()]
+    ids = [lesson.id for lesson in order]
+    following = order[ids.index(lesson_id) + 1] if lesson_id in ids and ids.index(lesson_id) + 1 < len(ids) else None
+    return LessonSummary(
+        lesson_id, title, len(question_ids), sum(1 for q in question_ids if q in outcomes),
+        sum(1 for q in question_ids if outcomes.get(q) is Outcome.FIRST_TRY), max(spent, timedelta(0)),
+        tuple(sorted(((question_ids.index(q) + 1, moment) for q, moment in due.items() if q in question_ids),
+                     key=lambda pair: (pair[1], pair[0]))),
+        (following.id, following.title) if following is not None else None)
+
+
+def duration(spent: timedelta) -> str:
+    """'45 s', '6 min 12 s', '1 h 5 min': as precise as a person cares about."""
+    seconds = int(spent.total_seconds())
+    if seconds < 60:
+        return _("{seconds} s").format(seconds=seconds)
+    if seconds < 3600:
+        return _("{minutes} min {seconds} s").format(minutes=seconds // 60, seconds=seconds % 60)
+    return _("{hours} h {minutes} min").format(hours=seconds // 3600, minutes=seconds % 3600 // 60)
+
+
+def summary_text(summary: LessonSummary, now: datetime) -> Text:
+    text = Text()
+    text.append(_("Lesson finished: {title}").format(title=summary.title) + "\n\n", style="bold")
+    text.append(_("Right first time: "), style="bold")
+    text.append(ngettext("{right} of {count} question", "{right} of {count} questions", summary.total)
+                .format(right=summary.first_time, count=summary.total))
+    skipped = summary.total - summary.finished
+    if skipped:
+        text.append("  " + _("({count} not answered this time)").format(count=skipped), style="dim")
+    text.append("\n")
+    text.append(_("Time: "), style="bold")
+    text.append(duration(summary.spent) + "\n\n")
+    if summary.comebacks:
+        text.append(_("Review will bring back:") + "\n", style="bold")
+        for number, moment in summary.comebacks:
+            text.append("  " + _("question {number}, {when}").format(number=number, when=when(moment, now)) + "\n")
+    else:
+        text.append(_("Review will bring back nothing from this lesson: no question is waiting for another try.")
+                    + "\n")
+    text.append("\n")
+    if summary.next_lesson is not None:
+        text.append(_("Enter: the next lesson, “{title}”.").format(title=summary.next_lesson[1]) + "\n", style="bold")
+    else:
+        text.append(_("That was the last lesson of the course. Enter: the roadmap.") + "\n", style="bold")
+    text.append(_("Escape: the roadmap."), style="dim")
+    return text
+
+
+class LessonSummaryScreen(Screen):
+    BINDINGS = [
+        Binding("enter", "next_lesson", N_("Next lesson")),
+        Binding("escape", "app.show_roadmap", N_("Roadmap")),
+    ]
+
+    def __init__(self, summary: LessonSummary, now: datetime) -> None:
+        super().__init__()
+        localize_bindings(self)
+        self.summary = summary
+        self.now = now
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="summary-body"):
+            yield Static(Prose(summary_text(self.summary, self.now)), id="summary-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = self.summary.title
+        self.sub_title = _("Summary")
+        if self.summary.next_lesson is not None:   # 'tutor' reopens where the course goes on
+            self.app.save_position(self.summary.next_lesson[0], 0)
+
+    def action_next_lesson(self) -> None:
+        if self.summary.next_lesson is None:
+            self.app.show_roadmap()
+        else:
+            self.app.open_lesson(self.summary.next_lesson[0])

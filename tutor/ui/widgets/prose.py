@@ -1,0 +1,38 @@
+"""Lesson prose that wraps between Chinese characters as well as at spaces.
+
+A Rich renderable rather than a widget, so every ``Static`` that shows lesson text (the
+explanation, the question, feedback, hints) keeps its CSS and its tests read it as before;
+it breaks its lines itself at the width it is given, so Textual's height and its painting
+agree at every terminal size.
+"""
+from __future__ import annotations
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+
+from tutor.common.wide_wrap import break_offsets
+
+
+class Prose:
+    def __init__(self, text: Text | str) -> None:
+        self.text = text if isinstance(text, Text) else Text(text)
+
+    @property
+    def plain(self) -> str:
+        return self.text.plain
+
+    def lines(self, width: int) -> list[Text]:
+        out: list[Text] = []
+        for line in self.text.split("\n", allow_blank=True):
+            for piece in line.divide(break_offsets(line.plain, width)):
+                piece.rstrip()
+                piece.no_wrap, piece.overflow, piece.end = True, "fold", "\n"
+                out.append(piece)
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from self.lines(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text)
