@@ -32,7 +32,8 @@ DATA_OPTIONS = [(N_("sort digits"), "sort"), (N_("reverse digits"), "reverse"), 
 START_OPTIONS = [(N_("new weights"), "new"), (N_("current model"), "current")]
 STATES = {"starting": N_("◌ starting"), "training": N_("● training"), "paused": N_("‖ paused"),
           "stopping": N_("◌ stopping")}
-CHART_INTERVAL = 0.25   # seconds between chart redraws: the status line still moves ten times a second
+CHART_INTERVAL = 0.5    # seconds between chart redraws: the status line moves four times a second
+STATUS_INTERVAL = 0.25  # seconds between progress messages: each costs the UI thread a repaint, taken from training
 
 
 def _duration(seconds: float) -> str:
@@ -202,7 +203,7 @@ class TrainPanel(CheckpointActions, Vertical):
             snapshot = run.snapshot() if metrics.evaluated else None
             self.post_message(TrainingProgress(metrics, losses, snapshot, run.label(metrics)))
 
-        run.trainer.callbacks.append(dt.MetricsRelay(send))
+        run.trainer.callbacks.append(dt.MetricsRelay(send, interval=STATUS_INTERVAL))
         try:
             result = run.trainer.run()
         except Exception as error:
