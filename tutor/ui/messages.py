@@ -59,7 +59,7 @@ class LiveFailed(AppMessage):
 
 @dataclass
 class TrainingProgress(AppMessage):
-    """The dashboard's trainer, about ten times a second (posted from the training thread)."""
+    """The dashboard's trainer, about four times a second (posted from the training thread)."""
 
     metrics: TrainMetrics
     losses: list[tuple[int, float]]   # every step since the last message: the chart misses none

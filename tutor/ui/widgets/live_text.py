@@ -1,4 +1,4 @@
-"""Text that changes ten times a second in a box that never changes size.
+"""Text that changes several times a second in a box that never changes size.
 
 ``Static.update`` asks for a layout pass of the whole screen every time; while training
 that was a third of the UI thread's work, so the dashboard's status line repaints only.

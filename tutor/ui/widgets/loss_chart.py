@@ -4,7 +4,7 @@ Written here rather than taken from a plotting package: two series, a log-scale 
 falls from ~4.6 to ~0.001, a straight axis would show a cliff then a flat line) and a fixed
 x axis of the run's total steps are all it needs, and it stays one small widget with no
 dependency.  Train loss is averaged per dot column, so 1500 noisy steps still read as a line;
-numpy does the averaging because the chart redraws ten times a second while training.
+numpy does the averaging because the chart redraws twice a second while training.
 Validation is drawn as ◆ marks, not a second line, so the two read apart without colour;
 both axes carry round numbers (1-2-5 steps; the log axis in 1, 2, 5 x 10^k).
 """

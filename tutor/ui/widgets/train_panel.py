@@ -1,7 +1,7 @@
 """The dashboard's Train tab: choose data and size, start/pause/stop, watch the loss fall.
 
 The trainer runs in a thread worker (torch releases the GIL inside its kernels, so the UI
-keeps answering keys), trains a private model, and posts metrics about ten times a second.
+keeps answering keys), trains a private model, and posts metrics about four times a second.
 After each evaluation it posts a copy of its weights, which the panel hands to the app's
 ``ModelHub``: that copy is what the lessons, the Sample tab and the Attention tab read.
 The panel lives on an installed screen, so training goes on while the learner is elsewhere.
