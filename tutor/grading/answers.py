@@ -9,6 +9,7 @@ import math
 import re
 from fractions import Fraction
 
+from tutor.common.i18n import _
 from tutor.grading.fullwidth import normalize_answer_text
 
 MAX_ANSWER_CHARS = 2000
@@ -25,12 +26,13 @@ class AnswerError(ValueError):
 
 def _strip(text: str) -> str:
     if not isinstance(text, str):
-        raise AnswerError("type an answer")
+        raise AnswerError(_("type an answer"))
     if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerError(f"that answer is {len(text)} characters long; keep it under {MAX_ANSWER_CHARS}")
+        raise AnswerError(_("that answer is {length} characters long; keep it under {limit}")
+                          .format(length=len(text), limit=MAX_ANSWER_CHARS))
     text = normalize_answer_text(text).strip()
     if not text:
-        raise AnswerError("type an answer first")
+        raise AnswerError(_("type an answer first"))
     return text
 
 
@@ -46,13 +48,14 @@ def parse_shape(text: str) -> tuple[int, ...]:
     body = _unwrap(_strip(text))
     parts = [p for p in _SIZE_SEPARATORS.split(body) if p]
     if not parts:
-        raise AnswerError("a shape is a list of sizes, e.g. (2, 2, 4, 4)")
+        raise AnswerError(_("a shape is a list of sizes, e.g. (2, 2, 4, 4)"))
     if len(parts) > 8:
-        raise AnswerError("the tensors here have at most 8 axes; check the shape")
+        raise AnswerError(_("the tensors here have at most 8 axes; check the shape"))
     sizes = []
     for part in parts:
         if not part.isdecimal() or len(part) > 7:
-            raise AnswerError(f"{part!r} is not a size; a shape is whole numbers like (2, 2, 4, 4)")
+            raise AnswerError(_("{part} is not a size; a shape is whole numbers like (2, 2, 4, 4)")
+                              .format(part=repr(part)))
         sizes.append(int(part))
     return tuple(sizes)
 
@@ -69,19 +72,19 @@ def parse_number(text: str) -> float:
     if percent:
         lowered = lowered[:-1]
     if "/" in lowered:
-        top, _, bottom = lowered.partition("/")
+        top, _slash, bottom = lowered.partition("/")
         if not (_NUMBER.fullmatch(top) and _NUMBER.fullmatch(bottom)):
-            raise AnswerError(f"{token!r} is not a fraction like 1/4")
+            raise AnswerError(_("{token} is not a fraction like 1/4").format(token=repr(token)))
         try:
             value = float(Fraction(top) / Fraction(bottom))
         except ZeroDivisionError:
-            raise AnswerError("division by zero in the answer") from None
+            raise AnswerError(_("division by zero in the answer")) from None
     elif _NUMBER.fullmatch(lowered):
         value = float(lowered)
     else:
-        raise AnswerError(f"{token!r} is not a number; write e.g. 0.25, 1/4, -inf, nan")
+        raise AnswerError(_("{token} is not a number; write e.g. 0.25, 1/4, -inf, nan").format(token=repr(token)))
     if math.isinf(value):
-        raise AnswerError(f"{token!r} overflows; write inf or -inf for infinity")
+        raise AnswerError(_("{token} overflows; write inf or -inf for infinity").format(token=repr(token)))
     return value / 100 if percent else value
 
 
@@ -90,9 +93,9 @@ def parse_values(text: str) -> list[float]:
     body = _strip(text).replace("[", " ").replace("]", " ").replace("(", " ").replace(")", " ")
     parts = [p for p in re.split(r"[\s,;]+", body) if p]
     if not parts:
-        raise AnswerError("type the values separated by commas or spaces, e.g. 1, 0, 0, 0")
+        raise AnswerError(_("type the values separated by commas or spaces, e.g. 1, 0, 0, 0"))
     if len(parts) > 256:
-        raise AnswerError("that is more values than any question here asks for")
+        raise AnswerError(_("that is more values than any question here asks for"))
     return [parse_number(part) for part in parts]
 
 
@@ -108,7 +111,7 @@ def parse_choice(text: str, choices: list[str]) -> int:
         if lowered == choice.strip().lower():
             return i
     last = chr(ord("a") + len(choices) - 1)
-    raise AnswerError(f"pick one of a–{last} (or 1–{len(choices)})")
+    raise AnswerError(_("pick one of a–{last} (or 1–{count})").format(last=last, count=len(choices)))
 
 
 # Symbolic shapes: "(B, H, L, D/H)" -> tuples of small expression trees over size names.
@@ -122,7 +125,8 @@ def _tokenize_dim(text: str) -> list[str]:
         if not match:
             if text[pos:].strip() == "":
                 break
-            raise AnswerError(f"unexpected {text[pos:].strip()[:10]!r} in a size; use names like B, H, L, D_head and * /")
+            raise AnswerError(_("unexpected {text} in a size; use names like B, H, L, D_head and * /")
+                              .format(text=repr(text[pos:].strip()[:10])))
         tokens.append(match.group(1))
         pos = match.end()
     return tokens
@@ -151,12 +155,12 @@ def evaluate_dim(text: str, sizes: dict[str, int]) -> int:
     def atom() -> Fraction:
         token = peek()
         if token is None:
-            raise AnswerError(f"incomplete size {text!r}")
+            raise AnswerError(_("incomplete size {size}").format(size=repr(text)))
         take()
         if token == "(":
             value = expr()
             if peek() != ")":
-                raise AnswerError(f"missing ')' in {text!r}")
+                raise AnswerError(_("missing ')' in {size}").format(size=repr(text)))
             take()
             return value
         if token.isdigit():
@@ -164,14 +168,14 @@ def evaluate_dim(text: str, sizes: dict[str, int]) -> int:
         if token in sizes:
             return Fraction(sizes[token])
         known = ", ".join(sorted(sizes))
-        raise AnswerError(f"unknown size {token!r}; this question knows {known}")
+        raise AnswerError(_("unknown size {name}; this question knows {known}").format(name=repr(token), known=known))
 
     def term() -> Fraction:
         value = atom()
         while peek() in ("*", "/"):
             op, right = take(), atom()
             if op == "/" and right == 0:
-                raise AnswerError("division by zero in a size")
+                raise AnswerError(_("division by zero in a size"))
             value = value * right if op == "*" else value / right
         return value
 
@@ -183,12 +187,12 @@ def evaluate_dim(text: str, sizes: dict[str, int]) -> int:
         return value
 
     if len(expanded) > 40:
-        raise AnswerError("that size expression is too long")
+        raise AnswerError(_("that size expression is too long"))
     value = expr()
     if peek() is not None:
-        raise AnswerError(f"unexpected {peek()!r} in {text!r}")
+        raise AnswerError(_("unexpected {token} in {size}").format(token=repr(peek()), size=repr(text)))
     if value.denominator != 1:
-        raise AnswerError(f"{text!r} is not a whole number of entries")
+        raise AnswerError(_("{size} is not a whole number of entries").format(size=repr(text)))
     return int(value)
 
 
@@ -199,5 +203,5 @@ def parse_symbolic_shape(text: str, sizes: dict[str, int]) -> tuple[int, ...]:
     if len(parts) == 1 and " " in parts[0]:
         parts = parts[0].split()
     if not parts or len(parts) > 8:
-        raise AnswerError("write a shape such as (B, H, L, L)")
+        raise AnswerError(_("write a shape such as (B, H, L, L)"))
     return tuple(evaluate_dim(part, sizes) for part in parts)

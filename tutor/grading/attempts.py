@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from tutor.common.i18n import N_, _
+
 DEFAULT_ATTEMPTS = 3
+OUTCOME_LABELS = {"first_try": N_("right first time"), "after_retry": N_("right after retry"), "missed": N_("not got")}
 
 
 class Outcome(str, Enum):
@@ -21,8 +24,7 @@ class Outcome(str, Enum):
 
     @property
     def label(self) -> str:
-        return {"first_try": "right first time", "after_retry": "right after retry",
-                "missed": "not got"}[self.value]
+        return _(OUTCOME_LABELS[self.value])
 
 
 @dataclass

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from tutor.common.i18n import _, ngettext
+
 
 def format_number(value: float) -> str:
     if math.isnan(value):
@@ -27,17 +29,17 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
     read as noise and hint at the answer's size; a percentage or a count of decimals does neither.
     """
     if tolerance <= 0:
-        return "exactly"
+        return _("exactly")
     if relative:
-        return f"within about {_percent(tolerance)}"
+        return _("within about {percent}").format(percent=_percent(tolerance))
     if tolerance < 0.5:
         decimals = max(0, math.ceil(-math.log10(2 * tolerance) - 1e-9))
-        return "to 1 decimal" if decimals == 1 else f"to {decimals} decimals"
+        return ngettext("to {count} decimal", "to {count} decimals", decimals).format(count=decimals)
     if tolerance == 0.5:
-        return "to the nearest whole number"
+        return _("to the nearest whole number")
     if expected is not None and math.isfinite(expected) and expected != 0:
-        return f"within about {_percent(tolerance / abs(expected))}"
-    return "roughly"
+        return _("within about {percent}").format(percent=_percent(tolerance / abs(expected)))
+    return _("roughly")
 
 
 def _percent(fraction: float) -> str:

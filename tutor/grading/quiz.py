@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.common.i18n import _
+
 from tutor.grading.kinds import Truth, kind_of
 # Callers import these names from here; they live in the modules that own them.
 from tutor.grading.number_format import format_number, format_values
@@ -37,6 +39,6 @@ def grade(question, text: str, truth: Truth, sizes: dict[str, int]) -> Grade:
     given = kind.parse(question, text, sizes)
     if kind.matches(question, given, truth):
         how = kind.closeness(question, truth)
-        return Grade(True, f"Right ({how})." if how else "Right.", truth.display)
+        return Grade(True, _("Right ({closeness}).").format(closeness=how) if how else _("Right."), truth.display)
     nudge = kind.nudge(question, given, truth)
-    return Grade(False, f"Not quite. {nudge}" if nudge else "Not quite.", truth.display)
+    return Grade(False, _("Not quite. {nudge}").format(nudge=nudge) if nudge else _("Not quite."), truth.display)

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from tutor.common.i18n import N_
 from tutor.common.settings import load_settings, save_setting
 from tutor.model.formats import END, TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
@@ -28,7 +29,7 @@ ACCURACY_EXAMPLES = 300               # held-out digit strings per accuracy chec
 
 @dataclass(frozen=True)
 class Preset:
-    title: str
+    title: str                         # the size's name, in English (the dashboard translates it)
     steps: int
     task_batch: int                    # rows of one digit example each (17 tokens)
     eval_interval: int
@@ -40,9 +41,9 @@ class Preset:
 
 
 PRESETS = {
-    "quick": Preset("quick · 300 steps", 300, 64, 50),            # batches of 64 digit strings
-    "standard": Preset("standard · 800 steps", 800, 128, 100),
-    "full": Preset("full · 1500 steps", 1500, 128, 250),           # how the shipped model was trained
+    "quick": Preset(N_("quick"), 300, 64, 50),            # batches of 64 digit strings
+    "standard": Preset(N_("standard"), 800, 128, 100),
+    "full": Preset(N_("full"), 1500, 128, 250),           # how the shipped model was trained
 }
 
 

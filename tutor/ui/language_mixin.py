@@ -32,6 +32,9 @@ class LanguageMixin:
         extra = [folder for folder, builtin in self.catalog.sources if not builtin]
         self.catalog = load_catalog(extra, language=code)
         self.localize_app()
+        dashboard = self.dashboard_screen(create=False)
+        if dashboard is not None:
+            dashboard.relabel()   # kept, not rebuilt: a training run lives in it
         while len(self.screen_stack) > 2:   # Textual's default screen, then the roadmap
             self.pop_screen()
         self.switch_screen(RoadmapScreen(self.catalog))

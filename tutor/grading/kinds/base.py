@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tutor.common.i18n import _, ngettext
+
 from tutor.grading.tensor_access import probe_slice
 
 Sizes = dict[str, int]
@@ -70,8 +72,11 @@ def with_reveal(question, tensors: Tensors, value, display: str, array: np.ndarr
 def shape_nudge(given: tuple[int, ...], expected: tuple[int, ...]) -> str:
     """Shared by shape and symbolic_shape: axes count, order, then how many sizes are off."""
     if len(given) != len(expected):
-        return f"That has {len(given)} axes; this tensor has a different number."
+        return ngettext("That has {count} axis; this tensor has a different number.",
+                        "That has {count} axes; this tensor has a different number.", len(given)).format(
+            count=len(given))
     if sorted(given) == sorted(expected):
-        return "The right sizes, in the wrong order."
+        return _("The right sizes, in the wrong order.")
     wrong = sum(g != e for g, e in zip(given, expected))
-    return f"{wrong} of the {len(expected)} sizes {'is' if wrong == 1 else 'are'} off."
+    return ngettext("{wrong} of the {count} sizes is off.", "{wrong} of the {count} sizes are off.", wrong).format(
+        wrong=wrong, count=len(expected))

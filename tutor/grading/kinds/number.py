@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from tutor.common.i18n import _
+
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.grading.compare import absolute_tolerance, close
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
@@ -33,18 +35,18 @@ def matches(question, given: float, truth: Truth) -> bool:
 def direction_nudge(given: float, expected: float) -> str:
     """Too high / too low / about 10x off / the sign; shared with values. Never the value itself."""
     if math.isnan(expected):
-        return "Think about what this operation gives for these inputs: is it an ordinary number at all?"
+        return _("Think about what this operation gives for these inputs: is it an ordinary number at all?")
     if math.isnan(given):
-        return "The result here is an ordinary number."
+        return _("The result here is an ordinary number.")
     if given != 0 and expected != 0 and math.isfinite(given) and math.isfinite(expected):
         if (given > 0) != (expected > 0):
-            return "Check the sign."
+            return _("Check the sign.")
         ratio = given / expected
         if 7 <= ratio <= 14:
-            return "About 10× too large."
+            return _("About 10× too large.")
         if 1 / 14 <= ratio <= 1 / 7:
-            return "About 10× too small."
-    return "Too high." if given > expected else "Too low."
+            return _("About 10× too small.")
+    return _("Too high.") if given > expected else _("Too low.")
 
 
 def closeness(question, truth: Truth) -> str:

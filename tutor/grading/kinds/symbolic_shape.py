@@ -6,6 +6,7 @@ agree on the lesson's sizes (H = 1) is still wrong.
 """
 from __future__ import annotations
 
+from tutor.common.i18n import _
 from tutor.grading.answers import parse_symbolic_shape
 from tutor.grading.symbolic import same_symbolic_shape
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
@@ -35,7 +36,8 @@ def truth(question, tensors, sizes) -> Truth:
 
 
 def nudge(question, given, truth: Truth) -> str:
-    return f"{shape_nudge(tuple(given), truth.value)} With these sizes yours is {tuple(given)}."
+    return _("{nudge} With these sizes yours is {shape}.").format(nudge=shape_nudge(tuple(given), truth.value),
+                                                                 shape=tuple(given))
 
 
 def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tutor.common.i18n import _
+
 from tutor.grading.answers import AnswerError, parse_number, parse_values
 from tutor.grading.compare import all_close, close
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
@@ -32,13 +34,15 @@ def _is_distribution(values: np.ndarray) -> bool:
 def nudge(question, given: list[float], truth: Truth) -> str:
     expected = np.asarray(truth.value, dtype=float).ravel()
     if len(given) != expected.size:
-        return f"This slice holds {expected.size} values; you gave {len(given)}."
+        return _("This slice holds {count} values; you gave {given}.").format(count=expected.size, given=len(given))
     if _is_distribution(expected) and not close(sum(given), 1.0, max(question.tolerance, 0.01)):
-        return f"These are probabilities, so they should sum to 1; yours sum to {format_number(round(sum(given), 4))}."
+        return _("These are probabilities, so they should sum to 1; yours sum to {total}.").format(
+            total=format_number(round(sum(given), 4)))
     wrong = [(g, e) for g, e in zip(given, expected) if not close(g, e, question.tolerance)]
     if len(wrong) == 1:
-        return f"One of the {expected.size} values is off: {direction_nudge(*wrong[0]).lower()}"
-    return f"{len(wrong)} of the {expected.size} values are off."
+        return _("One of the {count} values is off: {direction}").format(
+            count=expected.size, direction=direction_nudge(*wrong[0]).lower())
+    return _("{wrong} of the {count} values are off.").format(wrong=len(wrong), count=expected.size)
 
 
 def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:

@@ -12,8 +12,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tutor.common.i18n import N_, _
+from tutor.live.weights_label import localized_label
 from tutor.ui.localize import localize_bindings
+from tutor.ui.relabel import relabel, worded_pane
 from tutor.ui.widgets.attention_view import AttentionView
+from tutor.ui.widgets.loss_chart import LossChart
 from tutor.ui.widgets.sample_panel import SamplePanel
 from tutor.ui.widgets.train_panel import TrainPanel
 
@@ -22,8 +25,9 @@ class DashboardScreen(Screen):
     BINDINGS = [
         Binding("escape", "close", N_("Back")),
         Binding("f5", "start", N_("Start")),
-        Binding("f6", "pause", N_("Pause")),
-        Binding("f7", "stop", N_("Stop")),
+        # off the footer, which 80 columns cannot hold whole; the Train tab has their buttons and ? lists them
+        Binding("f6", "pause", N_("Pause"), show=False),
+        Binding("f7", "stop", N_("Stop"), show=False),
         Binding("f8", "next_tab", N_("Next tab")),
     ]
 
@@ -35,11 +39,11 @@ class DashboardScreen(Screen):
         yield Header()
         yield Static(id="dash-weights")
         with TabbedContent(id="dash-tabs"):
-            with TabPane(_("Train"), id="tab-train"):
+            with worded_pane(N_("Train"), id="tab-train"):
                 yield TrainPanel(id="train-panel")
-            with TabPane(_("Sample"), id="tab-sample"):
+            with worded_pane(N_("Sample"), id="tab-sample"):
                 yield SamplePanel(id="sample-panel")
-            with TabPane(_("Attention"), id="tab-attention"):
+            with worded_pane(N_("Attention"), id="tab-attention"):
                 yield AttentionView(id="attention-view")
         yield Footer()
 
@@ -60,12 +64,23 @@ class DashboardScreen(Screen):
         hub = self.app.hub
         label = hub.label or (_("loading the model…") if hub.model is None else "")
         line = Text(_("Weights: "), style="bold")
-        line.append(label)
+        line.append(localized_label(label))
         self.query_one("#dash-weights", Static).update(line)
         if hub.model is not None:
             self.query_one(AttentionView).model_changed(hub.model.config)
         self.query_one(SamplePanel).model_changed()
         self.train_panel.refresh_buttons()   # Shipped is greyed while the shipped model is on
+
+    def relabel(self) -> None:
+        """After a language switch: the same dashboard (its run, chart, samples kept), in the new words."""
+        localize_bindings(self)
+        self.title = _("Dashboard")
+        relabel(self)
+        self.query_one(SamplePanel).relabel()
+        self.query_one(AttentionView).relabel()
+        self.query_one(LossChart).refresh()
+        self.model_changed()   # the weights line, the Train tab's buttons and status
+        self.refresh_bindings()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         first = {"tab-train": "#train-go", "tab-sample": "#sample-prompt", "tab-attention": "#attn-text"}

@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 from tutor.common.i18n import _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
+from tutor.live.weights_label import localized_label
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.ui.reload_check import problems_text
 from tutor.ui.widgets.prose import Prose
@@ -77,7 +78,7 @@ class LiveMixin:
         self.query_one("#formula-check").display = bool(mark.plain)
         status = Text()
         status.append(_("Weights: "), style="bold")
-        status.append(live.weights_label + "\n")
+        status.append(localized_label(live.weights_label) + "\n")
         status.append(_("Input: "), style="bold")
         status.append("  ".join(repr(row) for row in live.rows) + f"   ({live.variant}, D_head={live.sizes['D_head']})")
         problems = lesson_problems(self.lesson, live.tensors, live.sizes)
@@ -163,5 +164,5 @@ class LiveMixin:
             return
         self.generation += 1   # a result still being computed with the old weights is dropped
         self.live = None
-        self.status(_("New weights: {label}. Recomputing the live tensors…").format(label=hub.label))
+        self.status(_("New weights: {label}. Recomputing the live tensors…").format(label=localized_label(hub.label)))
         self.load_live()

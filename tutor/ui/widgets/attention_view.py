@@ -13,9 +13,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 
-from tutor.common.i18n import _
+from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
 from tutor.ui.messages import AttentionFailed, AttentionReady
+from tutor.ui.relabel import worded
 from tutor.ui.widgets.heat_colors import HeatPalette
 
 CORNER = "q↓ k→"   # rows are queries, columns keys
@@ -41,6 +42,9 @@ def heatmap(pattern: np.ndarray, labels: list[str], palette: HeatPalette | None 
     return out
 
 
+PLACEHOLDER = N_("Choose a layer and a head; the pattern appears here.")
+
+
 class AttentionView(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -51,17 +55,24 @@ class AttentionView(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
-            yield Label(_("Text") + " ")
+            yield worded(Label(), N_("Text"), "{} ")
             yield Input(self.filled, compact=True, id="attn-text")
-            yield Label(" " + _("Layer") + " ")
+            yield worded(Label(), N_("Layer"), " {} ")
             yield Select([(str(i), i) for i in range(2)], value=0, allow_blank=False, compact=True, id="attn-layer")
-            yield Label(" " + _("Head") + " ")
+            yield worded(Label(), N_("Head"), " {} ")
             yield Select([(str(i), i) for i in range(4)], value=0, allow_blank=False, compact=True, id="attn-head")
             yield Label(" ")
-            yield Button(_("Show"), id="attn-go", compact=True, variant="success")
+            yield worded(Button("", id="attn-go", compact=True, variant="success"), N_("Show"))
         with ScrollableContainer(id="attn-box"):
-            yield Static(Text(_("Choose a layer and a head; the pattern appears here."), style="dim"), id="attn-map")
+            yield Static(Text(_(PLACEHOLDER), style="dim"), id="attn-map")
         yield Static(id="attn-message")
+
+    def relabel(self) -> None:
+        """After a language switch: the placeholder, or the line under a drawn pattern."""
+        if self.drawn is None:
+            self.query_one("#attn-map", Static).update(Text(_(PLACEHOLDER), style="dim"))
+        else:
+            self.explain(self.drawn)
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.draw())
@@ -133,6 +144,9 @@ class AttentionView(Vertical):
         self.shown = (message.layer, message.head)
         self.drawn = message
         self.draw()
+        self.explain(message)
+
+    def explain(self, message: AttentionReady) -> None:
         self.say(f"blocks.{message.layer}.attn.pattern[0, {message.head}]: " +
                  _("row = query, column = key, % of the row's attention; · is the masked future."), "dim")
 

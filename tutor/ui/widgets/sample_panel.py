@@ -18,13 +18,22 @@ from textual.worker import get_current_worker
 from tutor.common.i18n import N_, _
 from tutor.model.formats import TASKS
 from tutor.common.safe_text import neutralise
+from tutor.live.weights_label import localized_label
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
+from tutor.ui.relabel import worded, worded_select
 
 KNOBS = {   # which inputs each strategy reads; the others are greyed out
     "greedy": (), "temperature": ("temperature",), "top-k": ("temperature", "top-k"),
     "top-p": ("temperature", "top-p"), "beam": ("beam",),
 }
+# the strategies and knobs as the glossary (docs/glossary-zh.md) names them; top-k and top-p stay as they are
+STRATEGY_WORDS = {"greedy": N_("greedy"), "temperature": N_("temperature"), "top-k": "top-k", "top-p": "top-p",
+                  "beam": N_("beam search")}
+KNOB_DEFAULTS = {"temperature": "1.0", "top-k": "5", "top-p": "0.9", "beam": "4", "max": "40", "seed": "0"}
+# TRANSLATORS: the knobs' labels are short on purpose: the row of six must fit 80 columns
+KNOB_WORDS = {"temperature": "T", "top-k": "top-k", "top-p": "top-p", "beam": N_("beam"), "max": N_("max"),
+              "seed": N_("seed")}
 BAR = 10
 MODEL_OPTIONS = [(N_("lessons' model"), "current"), (N_("text model"), "text")]
 TEXT_PROMPT = "The function "     # the sort prompt means nothing to the text model
@@ -75,22 +84,20 @@ class SamplePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
-            yield Label(_("Prompt") + " ")
+            yield worded(Label(), N_("Prompt"), "{} ")
             yield Input("3142>", compact=True, id="sample-prompt")
             yield Label(" ")
-            yield Select([(s, s) for s in STRATEGIES], value="greedy", allow_blank=False, compact=True,
-                         id="sample-strategy")
+            yield worded_select([(STRATEGY_WORDS[s], s) for s in STRATEGIES], value="greedy", allow_blank=False,
+                                compact=True, id="sample-strategy")
             yield Label(" ")
-            yield Select([(_(label), value) for label, value in MODEL_OPTIONS], value="current", allow_blank=False, compact=True, id="sample-model")
+            yield worded_select(MODEL_OPTIONS, value="current", allow_blank=False, compact=True, id="sample-model")
             yield Label(" ")
-            yield Button(_("Sample"), id="sample-go", compact=True, variant="success")
+            yield worded(Button("", id="sample-go", compact=True, variant="success"), N_("Sample"))
         with Horizontal(classes="dash-row"):
-            for label, name, value in (("T", "temperature", "1.0"), (" top-k", "top-k", "5"),
-                                       (" top-p", "top-p", "0.9"), (" beam", "beam", "4"),
-                                       (" max", "max", "40"), (" seed", "seed", "0")):
-                yield Label(label + " ")
+            for index, (name, value) in enumerate(KNOB_DEFAULTS.items()):
+                yield worded(Label(), KNOB_WORDS[name], "{} " if index == 0 else " {} ")
                 yield Input(value, compact=True, id=f"sample-{name}", classes="knob")
-            yield Checkbox(_("stop at ⏎"), True, compact=True, id="sample-stop")
+            yield worded(Checkbox("", True, compact=True, id="sample-stop"), N_("stop at ⏎"))
         with Horizontal(id="sample-body"):
             with VerticalScroll(id="sample-output-box"):
                 yield Static(id="sample-output")
@@ -126,6 +133,14 @@ class SamplePanel(Vertical):
             self.say(_(TASK_HINT), "italic")
         elif not self.steps:
             self.say("")
+
+    def relabel(self) -> None:
+        """After a language switch: the distribution pane's words (the output itself is the model's)."""
+        if not self.steps:
+            self.query_one("#sample-dist", Static).update(distribution_text(None, 0, 0, ""))
+        elif not self.running:
+            self.show_step(self.shown)
+        self.model_changed()
 
     def grey_knobs(self) -> None:
         used = KNOBS[self.query_one("#sample-strategy", Select).value]
@@ -228,7 +243,7 @@ class SamplePanel(Vertical):
             return
         source = self.text_model[2] if self.model_used == "text" and self.text_model else self.app.hub.label
         self.say(_("{count} tokens from {source}. ◀ ▶ show each token's distribution.").format(
-            count=len(self.steps), source=source), "dim")
+            count=len(self.steps), source=localized_label(source)), "dim")
         self.show_step(0)
 
     @property

@@ -12,6 +12,7 @@ from textual import work
 from textual.widgets import Input
 
 from tutor.common.i18n import _
+from tutor.live.weights_label import localized_label
 from tutor.training import runs as dt
 from tutor.ui.messages import CheckpointFailed, CheckpointLoaded, CheckpointSaved, TrainingEnded
 
@@ -44,7 +45,7 @@ class CheckpointActions:
         message.stop()
         self.hub_meta, self.unsaved = message.meta, False
         self.app.publish_model(message.model, message.tokenizer, message.label, message.meta)
-        self.say(message.note + " " + _("Lessons now read: {label}").format(label=self.app.hub.label),
+        self.say(message.note + " " + _("Lessons now read: {label}").format(label=localized_label(self.app.hub.label)),
                  "green")   # the label was neutralised by the hub
 
     def on_checkpoint_failed(self, message: CheckpointFailed) -> None:

@@ -23,12 +23,20 @@ from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
+from tutor.ui.relabel import worded, worded_select
 from tutor.ui.widgets.live_text import LiveText
 from tutor.ui.widgets.loss_chart import LossChart
 from tutor.ui.widgets.train_checkpoints import CheckpointActions
 
 DATA_OPTIONS = [(N_("sort digits"), "sort"), (N_("reverse digits"), "reverse"), (N_("Python docs text"), "text"),
                 (N_("a text file"), "file")]
+
+
+def preset_words(preset: dt.Preset):
+    """The Size box's words for ``preset`` in the language of the moment ("standard · 800 steps")."""
+    return lambda: _("{name} · {steps} steps").format(name=_(preset.title), steps=preset.steps)
+
+
 START_OPTIONS = [(N_("new weights"), "new"), (N_("current model"), "current")]
 STATES = {"starting": N_("◌ starting"), "training": N_("● training"), "paused": N_("‖ paused"),
           "stopping": N_("◌ stopping")}
@@ -65,26 +73,27 @@ class TrainPanel(CheckpointActions, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
-            yield Label(_("Data") + " ")
-            yield Select([(_(label), value) for label, value in DATA_OPTIONS], value="sort", allow_blank=False, compact=True, id="train-data")
-            yield Label(" " + _("Size") + " ")
-            yield Select([(p.title, name) for name, p in dt.PRESETS.items()], value="standard",
-                         allow_blank=False, compact=True, id="train-preset")
+            yield worded(Label(), N_("Data"), "{} ")
+            yield worded_select(DATA_OPTIONS, value="sort", allow_blank=False, compact=True, id="train-data")
+            yield worded(Label(), N_("Size"), " {} ")
+            yield worded_select([(preset_words(preset), name) for name, preset in dt.PRESETS.items()],
+                                value="standard", allow_blank=False, compact=True, id="train-preset")
             yield Label(" LR ")
             yield Input("3e-3", compact=True, id="train-lr")
         with Horizontal(classes="dash-row"):
-            yield Label(_("File") + " ")
-            yield Input(placeholder=_("path of a UTF-8 text file (Data: a text file)"), compact=True, id="train-file")
-            yield Label(" " + _("From") + " ")
-            yield Select([(_(label), value) for label, value in START_OPTIONS], value="new", allow_blank=False, compact=True, id="train-start")
+            yield worded(Label(), N_("File"), "{} ")
+            yield worded(Input(compact=True, id="train-file"), N_("path of a UTF-8 text file (Data: a text file)"))
+            yield worded(Label(), N_("From"), " {} ")
+            yield worded_select(START_OPTIONS, value="new", allow_blank=False, compact=True, id="train-start")
         with Horizontal(classes="dash-row"):
             yield Button(_("Start"), id="train-go", compact=True, variant="success")
-            yield Button(_("Pause"), id="train-pause", compact=True, disabled=True)
-            yield Button(_("Stop"), id="train-stop", compact=True, variant="error", disabled=True)
-            yield Button(_("Shipped"), id="train-reset", compact=True, tooltip=_("reset to the shipped model"))
-            yield Button(_("Save"), id="train-save", compact=True)
-            yield Button(_("Load"), id="train-load", compact=True)
-            yield Input(placeholder=_("checkpoint path (Save: a new file)"), compact=True, id="train-path")
+            yield worded(Button("", id="train-pause", compact=True, disabled=True), N_("Pause"))
+            yield worded(Button("", id="train-stop", compact=True, variant="error", disabled=True), N_("Stop"))
+            yield worded(Button("", id="train-reset", compact=True, tooltip=_("reset to the shipped model")),
+                         N_("Shipped"))
+            yield worded(Button("", id="train-save", compact=True), N_("Save"))
+            yield worded(Button("", id="train-load", compact=True), N_("Load"))
+            yield worded(Input(compact=True, id="train-path"), N_("checkpoint path (Save: a new file)"))
         yield LiveText(Text(_("Choose the data and a size, then Start (F5)."), style="dim"), id="train-status")
         yield LossChart(id="train-chart")
         yield Static(id="train-message")
@@ -161,8 +170,12 @@ class TrainPanel(CheckpointActions, Vertical):
         """Grey every button that could do nothing now (Stop when nothing runs, Load without a path, …)."""
         state = self.state
         busy = state in ("starting", "training", "paused", "stopping")
-        self.query_one("#train-go", Button).label = _("Resume") if state == "paused" else _("Start")
-        self.query_one("#train-go", Button).disabled = busy and state != "paused"
+        go = self.query_one("#train-go", Button)
+        label = _("Resume") if state == "paused" else _("Start")
+        if str(go.label) != label:
+            go.label = label
+            go.refresh(layout=True)   # Resume is wider than Start, and a language switch changes both
+        go.disabled = busy and state != "paused"
         self.query_one("#train-pause", Button).disabled = state not in ("training",)
         self.query_one("#train-stop", Button).disabled = state not in ("starting", "training", "paused")
         # buttons that could do nothing now are greyed: Load without a path, Shipped on the shipped model
