@@ -125,3 +125,39 @@ def dashboard_steps(tab_presses: int):
 @pytest.mark.parametrize("tab_presses", [0, 1, 2], ids=["train", "sample", "attention"])
 def test_dashboard_tabs(app, snap_compare, tab_presses):
     assert snap_compare(app, terminal_size=SIZE, run_before=dashboard_steps(tab_presses))
+
+
+def test_roadmap_in_chinese(zh_app, snap_compare):
+    assert snap_compare(zh_app, terminal_size=SIZE)
+
+
+ANSWERED = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("key", ["r", "s"], ids=["review", "stats"])
+def test_review_and_stats_in_chinese(zh_app, snap_compare, monkeypatch, key):
+    """Two questions answered on a fixed day, seen from the next day (the app's clock is injected);
+    review draws new sizes for a question, here from a fixed seed."""
+    from tutor.progress.store import ProgressStore
+    from tutor.ui.screens import review
+
+    monkeypatch.setattr(review.random, "randrange", lambda start, stop: 7)
+
+    with ProgressStore(zh_app.home) as store:
+        store.record_outcome("la-tensors", "embed-shape", Outcome.MISSED, attempts=3, now=ANSWERED)
+        store.record_outcome("la-tensors", "one-token", Outcome.FIRST_TRY, attempts=1, now=ANSWERED)
+
+    async def run_before(pilot):
+        app = pilot.app
+        app.clock = lambda: ANSWERED + timedelta(days=1)
+        await pilot.press(key)
+        await pilot.pause()
+        if key == "r":
+            await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.pause()
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_dashboard_train_tab_in_chinese(zh_app, snap_compare):
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=dashboard_steps(0))

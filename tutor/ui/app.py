@@ -116,13 +116,13 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     def on_model_failed(self, message: ModelFailed) -> None:
         self.model_status = "failed"
         self.sub_title = _("model failed to load")
-        self.notify(message.error, title="The built-in model could not be loaded", severity="error", timeout=10, markup=False)
+        self.notify(message.error, title=_("The built-in model could not be loaded"), severity="error", timeout=10, markup=False)
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
         self.complete_catalog()
         item = self.catalog.get(lesson_id)
         if item is None:
-            self.notify(f"No lesson {lesson_id!r}", severity="warning", markup=False)
+            self.notify(_("No lesson {id}").format(id=repr(lesson_id)), severity="warning", markup=False)
             return
         from tutor.ui.screens.lesson import LessonScreen  # numpy and the quiz load on first use
 
@@ -140,7 +140,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         reloads = apply_changes(self.catalog, changes)
         self.lessons_signal.publish(reloads)
         for reload in reloads:
-            self.notify(reload.summary(), title="Lesson file has a problem" if reload.broken else "Lesson file",
+            self.notify(reload.summary(), title=_("Lesson file has a problem") if reload.broken else _("Lesson file"),
                         severity="error" if reload.broken else "information", timeout=8 if reload.broken else 3,
                         markup=False)
         from tutor.ui.reload_check import start_live_checks

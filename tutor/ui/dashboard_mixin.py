@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from textual.screen import ModalScreen
 
+from tutor.common.i18n import _
+from tutor.live.weights_label import localized_label
 from tutor.ui.messages import KeptModelLoaded
 
 DASHBOARD = "dashboard"
@@ -64,12 +66,13 @@ class DashboardMixin:
 
     def on_kept_model_loaded(self, message: KeptModelLoaded) -> None:
         if message.error:
-            self.notify(f"{message.error}\nUsing the shipped model instead.", title="Your kept model could not be loaded",
+            self.notify(_("{error}\nUsing the shipped model instead.").format(error=message.error),
+                        title=_("Your kept model could not be loaded"),
                         severity="warning", timeout=12, markup=False)
             return
         self.model_replaced()
-        self.notify(f"Lessons read {message.label}. The dashboard (F3) has Shipped to go back to the built-in model.",
-                    title="Your model is back", timeout=8, markup=False)
+        self.notify(_("Lessons read {label}. The dashboard (F3) has Shipped to go back to the built-in model.").format(
+            label=localized_label(message.label)), title=_("Your model is back"), timeout=8, markup=False)
 
     # -- quitting ---------------------------------------------------------------------------
 
@@ -92,11 +95,11 @@ class DashboardMixin:
             return
         panel = self.dashboard_screen().train_panel
         if panel.training_active:
-            self.notify("Stopping the training…", timeout=3)
+            self.notify(_("Stopping the training…"), timeout=3)
         try:
             path = await panel.finish(keep=choice == "keep")
         except (OSError, ValueError) as error:
-            self.notify(f"{error}\nSave them from the dashboard to another place, or quit again to leave them.",
-                        title="Could not keep the weights", severity="error", timeout=20, markup=False)
+            self.notify(_("{error}\nSave them from the dashboard to another place, or quit again to leave them.").format(
+                error=error), title=_("Could not keep the weights"), severity="error", timeout=20, markup=False)
             return
-        self.exit(message=f"Kept your weights in {path}; the next start loads them." if path else None)
+        self.exit(message=_("Kept your weights in {path}; the next start loads them.").format(path=path) if path else None)

@@ -52,7 +52,7 @@ class JourneyMixin:
 
             self.push_screen(NoSavingScreen(self.store_problem), self._no_saving_answered)
         elif self.store is not None and self.store.message:
-            self.notify(self.store.message, title="Progress database recovered", severity="warning",
+            self.notify(self.store.message, title=_("Progress database recovered"), severity="warning",
                         timeout=20, markup=False)
         position = self.store.last_position() if self.store else None
         item = self.catalog.get(position[0]) if position else None
@@ -65,8 +65,8 @@ class JourneyMixin:
 
     def _no_saving_answered(self, go_on: bool | None) -> None:
         if go_on:
-            self.notify(f"{self.store_problem}\nThis session still works, but your answers will NOT be saved.",
-                        title="Progress is not being saved", severity="error", timeout=30, markup=False)
+            self.notify(_("{problem}\nThis session still works, but your answers will NOT be saved.").format(
+                problem=self.store_problem), title=_("Progress is not being saved"), severity="error", timeout=30, markup=False)
         else:
             self.exit(return_code=1, message=f"tutor: {self.store_problem}")
 
@@ -109,7 +109,8 @@ class JourneyMixin:
     def _tell_save_failed(self, error: Exception) -> None:
         if not self._save_failed:   # once: a full disk would otherwise notify on every answer
             self._save_failed = True
-            self.notify(f"{error}\nAnswers are kept for this session only.", title="Could not save progress",
+            self.notify(_("{error}\nAnswers are kept for this session only.").format(error=error),
+                        title=_("Could not save progress"),
                         severity="error", timeout=20, markup=False)
 
     def last_variant(self, lesson_id: str, question_id: str) -> str | None:
@@ -156,11 +157,12 @@ class JourneyMixin:
 
         snapshot = self.progress_snapshot()
         if not snapshot.saving:
-            self.notify("Review needs saved progress, which is off this session.", severity="warning", markup=False)
+            self.notify(_("Review needs saved progress, which is off this session."), severity="warning", markup=False)
             return
         if not snapshot.due:
-            later = f" The next one is due {when(snapshot.next_due, self.clock())}." if snapshot.next_due else ""
-            self.notify("Nothing to review right now." + later, title="Review", markup=False)
+            later = (" " + _("The next one is due {when}.").format(when=when(snapshot.next_due, self.clock()))
+                     if snapshot.next_due else "")
+            self.notify(_("Nothing to review right now.") + later, title=_("Review"), markup=False)
             return
         queue = [(self.catalog.get(d.lesson_id), d.question_index) for d in snapshot.due]
         self.push_screen(ReviewScreen(queue))

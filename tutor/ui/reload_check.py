@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from tutor.common.i18n import _
 from tutor.course.watcher import Reload
 
 
@@ -40,7 +41,7 @@ def _report(app, checked: Reload, item) -> None:
     if app.catalog.get(checked.new_id) is not item:
         return
     app.lessons_signal.publish([checked])
-    app.notify(checked.summary(), title="Lesson file has a problem", severity="error", timeout=10, markup=False)
+    app.notify(checked.summary(), title=_("Lesson file has a problem"), severity="error", timeout=10, markup=False)
 
 
 def problems_text(problems) -> str:

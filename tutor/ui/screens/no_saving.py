@@ -13,28 +13,32 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tutor.common.i18n import N_, _
+from tutor.ui.localize import localize_bindings
+
 
 class NoSavingScreen(ModalScreen[bool]):
     """Dismisses with True to go on without saving, False to quit."""
 
     BINDINGS = [
-        Binding("c,enter", "choose(True)", "Continue without saving"),
-        Binding("q,escape", "choose(False)", "Quit"),
+        Binding("c,enter", "choose(True)", N_("Continue without saving")),
+        Binding("q,escape", "choose(False)", N_("Quit")),
     ]
 
     def __init__(self, problem: str) -> None:
         super().__init__()
         self.problem = problem
+        localize_bindings(self)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="no-saving-box"):
-            yield Static(Text("Your progress cannot be saved.", style="bold"), id="no-saving-title")
+            yield Static(Text(_("Your progress cannot be saved."), style="bold"), id="no-saving-title")
             yield Static(Text(self.problem), id="no-saving-text")
-            yield Static(Text("You can go on without saving (answers are kept until you quit), "
-                              "or quit and fix it."), id="no-saving-question")
+            yield Static(Text(_("You can go on without saving (answers are kept until you quit), "
+                                "or quit and fix it.")), id="no-saving-question")
             with Horizontal(id="no-saving-buttons"):
-                yield Button("Continue without saving (c)", id="continue", variant="warning", compact=True)
-                yield Button("Quit (q)", id="quit", compact=True)
+                yield Button(_("Continue without saving (c)"), id="continue", variant="warning", compact=True)
+                yield Button(_("Quit (q)"), id="quit", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#continue", Button).focus()
