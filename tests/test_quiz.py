@@ -117,7 +117,7 @@ def test_shape_nudge_for_axes_in_the_wrong_order():
 def test_probability_row_that_does_not_sum_to_one():
     question = ValuesQuestion(kind="values", id="row", prompt="p", probe="blocks.0.attn.pattern[0, 0, 2]")
     truth = truth_for(question, TENSORS, SIZES)
-    assert "sum to 1; yours sum to 1.2" in grade(question, "0.2, 0.5, 0.5", truth, SIZES).feedback
+    assert "add up to 1; yours add up to 1.2" in grade(question, "0.2, 0.5, 0.5", truth, SIZES).feedback
 
 
 def test_closeness_is_said_in_words():
@@ -202,3 +202,15 @@ def test_an_encounter_is_judged_by_its_first_attempt():
     quitter = Encounter()
     quitter.give_up()
     assert quitter.outcome is Outcome.MISSED and quitter.outcome.label == "not got"
+
+
+def test_the_sum_nudge_names_no_kind_and_skips_one_hot_rows():
+    """A row of cosines can be one-hot and sum to 1: it is not called a distribution."""
+    from tutor.grading.kinds import Truth, kind_of
+
+    question = ValuesQuestion(kind="values", id="row", prompt="p", probe="x[0]")
+    one_hot = Truth(np.array([0.0, 0.0, 1.0, 0.0]), "0, 0, 1, 0", None)
+    spread = Truth(np.array([0.25, 0.75]), "0.25, 0.75", None)
+    nudge = kind_of(question).nudge
+    assert "add up" not in nudge(question, [1.0, 1.0, 1.0, 1.0], one_hot)
+    assert nudge(question, [0.5, 0.9], spread) == "The real values add up to 1; yours add up to 1.4."

@@ -27,8 +27,11 @@ def matches(question, given: list[float], truth: Truth) -> bool:
 
 
 def _is_distribution(values: np.ndarray) -> bool:
+    """A spread of non-negative values summing to 1 (a softmax row, say).  A one-hot row also sums
+    to 1, but there "the values add up to 1" would all but give it away, and it need not be a
+    distribution at all (a row of cosines), so it gets the per-value nudge instead."""
     return values.size > 1 and bool(np.all(np.isfinite(values))) and bool(np.all(values >= 0)) \
-        and abs(float(values.sum()) - 1) < 1e-3
+        and abs(float(values.sum()) - 1) < 1e-3 and int(np.count_nonzero(values > 1e-6)) >= 2
 
 
 def nudge(question, given: list[float], truth: Truth) -> str:
@@ -36,7 +39,7 @@ def nudge(question, given: list[float], truth: Truth) -> str:
     if len(given) != expected.size:
         return _("This slice holds {count} values; you gave {given}.").format(count=expected.size, given=len(given))
     if _is_distribution(expected) and not close(sum(given), 1.0, max(question.tolerance, 0.01)):
-        return _("These are probabilities, so they should sum to 1; yours sum to {total}.").format(
+        return _("The real values add up to 1; yours add up to {total}.").format(
             total=format_number(round(sum(given), 4)))
     wrong = [(g, e) for g, e in zip(given, expected) if not close(g, e, question.tolerance)]
     if len(wrong) == 1:
