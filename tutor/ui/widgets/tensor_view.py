@@ -18,12 +18,26 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.widgets import Static
 
+from tutor.common.i18n import N_, _
 from tutor.grading.reveal_focus import Reveal
 from tutor.grading.tensor_format import AxisWindow, NumberFormat, centred_start, column_capacity, fit_window
 from tutor.ui.widgets.heat_colors import HeatPalette
 
 MAX_ROWS = 10
 MARKER = "▸"
+
+
+# the axis names reveal_focus gives (its logic keys on the English words; only the display translates)
+AXIS_WORDS = {word: word for word in (N_("batch"), N_("head"), N_("position"), N_("query"), N_("key"),
+                                       N_("feature"), N_("hidden"), N_("vocabulary"), N_("in"), N_("out"))}
+
+
+def axis_word(name: str) -> str:
+    if name in AXIS_WORDS:
+        return _(name)
+    if name.startswith("axis "):
+        return _("axis {number}").format(number=name.removeprefix("axis "))
+    return name
 
 
 @dataclass
@@ -168,41 +182,44 @@ class TensorView(Static, can_focus=True):
         ndim = reveal.array.ndim
         names = reveal.axis_names
         out = Text(no_wrap=True, overflow="crop")
-        out.append(reveal.title or f"real {reveal.reference}", style="bold")
-        out.append(f"  shape {tuple(reveal.array.shape)}\n")
+        out.append(reveal.title or _("real {name}").format(name=reveal.reference), style="bold")
+        out.append("  " + _("shape {shape}").format(shape=tuple(reveal.array.shape)) + "\n")
+        names = tuple(axis_word(name) for name in names)
         info = []
         if ndim > 2:
             info.append("[" + ", ".join([*map(str, self.plane), ":", ":"]) + f"]: {names[-2]} × {names[-1]}")
         elif ndim == 2:
-            info.append(f"rows {names[0]}, columns {names[1]}")
+            info.append(_("rows {rows}, columns {columns}").format(rows=names[0], columns=names[1]))
         else:
-            info.append(f"index: {names[0]}")
+            info.append(_("index: {axis}").format(axis=names[0]))
         if self._format.scale_note:
-            info.append(f"values {self._format.scale_note}")
+            info.append(_("values {scale}").format(scale=self._format.scale_note))
         if reveal.highlights:
-            info.append(f"{MARKER} underlined: asked")
+            info.append(_("{marker} underlined: asked").format(marker=MARKER))
         rows, cols = layout.rows, layout.cols
         if rows.size > rows.stop - rows.start:
-            info.append(f"rows {rows.start}–{rows.stop - 1} of {rows.size}")
+            info.append(_("rows {first}–{last} of {count}").format(first=rows.start, last=rows.stop - 1, count=rows.size))
         if cols.size > cols.stop - cols.start:
-            info.append(f"cols {cols.start}–{cols.stop - 1} of {cols.size}")
+            info.append(_("cols {first}–{last} of {count}").format(first=cols.start, last=cols.stop - 1, count=cols.size))
         if ndim > 2:   # last: the line is cut at the right edge of a narrow view
-            info.append(f"axes ({', '.join(names)})")
+            info.append(_("axes ({names})").format(names=", ".join(names)))
         out.append(" · ".join(info) + "\n", style="dim")
         self._append_header(out, layout, asked, palette)
         if rows.hidden_before:
-            out.append(" " * (layout.label_width - 2) + f"⋮ {rows.hidden_before} more\n", style="dim")
+            out.append(" " * (layout.label_width - 2) + "⋮ " + _("{count} more").format(count=rows.hidden_before) + "\n",
+                       style="dim")
         row_labels = reveal.labels_for(ndim - 2, self.plane) if ndim >= 2 else None
         for i in range(rows.start, rows.stop):
             self._append_row(out, i, grid[i], asked[i], layout, row_labels if ndim >= 2 else None, palette)
         if rows.hidden_after:
-            out.append(" " * (layout.label_width - 2) + f"⋮ {rows.hidden_after} more\n", style="dim")
+            out.append(" " * (layout.label_width - 2) + "⋮ " + _("{count} more").format(count=rows.hidden_after) + "\n",
+                       style="dim")
         scrolls = grid[rows.start:rows.stop, cols.start:cols.stop].size < grid.size
         planes = grid.size < reveal.array.size
         if scrolls or planes:
             keys = ["←↑↓→ PgUp PgDn Home End"] if scrolls else []
-            keys += ["[ ] other planes"] if planes else []
-            out.append("Tab here, then " + " · ".join(keys), style="dim italic")
+            keys += [_("[ ] other planes")] if planes else []
+            out.append(_("Tab here, then {keys}").format(keys=" · ".join(keys)), style="dim italic")
         out.rstrip()
         return out
 
