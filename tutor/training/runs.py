@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from tutor.common.i18n import N_
+from tutor.common.i18n import N_, _
 from tutor.common.settings import load_settings, save_setting
 from tutor.model.formats import END, TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
@@ -63,9 +63,9 @@ def parse_lr(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"the learning rate must be a number like 3e-3, not {text!r}") from None
+        raise ValueError(_("the learning rate must be a number like 3e-3, not {text}").format(text=repr(text))) from None
     if not value > 0 or value == float("inf"):
-        raise ValueError(f"the learning rate must be a positive number, not {text}")
+        raise ValueError(_("the learning rate must be a positive number, not {text}").format(text=text))
     return value
 
 
@@ -112,15 +112,15 @@ class TrainingRun:
 
         use_training_threads()   # on this, the training thread: the one policy for all training
         if request.data not in DATA_CHOICES:
-            raise ValueError(f"unknown data {request.data!r}")
+            raise ValueError(_("unknown data {data}").format(data=repr(request.data)))
         if request.preset not in PRESETS:
-            raise ValueError(f"unknown size preset {request.preset!r}")
+            raise ValueError(_("unknown size preset {preset}").format(preset=repr(request.preset)))
         self.request = request
         self.preset = PRESETS[request.preset]
         self.tokenizer = CharTokenizer()
         if request.data == "file":
             if not request.path.strip():
-                raise ValueError("type the path of a UTF-8 text file in the File box")
+                raise ValueError(_("type the path of a UTF-8 text file in the File box"))
             spec = request.path.strip()
         else:
             spec = request.data
@@ -130,7 +130,7 @@ class TrainingRun:
         if request.start == "current" and current is not None:
             problem = shape_problem(current.config)
             if problem:
-                raise ValueError(f"cannot continue the current model: {problem}")
+                raise ValueError(_("cannot continue the current model: {problem}").format(problem=problem))
             model = copy_model(current)
             # "shipped default checkpoint", not its details, nor a chain of earlier continuations
             self.continued_from = current_label.split(" (")[0].split(", continued from")[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+from tutor.common.i18n import _
 from tutor.common.safe_text import neutralise, one_line
 
 STRATEGIES = ("greedy", "temperature", "top-k", "top-p", "beam")
@@ -65,24 +66,25 @@ def filters(request: SampleRequest) -> dict:
         return {"temperature": request.temperature, "top_p": request.top_p}
     if request.strategy == "beam":
         return {"temperature": 1.0}
-    raise ValueError(f"unknown strategy {request.strategy!r}; choose {', '.join(STRATEGIES)}")
+    raise ValueError(_("unknown strategy {strategy}; choose {choices}").format(
+        strategy=repr(request.strategy), choices=", ".join(STRATEGIES)))
 
 
 def validate(request: SampleRequest) -> None:
     from tutor.model.sample import validate_sampling
 
     if not request.prompt:
-        raise ValueError("type a prompt first, e.g. 3142> for the sort task")
+        raise ValueError(_("type a prompt first, e.g. 3142> for the sort task"))
     if not 1 <= request.max_new <= MAX_TOKENS:
-        raise ValueError(f"max tokens must be between 1 and {MAX_TOKENS}")
+        raise ValueError(_("max tokens must be between 1 and {most}").format(most=MAX_TOKENS))
     if not 1 <= request.beam <= MAX_BEAM:
-        raise ValueError(f"the beam width must be between 1 and {MAX_BEAM}")
+        raise ValueError(_("the beam width must be between 1 and {most}").format(most=MAX_BEAM))
     knobs = filters(request)
     temperature_problem = check_temperature(knobs["temperature"])
     if temperature_problem:
         raise ValueError(f"the temperature {temperature_problem}")
     if knobs.get("top_p") is not None and knobs["top_p"] < MIN_TOP_P:
-        raise ValueError(f"top-p must be between {MIN_TOP_P:g} and 1 (1 keeps every token)")
+        raise ValueError(_("top-p must be between {least} and 1 (1 keeps every token)").format(least=f"{MIN_TOP_P:g}"))
     validate_sampling(knobs["temperature"], knobs.get("top_k"), knobs.get("top_p"))
 
 
@@ -156,11 +158,12 @@ def attention_pattern(model, tokenizer, text: str, layer: int, head: int, lock=N
 
     config = model.config
     if not text:
-        raise ValueError("type some text to look at, e.g. 3142>1234")
+        raise ValueError(_("type some text to look at, e.g. 3142>1234"))
     if not (0 <= layer < config.n_layer and 0 <= head < config.n_head):
-        raise ValueError(f"this model has layers 0-{config.n_layer - 1} and heads 0-{config.n_head - 1}")
+        raise ValueError(_("this model has layers 0-{layer} and heads 0-{head}").format(
+            layer=config.n_layer - 1, head=config.n_head - 1))
     ids = tokenizer.encode(text)[-config.block_size:]
     with lock if lock is not None else contextlib.nullcontext():
-        _, probes = run_with_probes(model, torch.tensor([ids]))
+        _logits, probes = run_with_probes(model, torch.tensor([ids]))
     pattern = probes[f"blocks.{layer}.attn.pattern"][0, head].float().numpy()      # (L, L)
     return pattern, [label(tokenizer, t) for t in ids]
