@@ -1,6 +1,9 @@
 """Experiments: what probes cannot show (gradients, optimiser state, decoding), run on the live model.
 
 Importing the package registers every experiment; ``registry`` holds the decorator and the table.
+Each experiment is registered by name and returns numpy arrays named ``<experiment>.<tensor>``
+that lessons read like probes; single values have shape (1,) so that a formula's reductions can
+reproduce them.  Experiments never change the lesson's model: see ``common``.
 """
 # each module registers its experiments when imported
 from tutor.experiments import attention_masks, attention_scale, attention_variants, calculus, contextual, \

@@ -1,8 +1,4 @@
 """Experiments for the calculus track: the cross-entropy gradient, finite differences, autograd, vanishing products.
-
-Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
-returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
-have shape (1,) so that a formula's reductions can reproduce them.
 """
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
 """Experiments on information: entropy, cross-entropy and KL between the model and an untrained student.
-
-Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
-returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
-have shape (1,) so that a formula's reductions can reproduce them.
 """
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
 """Experiments on numerics and architecture: float16 softmax, LayerNorm vs BatchNorm axes, residual gradients, activation functions.
-
-Each experiment is registered by name with :func:`tutor.experiments.registry.experiment` and
-returns numpy arrays named ``<experiment>.<tensor>`` that lessons read like probes; single values
-have shape (1,) so that a formula's reductions can reproduce them.
 """
 from __future__ import annotations
 
