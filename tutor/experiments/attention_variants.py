@@ -1,5 +1,4 @@
-"""Experiments on attention's cost and variants: sliding windows, linear attention, switching off a head.
-"""
+"""Experiments on attention's cost and variants: sliding windows, linear attention, switching off a head."""
 from __future__ import annotations
 
 

@@ -1,5 +1,4 @@
-"""Experiments for the calculus track: the cross-entropy gradient, finite differences, autograd, vanishing products.
-"""
+"""Experiments for the calculus track: the cross-entropy gradient, finite differences, autograd, vanishing products."""
 from __future__ import annotations
 
 

@@ -1,5 +1,4 @@
-"""Experiments on decoding with model/sample.py's own functions: filters, sampling, generation, beam search.
-"""
+"""Experiments on decoding with model/sample.py's own functions: filters, sampling, generation, beam search."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,4 @@
-"""Experiments on information: entropy, cross-entropy and KL between the model and an untrained student.
-"""
+"""Experiments on information: entropy, cross-entropy and KL between the model and an untrained student."""
 from __future__ import annotations
 
 import math

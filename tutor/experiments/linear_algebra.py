@@ -1,5 +1,4 @@
-"""Experiments for the linear-algebra track: embedding lookups, SVD, dot-product variance, the MLP without its nonlinearity.
-"""
+"""Experiments for the linear-algebra track: embedding lookups, SVD, dot-product variance, the MLP without its nonlinearity."""
 from __future__ import annotations
 
 import math

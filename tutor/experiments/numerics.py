@@ -1,5 +1,4 @@
-"""Experiments on numerics and architecture: float16 softmax, LayerNorm vs BatchNorm axes, residual gradients, activation functions.
-"""
+"""Experiments on numerics and architecture: float16 softmax, LayerNorm vs BatchNorm axes, residual gradients, activation functions."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,4 @@
-"""Experiments for the optimisation track: gradient descent, momentum, Adam, the learning-rate schedule, the loss landscape.
-"""
+"""Experiments for the optimisation track: gradient descent, momentum, Adam, the learning-rate schedule, the loss landscape."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,4 @@
-"""Experiments on permutations and positions: shuffled inputs, the sinusoidal table and its shifts.
-"""
+"""Experiments on permutations and positions: shuffled inputs, the sinusoidal table and its shifts."""
 from __future__ import annotations
 
 import math

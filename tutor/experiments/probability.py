@@ -1,5 +1,4 @@
-"""Experiments for the probability track: next-token probabilities, temperature, likelihood, causality.
-"""
+"""Experiments for the probability track: next-token probabilities, temperature, likelihood, causality."""
 from __future__ import annotations
 
 
