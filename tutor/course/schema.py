@@ -9,151 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
+from tutor.course.fields import ID_PATTERN, LongText, ShortText, Strict, check_probe_ref
+# ModelSetup and ID_PATTERN are imported from here by callers; they live in their own modules.
+from tutor.course.model_setup import ModelSetup
 
 FORMAT_VERSION = 1
 SIZE_NAMES = ("B", "L", "D", "H")
-ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
-ShortText = Annotated[str, Field(min_length=1, max_length=300)]
-LongText = Annotated[str, Field(min_length=1, max_length=6000)]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _check_probe_ref(value: str) -> str:
-    try:
-        parse_probe_ref(value)
-    except ProbeRefError as error:
-        raise ValueError(str(error)) from None
-    return value
-
-
-TASKS = ("sort", "reverse", "text", "file")
-
-
-class ModelShape(Strict):
-    """The sizes a lesson's trained model must have (the shipped model: 64, 4, 2)."""
-
-    d_model: int | None = Field(None, ge=1, le=512)
-    n_head: int | None = Field(None, ge=1, le=16)
-    n_layer: int | None = Field(None, ge=1, le=8)
-
-
-class ModelRequirement(Strict):
-    """What a lesson about a trained model's behaviour needs from the learner's current model.
-
-    A lesson whose prose or questions only hold for, say, a model trained on the sort task says
-    so here; on another model it names what it needs and offers the shipped model instead.
-    """
-
-    task: list[Literal["sort", "reverse", "text", "file"]] | None = Field(None, min_length=1, max_length=4)
-    trained: bool | None = None
-    shape: ModelShape | None = None
-
-    @field_validator("task", mode="before")
-    @classmethod
-    def _one_task_or_a_list(cls, value):
-        return [value] if isinstance(value, str) else value
-
-
-class ModelSetup(Strict):
-    """Which weights and which input produce the lesson's live tensors."""
-
-    # trained: the learner's current model; random: fresh weights of the lesson's sizes;
-    # text: the shipped model trained on prose (same shape as the sort model), whatever the learner trained
-    weights: Literal["trained", "random", "text"] = "trained"
-    text: Union[ShortText, list[ShortText]] = "1234"
-    # token ids instead of text, one list per batch row; overrides `text` when given
-    tokens: list[Annotated[list[Annotated[int, Field(ge=0, le=100_000)]], Field(min_length=1, max_length=256)]] | None = \
-        Field(None, min_length=1, max_length=16)
-    seed: int = Field(0, ge=0, le=2**31 - 1)
-    d_model: int | None = Field(None, ge=1, le=512)
-    n_head: int | None = Field(None, ge=1, le=16)
-    n_layer: int | None = Field(None, ge=1, le=8)
-    positions: Literal["learned", "sinusoidal", "none"] | None = None
-    vary: dict[Literal["B", "L", "D", "H"], tuple[int, int]] = Field(default_factory=dict)
-    experiments: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=8)
-    requires: ModelRequirement | None = None   # trained weights only: the kind of model the lesson needs
-
-    @field_validator("experiments")
-    @classmethod
-    def _known_experiments(cls, value):
-        from tutor.experiments import EXPERIMENTS
-        unknown = [name for name in value if name not in EXPERIMENTS]
-        if unknown:
-            import difflib
-            close = difflib.get_close_matches(unknown[0], list(EXPERIMENTS), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"unknown experiment {unknown[0]!r}; {hint}available: {', '.join(sorted(EXPERIMENTS))}")
-        return value
-
-    @field_validator("text")
-    @classmethod
-    def _rows_have_one_length(cls, value):
-        if isinstance(value, list):
-            if not value or len(value) > 16:
-                raise ValueError("give between 1 and 16 input rows")
-            if len({len(row) for row in value}) != 1:
-                raise ValueError("every input row must have the same length (L)")
-        return value
-
-    @field_validator("tokens")
-    @classmethod
-    def _token_rows_have_one_length(cls, value):
-        if value is not None and len({len(row) for row in value}) != 1:
-            raise ValueError("every token row must have the same length (L)")
-        return value
-
-    @field_validator("vary")
-    @classmethod
-    def _ranges_are_ordered(cls, value):
-        for name, (low, high) in value.items():
-            if not 1 <= low <= high <= 64:
-                raise ValueError(f"vary.{name}: give [low, high] with 1 <= low <= high <= 64")
-        return value
-
-    @model_validator(mode="after")
-    def _sizes_need_random_weights(self):
-        sized = [n for n in ("d_model", "n_head", "n_layer", "positions") if getattr(self, n) is not None]
-        if self.weights != "random" and (sized or {"D", "H"} & set(self.vary)):
-            what = ", ".join(sized + sorted({"D", "H"} & set(self.vary)))
-            raise ValueError(f"{what} can only be chosen with weights: random ({self.weights} weights have fixed sizes)")
-        over = self.cost().over()
-        if over:
-            raise ValueError(over)
-        if self.weights == "random" and self.requires is not None:
-            raise ValueError("requires: describes the learner's trained model; a lesson with weights: random "
-                             "builds its own model and needs nothing (remove requires:)")
-        if self.weights == "text" and self.requires is not None:
-            raise ValueError("requires: describes the learner's trained model; a lesson with weights: text "
-                             "always runs the shipped text model and needs nothing (remove requires:)")
-        return self
-
-    def cost(self):
-        """The live computation's estimated cost at the largest sizes this setup can draw."""
-        from tutor.experiments.registry import lesson_cost
-
-        trained = self.weights != "random"   # trained and text: the shipped shape
-        largest = {name: high for name, (_, high) in self.vary.items()}
-        B = max(len(self.rows), largest.get("B", 0))
-        L = max(len(self.rows[0]), largest.get("L", 0))
-        D = 64 if trained else max(self.d_model or 8, largest.get("D", 0))
-        H = 4 if trained else max(self.n_head or 2, largest.get("H", 0))
-        N = 2 if trained else self.n_layer or 1
-        return lesson_cost(B, L, D, H, N, list(self.experiments))
-
-    @property
-    def rows(self) -> list[str] | list[list[int]]:
-        """The input rows: token-id lists when `tokens` is given, else text rows."""
-        if self.tokens is not None:
-            return [list(row) for row in self.tokens]
-        return list(self.text) if isinstance(self.text, list) else [self.text]
-
-
 class FormulaSpec(Strict):
     """The formula, its translation, and how its symbols bind to live tensors."""
 
@@ -167,7 +30,7 @@ class FormulaSpec(Strict):
     @field_validator("reproduces")
     @classmethod
     def _reproduces_is_a_probe(cls, value):
-        return None if value is None else _check_probe_ref(value)
+        return None if value is None else check_probe_ref(value)
 
 
 MAX_ATTEMPTS = 10
@@ -186,14 +49,14 @@ class QuestionBase(Strict):
     @field_validator("show")
     @classmethod
     def _show_is_a_probe(cls, value):
-        return None if value is None else _check_probe_ref(value)
+        return None if value is None else check_probe_ref(value)
 
 
 class ShapeQuestion(QuestionBase):
     kind: Literal["shape"]
     probe: str
     answer: list[Annotated[int, Field(ge=0)]] | None = None
-    _probe = field_validator("probe")(classmethod(lambda cls, v: _check_probe_ref(v)))
+    _probe = field_validator("probe")(classmethod(lambda cls, v: check_probe_ref(v)))
 
 
 class ValuesQuestion(QuestionBase):
@@ -202,7 +65,7 @@ class ValuesQuestion(QuestionBase):
     tolerance: float = Field(0.05, ge=0, le=100, allow_inf_nan=False)
     answer: list[Union[float, str]] | None = None
     nonfinite: bool = False   # the truth may hold nan or ±inf on purpose (e.g. masked scores)
-    _probe = field_validator("probe")(classmethod(lambda cls, v: _check_probe_ref(v)))
+    _probe = field_validator("probe")(classmethod(lambda cls, v: check_probe_ref(v)))
 
 
 class NumberQuestion(QuestionBase):
@@ -213,7 +76,7 @@ class NumberQuestion(QuestionBase):
     relative: bool = False
     answer: Union[float, str, None] = None
     nonfinite: bool = False   # the truth may be nan or ±inf on purpose
-    _probe = field_validator("probe")(classmethod(lambda cls, v: v if v is None else _check_probe_ref(v)))
+    _probe = field_validator("probe")(classmethod(lambda cls, v: v if v is None else check_probe_ref(v)))
 
     @model_validator(mode="after")
     def _needs_a_source(self):
@@ -223,7 +86,7 @@ class NumberQuestion(QuestionBase):
 
 
 ChoiceIndex = Annotated[int, Field(ge=0, le=7)]
-ProbeRefText = Annotated[str, AfterValidator(_check_probe_ref)]
+ProbeRefText = Annotated[str, AfterValidator(check_probe_ref)]
 
 
 class ArgmaxRule(Strict):
@@ -298,7 +161,7 @@ class SymbolicShapeQuestion(QuestionBase):
     kind: Literal["symbolic_shape"]
     answer: Annotated[str, Field(min_length=2, max_length=100)]
     probe: str | None = None   # checked by substituting the lesson's sizes
-    _probe = field_validator("probe")(classmethod(lambda cls, v: v if v is None else _check_probe_ref(v)))
+    _probe = field_validator("probe")(classmethod(lambda cls, v: v if v is None else check_probe_ref(v)))
 
 
 QUESTION_CLASSES = (ShapeQuestion, ValuesQuestion, NumberQuestion, ChoiceQuestion, SymbolicShapeQuestion)
@@ -318,7 +181,7 @@ class Lesson(Strict):
     explanation: LongText
     formula: FormulaSpec
     model: ModelSetup = Field(default_factory=ModelSetup)
-    probes: list[Annotated[str, AfterValidator(_check_probe_ref)]] = Field(min_length=1, max_length=10)
+    probes: list[Annotated[str, AfterValidator(check_probe_ref)]] = Field(min_length=1, max_length=10)
     questions: list[Question] = Field(min_length=1, max_length=20)
     attempts: int = Field(3, ge=1, le=MAX_ATTEMPTS)   # tries before the reveal, unless a question says
 
