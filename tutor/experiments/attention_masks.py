@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.experiments.common import device_of, to_numpy
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 PAD_CHAR = " "        # the id written into pad positions; the mask, not the id, hides them
-
-
-def _np(tensor) -> np.ndarray:
-    return tensor.detach().cpu().double().numpy()
 
 
 def padded_batch(tokens, pad_id: int):
@@ -55,7 +52,7 @@ def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     from tutor.model import run_with_probes
 
     model = context.model
-    device = next(model.parameters()).device
+    device = device_of(model)
     pad_id = context.tokenizer.encode(PAD_CHAR)[0]
     ids, key_real, n_pad = padded_batch(context.tokens.cpu(), pad_id)       # (2, L), (2, L)
     length = ids.shape[1]
@@ -72,18 +69,18 @@ def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     causal_pattern = torch.softmax(scores + causal_bias, dim=-1)             # (2, H, L, L)
     pad_keys = (1.0 - key_real)[:, None, None, :]                            # (2, 1, 1, L)
     return {
-        "padding.tokens": _np(ids.double()),
+        "padding.tokens": to_numpy(ids.double()),
         "padding.lengths": np.array([float(length), float(length - n_pad)]),
         "padding.n_pad": np.array([float(n_pad)]),
-        "padding.key_real": _np(key_real),
-        "padding.causal": _np(causal),
-        "padding.mask": _np(mask),
-        "padding.bias": _np(bias),
-        "padding.scores": _np(scores),
-        "padding.masked": _np(masked),
-        "padding.pattern": _np(pattern),
-        "padding.causal_pattern": _np(causal_pattern),
-        "padding.leak": _np((causal_pattern * pad_keys).sum(-1)),            # (2, H, L)
-        "padding.leak_masked": _np((pattern * pad_keys).sum(-1)),            # (2, H, L)
-        "padding.empty_rows": _np(empty),
+        "padding.key_real": to_numpy(key_real),
+        "padding.causal": to_numpy(causal),
+        "padding.mask": to_numpy(mask),
+        "padding.bias": to_numpy(bias),
+        "padding.scores": to_numpy(scores),
+        "padding.masked": to_numpy(masked),
+        "padding.pattern": to_numpy(pattern),
+        "padding.causal_pattern": to_numpy(causal_pattern),
+        "padding.leak": to_numpy((causal_pattern * pad_keys).sum(-1)),            # (2, H, L)
+        "padding.leak_masked": to_numpy((pattern * pad_keys).sum(-1)),            # (2, H, L)
+        "padding.empty_rows": to_numpy(empty),
     }

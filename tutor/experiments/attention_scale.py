@@ -11,15 +11,8 @@ import math
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.experiments.common import device_of, scalar, to_numpy
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-
-
-def _np(tensor) -> np.ndarray:
-    return tensor.detach().cpu().double().numpy()
-
-
-def _one(value) -> np.ndarray:
-    return np.array([float(value)])
 
 
 def row_entropy(pattern):
@@ -59,7 +52,7 @@ def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
 
     model = context.model
     with torch.no_grad():
-        _, probes = run_with_probes(model, context.tokens.to(next(model.parameters()).device))
+        _, probes = run_with_probes(model, context.tokens.to(device_of(model)))
     q = probes["blocks.0.attn.q"].cpu().double()                             # (B, H, L, D_head)
     k = probes["blocks.0.attn.k"].cpu().double()                             # (B, H, L, D_head)
     d_k, length = q.shape[-1], q.shape[-2]
@@ -67,20 +60,20 @@ def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
     scaled = raw / math.sqrt(d_k)                                            # (B, H, L, L)
     visible = torch.ones(length, length, dtype=torch.bool).tril()            # (L, L)
     hidden_bias = torch.zeros(length, length, dtype=torch.float64).masked_fill(~visible, float("-inf"))
-    out = {"attn_scale.d_k": _one(d_k), "attn_scale.raw": _np(raw), "attn_scale.scaled": _np(scaled)}
+    out = {"attn_scale.d_k": scalar(d_k), "attn_scale.raw": to_numpy(raw), "attn_scale.scaled": to_numpy(scaled)}
     later_rows = slice(1, None) if length > 1 else slice(0, None)            # row 0 sees one key: always 1
     for name, scores in (("raw", raw), ("scaled", scaled)):
         pattern = torch.softmax(scores + hidden_bias, dim=-1)                # (B, H, L, L)
         entropy, top = row_entropy(pattern), pattern.amax(-1)                # (B, H, L) each
         jacobian = softmax_jacobian_norm(pattern)                            # (B, H, L)
         out |= {
-            f"attn_scale.std_{name}": _one(scores[..., visible].std(unbiased=False)),
-            f"attn_scale.pattern_{name}": _np(pattern),
-            f"attn_scale.entropy_{name}": _np(entropy),
-            f"attn_scale.top_{name}": _np(top),
-            f"attn_scale.jacobian_{name}": _np(jacobian),
-            f"attn_scale.mean_entropy_{name}": _one(entropy[..., later_rows].mean()),
-            f"attn_scale.mean_top_{name}": _one(top[..., later_rows].mean()),
-            f"attn_scale.mean_jacobian_{name}": _one(jacobian[..., later_rows].mean()),
+            f"attn_scale.std_{name}": scalar(scores[..., visible].std(unbiased=False)),
+            f"attn_scale.pattern_{name}": to_numpy(pattern),
+            f"attn_scale.entropy_{name}": to_numpy(entropy),
+            f"attn_scale.top_{name}": to_numpy(top),
+            f"attn_scale.jacobian_{name}": to_numpy(jacobian),
+            f"attn_scale.mean_entropy_{name}": scalar(entropy[..., later_rows].mean()),
+            f"attn_scale.mean_top_{name}": scalar(top[..., later_rows].mean()),
+            f"attn_scale.mean_jacobian_{name}": scalar(jacobian[..., later_rows].mean()),
         }
     return out

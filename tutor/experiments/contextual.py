@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.experiments.common import device_of, to_numpy
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 SAME = 1e-9   # two vectors count as one when they differ by less than this (relative)
-
-
-def _np(tensor) -> np.ndarray:
-    return tensor.detach().cpu().double().numpy()
 
 
 def distinct_rows(vectors) -> int:
@@ -51,7 +48,7 @@ def contextual(context: ExperimentContext) -> dict[str, np.ndarray]:
     token = int(tokens[0, -1])
     tokens[:, -1] = token
     with torch.no_grad():
-        _, probes = run_with_probes(model, tokens.to(next(model.parameters()).device))
+        _, probes = run_with_probes(model, tokens.to(device_of(model)))
     n_layer = model.config.n_layer
     names = ["blocks.0.resid_pre"] + [f"blocks.{i}.resid_post" for i in range(n_layer)]
     stream = torch.stack([probes[n][:, -1].cpu().double() for n in names])  # (N+1, B, D)
@@ -64,13 +61,13 @@ def contextual(context: ExperimentContext) -> dict[str, np.ndarray]:
     off_diagonal = ~torch.eye(batch, dtype=torch.bool)
     cos_rows = gram[:, off_diagonal].mean(-1) if batch > 1 else torch.ones(n_layer + 1, dtype=torch.float64)
     return {
-        "contextual.tokens": _np(tokens.double()),
+        "contextual.tokens": to_numpy(tokens.double()),
         "contextual.token": np.array([float(token)]),
-        "contextual.static": _np(static),
-        "contextual.embed": _np(embed),
-        "contextual.stream": _np(stream),
-        "contextual.cos_static": _np(cos_static),
-        "contextual.cos_rows": _np(cos_rows),
+        "contextual.static": to_numpy(static),
+        "contextual.embed": to_numpy(embed),
+        "contextual.stream": to_numpy(stream),
+        "contextual.cos_static": to_numpy(cos_static),
+        "contextual.cos_rows": to_numpy(cos_rows),
         "contextual.distinct": np.array([float(distinct_rows(stage)) for stage in stream]),
         "contextual.distinct_embed": np.array([float(distinct_rows(embed))]),
     }

@@ -11,15 +11,11 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.common import loss_on, scored_targets, tokens_on_device
+from tutor.experiments.common import loss_on, scalar, scored_targets, tokens_on_device
 
 STEP = 1e-3               # the finite-difference step along the unit gradient direction
 POWER_ROUNDS = 8          # power-iteration rounds for the largest-magnitude eigenvalue
 ETA = 0.5                 # curvature.eta: the learning rate of the one-step prediction
-
-
-def _one(value) -> np.ndarray:
-    return np.array([float(value)])
 
 
 @experiment("curvature", "second derivatives of the trainer's loss on a float64 copy, for the lesson's input: "
@@ -86,18 +82,18 @@ def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
     predicted = loss_value - ETA * g2 + 0.5 * ETA ** 2 * float(g_h_g)
     actual = loss_at(g, -ETA)
     return {
-        "curvature.loss": _one(loss_value),
-        "curvature.grad_norm": _one(g_norm),
+        "curvature.loss": scalar(loss_value),
+        "curvature.grad_norm": scalar(g_norm),
         "curvature.t": np.array(ts),
         "curvature.line": np.array(line),
-        "curvature.slope": _one(g_norm),
-        "curvature.uHu": _one(u_h_u),
-        "curvature.fd": _one(fd),
-        "curvature.lambda_max": _one(eigenvalue),
-        "curvature.stable_lr": _one(2.0 / float(eigenvalue) if float(eigenvalue) != 0 else float("inf")),
-        "curvature.eta": _one(ETA),
-        "curvature.predicted": _one(predicted),
-        "curvature.actual": _one(actual),
-        "curvature.predicted_drop": _one(loss_value - predicted),
-        "curvature.actual_drop": _one(loss_value - actual),
+        "curvature.slope": scalar(g_norm),
+        "curvature.uHu": scalar(u_h_u),
+        "curvature.fd": scalar(fd),
+        "curvature.lambda_max": scalar(eigenvalue),
+        "curvature.stable_lr": scalar(2.0 / float(eigenvalue) if float(eigenvalue) != 0 else float("inf")),
+        "curvature.eta": scalar(ETA),
+        "curvature.predicted": scalar(predicted),
+        "curvature.actual": scalar(actual),
+        "curvature.predicted_drop": scalar(loss_value - predicted),
+        "curvature.actual_drop": scalar(loss_value - actual),
     }

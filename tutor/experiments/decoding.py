@@ -5,7 +5,7 @@ import math
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
-from tutor.experiments.common import row0_logits, scalar, to_numpy
+from tutor.experiments.common import device_of, row0_logits, scalar, to_numpy
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 from tutor.model.formats import SEPARATOR
 
@@ -101,7 +101,7 @@ def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     from tutor.model.sample import beam_search, generate
 
     model = context.model
-    device = next(model.parameters()).device
+    device = device_of(model)
     ids = context.tokens[0].tolist()[-(model.config.block_size - 8):]        # room for 6 new tokens
 
     def logprobs(seqs: list[list[int]]) -> torch.Tensor:                    # n sequences -> (n, V)

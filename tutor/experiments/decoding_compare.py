@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.experiments.common import device_of
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 N_NEW = 20            # tokens in each continuation
@@ -63,7 +64,7 @@ def token_probs(model, prompt: list[int], texts: list[list[int]]):
     """(S, N): the model's probability (T = 1, no filters) of each new token of each text."""
     import torch
 
-    device = next(model.parameters()).device
+    device = device_of(model)
     full = torch.tensor([prompt + text for text in texts], device=device)   # (S, P+N)
     with torch.no_grad():
         logp = torch.log_softmax(model(full).double(), -1)                  # (S, P+N, V)

@@ -8,19 +8,11 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.common import scored_targets, tokens_on_device
+from tutor.experiments.common import scalar, scored_targets, to_numpy, tokens_on_device
 from tutor.model.formats import IGNORE
 
 SMOOTHING = 0.1                       # label_smoothing: ε, the mass spread over the whole vocabulary
 BETAS = (0.1, 0.3, 1.0, 3.0)          # kl_penalty: strengths β of the KL penalty
-
-
-def _np(tensor) -> np.ndarray:
-    return tensor.detach().cpu().double().numpy()
-
-
-def _one(value) -> np.ndarray:
-    return np.array([float(value)])
 
 
 @experiment("label_smoothing", f"cross-entropy against a smoothed target, ε = {SMOOTHING:g}, on the trainer's scored "
@@ -63,19 +55,19 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     others = torch.cat([last_logits[:last_true], last_logits[last_true + 1:]])
     flat_logits, flat_targets = logits.reshape(-1, vocab), targets.reshape(-1)
     return {
-        "label_smoothing.eps": _one(SMOOTHING),
-        "label_smoothing.on": _one(on),
-        "label_smoothing.off": _one(off),
-        "label_smoothing.target": _np(target),
-        "label_smoothing.true": _one(last_true),
-        "label_smoothing.probs": _np(torch.softmax(last_logits, dim=-1)),
-        "label_smoothing.ce_hard": _one(-logp.gather(1, true[:, None]).mean()),
-        "label_smoothing.ce_uniform": _one(-logp.mean(-1).mean()),
-        "label_smoothing.ce_smooth": _one(F.cross_entropy(flat_logits, flat_targets, ignore_index=IGNORE,
+        "label_smoothing.eps": scalar(SMOOTHING),
+        "label_smoothing.on": scalar(on),
+        "label_smoothing.off": scalar(off),
+        "label_smoothing.target": to_numpy(target),
+        "label_smoothing.true": scalar(last_true),
+        "label_smoothing.probs": to_numpy(torch.softmax(last_logits, dim=-1)),
+        "label_smoothing.ce_hard": scalar(-logp.gather(1, true[:, None]).mean()),
+        "label_smoothing.ce_uniform": scalar(-logp.mean(-1).mean()),
+        "label_smoothing.ce_smooth": scalar(F.cross_entropy(flat_logits, flat_targets, ignore_index=IGNORE,
                                                           label_smoothing=SMOOTHING)),
-        "label_smoothing.floor": _one(-(on * math.log(on) + (vocab - 1) * off * math.log(off))),
-        "label_smoothing.best_gap": _one(math.log(on / off)),
-        "label_smoothing.gap": _one(last_logits[last_true] - others.max()),
+        "label_smoothing.floor": scalar(-(on * math.log(on) + (vocab - 1) * off * math.log(off))),
+        "label_smoothing.best_gap": scalar(math.log(on / off)),
+        "label_smoothing.gap": scalar(last_logits[last_true] - others.max()),
     }
 
 
@@ -105,14 +97,14 @@ def kl_penalty(context: ExperimentContext) -> dict[str, np.ndarray]:
     kl = (policy * (policy.clamp_min(1e-300).log() - ref.clamp_min(1e-300).log()[None])).sum(-1)  # (4,)
     p_rewarded = policy[:, rewarded]                                          # (4,)
     return {
-        "kl_penalty.ref": _np(ref),
-        "kl_penalty.rewarded": _one(rewarded),
-        "kl_penalty.p_ref": _one(ref[rewarded]),
-        "kl_penalty.reward": _np(reward),
-        "kl_penalty.betas": _np(betas),
-        "kl_penalty.policy": _np(policy),
-        "kl_penalty.p_rewarded": _np(p_rewarded),
-        "kl_penalty.kl": _np(kl),
-        "kl_penalty.objective": _np(p_rewarded - betas * kl),
-        "kl_penalty.log_z": _np(torch.logsumexp(log_weights, dim=-1)),
+        "kl_penalty.ref": to_numpy(ref),
+        "kl_penalty.rewarded": scalar(rewarded),
+        "kl_penalty.p_ref": scalar(ref[rewarded]),
+        "kl_penalty.reward": to_numpy(reward),
+        "kl_penalty.betas": to_numpy(betas),
+        "kl_penalty.policy": to_numpy(policy),
+        "kl_penalty.p_rewarded": to_numpy(p_rewarded),
+        "kl_penalty.kl": to_numpy(kl),
+        "kl_penalty.objective": to_numpy(p_rewarded - betas * kl),
+        "kl_penalty.log_z": to_numpy(torch.logsumexp(log_weights, dim=-1)),
     }

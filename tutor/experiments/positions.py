@@ -5,7 +5,7 @@ import math
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
-from tutor.experiments.common import scalar, to_numpy, twin
+from tutor.experiments.common import device_of, scalar, to_numpy, twin
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 PE_SHIFT = 3          # pe_shift: the shift k in PE(pos + k) = PE(pos) @ M_k
@@ -36,7 +36,7 @@ def shuffled_input(context: ExperimentContext) -> dict[str, np.ndarray]:
     with_pos = model if model.config.positions != "none" else twin(model, positions="sinusoidal")
 
     def run(net, ids):
-        device = next(net.parameters()).device
+        device = device_of(net)
         _, probes = run_with_probes(net, ids.to(device))
         return {name: t.detach().cpu().double() for name, t in probes.items()}
 

@@ -62,10 +62,6 @@ def run_experiments(names: list[str], context: ExperimentContext) -> dict[str, n
     return out
 
 
-def _numpy(tensor) -> np.ndarray:
-    return tensor.detach().cpu().float().numpy()
-
-
 # --------------------------------------------------------------------------------------
 # The compute budget: what one lesson's live computation may cost.
 #

@@ -9,17 +9,9 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
-from tutor.experiments.common import loss_on, private_copy, scored_targets, tokens_on_device
+from tutor.experiments.common import loss_on, private_copy, scalar, scored_targets, to_numpy, tokens_on_device
 
 LOSS_SCALE = 1024.0   # mixed_precision: the static loss scale S (a power of two: scaling is exact)
-
-
-def _np(tensor) -> np.ndarray:
-    return tensor.detach().cpu().double().numpy()
-
-
-def _one(value) -> np.ndarray:
-    return np.array([float(value.detach() if hasattr(value, "detach") else value)])
 
 
 def real_gradients(context: ExperimentContext, double: bool):
@@ -55,16 +47,16 @@ def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
     after = torch.stack([p.grad.double().norm() for p in params])            # (P,)
     factor = after.norm() / before.norm() if float(before.norm()) > 0 else torch.tensor(1.0)
     return {
-        "clipping.max_norm": _one(max_norm),
-        "clipping.loss": _one(loss),
-        "clipping.norm_before": _one(total),
-        "clipping.norm_after": _one(after.norm()),
-        "clipping.factor": _one(factor),
+        "clipping.max_norm": scalar(max_norm),
+        "clipping.loss": scalar(loss),
+        "clipping.norm_before": scalar(total),
+        "clipping.norm_after": scalar(after.norm()),
+        "clipping.factor": scalar(factor),
         "clipping.names": np.arange(len(params), dtype=float),
-        "clipping.tensor_before": _np(before),
-        "clipping.tensor_after": _np(after),
-        "clipping.loss_x10": _one(10 * loss),
-        "clipping.norm_x10": _one(10 * total),
+        "clipping.tensor_before": to_numpy(before),
+        "clipping.tensor_after": to_numpy(after),
+        "clipping.loss_x10": scalar(10 * loss),
+        "clipping.norm_x10": scalar(10 * total),
     }
 
 
@@ -115,26 +107,26 @@ def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
     fp16_normal = magnitude >= fp16_tiny
     fp16_subnormal = (fp16 != 0) & ~fp16_normal
     return {
-        "mixed_precision.n": _one(grads.numel() if float(magnitude.max()) > 0 else 0),
-        "mixed_precision.smallest": _one(magnitude.min()),
-        "mixed_precision.largest": _one(magnitude.max()),
-        "mixed_precision.median": _one(magnitude.median()),
+        "mixed_precision.n": scalar(grads.numel() if float(magnitude.max()) > 0 else 0),
+        "mixed_precision.smallest": scalar(magnitude.min()),
+        "mixed_precision.largest": scalar(magnitude.max()),
+        "mixed_precision.median": scalar(magnitude.median()),
         "mixed_precision.max": np.array([i.max for i in infos]),
         "mixed_precision.tiny": np.array([i.tiny for i in infos]),
         "mixed_precision.subnormal": np.array([i.smallest_normal * i.eps for i in infos]),
         "mixed_precision.eps": np.array([i.eps for i in infos]),
-        "mixed_precision.zero_fp16": _one(((fp16 == 0) & (grads != 0)).sum()),
-        "mixed_precision.zero_bf16": _one(((bf16 == 0) & (grads != 0)).sum()),
-        "mixed_precision.scale": _one(LOSS_SCALE),
-        "mixed_precision.zero_scaled": _one(((scaled == 0) & (grads != 0)).sum()),
-        "mixed_precision.inf_scaled": _one(scaled.isinf().sum()),
-        "mixed_precision.unscale_error": _one(unscale_error),
-        "mixed_precision.normal_fp16": _one(fp16_normal.sum()),
-        "mixed_precision.subnormal_fp16": _one(fp16_subnormal.sum()),
-        "mixed_precision.rel_err_bf16": _one(((bf16 - grads).abs() / magnitude).max()),
-        "mixed_precision.example": _np(example),
-        "mixed_precision.example_fp16": _np(fp16[picks]),
-        "mixed_precision.example_bf16": _np(bf16[picks]),
-        "mixed_precision.example_scaled": _np(unscaled[picks]),
-        "mixed_precision.example_rel_bf16": _np(((bf16 - grads).abs() / magnitude)[picks]),
+        "mixed_precision.zero_fp16": scalar(((fp16 == 0) & (grads != 0)).sum()),
+        "mixed_precision.zero_bf16": scalar(((bf16 == 0) & (grads != 0)).sum()),
+        "mixed_precision.scale": scalar(LOSS_SCALE),
+        "mixed_precision.zero_scaled": scalar(((scaled == 0) & (grads != 0)).sum()),
+        "mixed_precision.inf_scaled": scalar(scaled.isinf().sum()),
+        "mixed_precision.unscale_error": scalar(unscale_error),
+        "mixed_precision.normal_fp16": scalar(fp16_normal.sum()),
+        "mixed_precision.subnormal_fp16": scalar(fp16_subnormal.sum()),
+        "mixed_precision.rel_err_bf16": scalar(((bf16 - grads).abs() / magnitude).max()),
+        "mixed_precision.example": to_numpy(example),
+        "mixed_precision.example_fp16": to_numpy(fp16[picks]),
+        "mixed_precision.example_bf16": to_numpy(bf16[picks]),
+        "mixed_precision.example_scaled": to_numpy(unscaled[picks]),
+        "mixed_precision.example_rel_bf16": to_numpy(((bf16 - grads).abs() / magnitude)[picks]),
     }
