@@ -9,8 +9,6 @@ from pydantic import Field, field_validator, model_validator
 
 from tutor.course.fields import ShortText, Strict
 
-TASKS = ("sort", "reverse", "text", "file")
-
 
 class ModelShape(Strict):
     """The sizes a lesson's trained model must have (the shipped model: 64, 4, 2)."""

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field
 
+from tutor.common.wide_wrap import is_wide
+from tutor.course.fields import LongText, ShortText
 from tutor.course.loader import LessonFileError, load_model_file
 from tutor.course.schema import ID_PATTERN, Lesson, Strict
 
@@ -39,47 +40,41 @@ def _joined_lines(text: str) -> str:
     for block in text.strip().split("\n\n"):
         joined = ""
         for line in (part.strip() for part in block.splitlines()):
-            if joined and line and not (_wide(joined[-1]) or _wide(line[0])):
+            if joined and line and not (is_wide(joined[-1]) or is_wide(line[0])):
                 joined += " "
             joined += line
         paragraphs.append(joined)
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def _wide(character: str) -> bool:
-    return unicodedata.east_asian_width(character) in ("W", "F")
-
-
 # control characters and bidi overrides are refused by the shared YAML reader (course/text_safety.py)
-ShortProse = Annotated[str, Field(min_length=1, max_length=300)]
-LongProse = Annotated[str, Field(min_length=1, max_length=6000)]
 Reveal = Annotated[str, Field(max_length=3000)]
 
 
 class QuestionOverlay(Strict):
-    prompt: LongProse | None = None
-    hints: list[ShortProse] | None = Field(None, max_length=10)
+    prompt: LongText | None = None
+    hints: list[ShortText] | None = Field(None, max_length=10)
     reveal: Reveal | None = None
-    choices: list[ShortProse] | None = Field(None, max_length=8)
+    choices: list[ShortText] | None = Field(None, max_length=8)
 
 
 class FormulaOverlay(Strict):
-    translation: ShortProse | None = None
+    translation: ShortText | None = None
 
 
 class LessonOverlay(Strict):
     format_version: Literal[1]
     lesson: Annotated[str, Field(pattern=ID_PATTERN)]      # the English lesson's id
     source: Hash                                           # source_hash() of the English it translates
-    title: ShortProse | None = None
-    explanation: LongProse | None = None
+    title: ShortText | None = None
+    explanation: LongText | None = None
     formula: FormulaOverlay = Field(default_factory=FormulaOverlay)
     questions: dict[Annotated[str, Field(pattern=ID_PATTERN)], QuestionOverlay] = Field(default_factory=dict,
                                                                                          max_length=20)
 
 
 class TrackOverlay(Strict):
-    title: ShortProse
+    title: ShortText
     description: Annotated[str, Field(max_length=600)] = ""
 
 

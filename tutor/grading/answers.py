@@ -62,7 +62,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 def parse_number(text: str) -> float:
     """``0.25``, ``1/4``, ``-inf``, ``nan``, ``1e-3``, ``25%`` -> float."""
-    token = _unwrap(_strip(text)).replace("−", "-").replace(" ", "")
+    token = _unwrap(_strip(text)).replace(" ", "")
     lowered = token.lower()
     if lowered in _INFINITY:
         return _INFINITY[lowered]

@@ -303,9 +303,6 @@ class ProgressStore(RecordingMixin):
         with self._lock:
             return review.due_reviews(self._con, now, exists)
 
-    def due_cards(self, now: datetime | None = None) -> list[review.Card]:
-        return self.due_reviews(now or datetime.now(timezone.utc)).due
-
     def card(self, lesson_id: str, question_id: str) -> review.CardState | None:
         with self._lock:
             return review.load_card(self._con, lesson_id, question_id)
