@@ -17,8 +17,8 @@ from pathlib import Path
 from tutor.authoring.pinned import Pinned
 from tutor.common.i18n import DEFAULT, LANGUAGES
 from tutor.course.catalog import Catalog
-from tutor.course.loader import LessonFileError, Problem, load_model_file, read_yaml
-from tutor.course.overlay import IndexOverlay, english_prose, load_overlay, overlay_files, overlay_path, source_hash
+from tutor.course.loader import LessonFileError, Problem, read_model_file
+from tutor.course.overlay import IndexOverlay, LessonOverlay, english_prose, overlay_files, overlay_path, source_hash
 from tutor.course.placeholders import PlaceholderError, scan
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -58,11 +58,10 @@ def overlays_beside(lesson_files: list[Path]) -> list[Path]:
 
 def check_index_overlay(path: Path, catalog: Catalog) -> list[Problem]:
     """A language's index.yaml: the schema, and only track ids the English index has."""
-    try:
-        overlay = load_model_file(IndexOverlay, path)
-    except LessonFileError as error:
-        return error.problems
-    pinned = Pinned(path, read_yaml(path)[1])
+    overlay, root, problems = read_model_file(IndexOverlay, path)
+    if overlay is None:
+        return problems
+    pinned = Pinned(path, root)
     known = [track.id for track in catalog.index.tracks]
     for track_id in overlay.tracks:
         if track_id not in known:
@@ -83,11 +82,10 @@ def check_overlays(paths: list[Path], catalog: Catalog) -> tuple[list[Problem], 
 def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
     if path.name == "index.yaml":
         return check_index_overlay(path, catalog), []
-    try:
-        overlay = load_overlay(path)
-    except LessonFileError as error:
-        return error.problems, []
-    errors, warnings = Pinned(path, read_yaml(path)[1]), Pinned(path, read_yaml(path)[1])
+    overlay, root, problems = read_model_file(LessonOverlay, path)
+    if overlay is None:
+        return problems, []
+    errors, warnings = Pinned(path, root), Pinned(path, root)
     if overlay.lesson != path.stem:
         errors.add(("lesson",), f"the file is named {path.stem}.yaml but translates {overlay.lesson!r}; "
                                 "name the file after the lesson id")

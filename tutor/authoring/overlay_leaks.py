@@ -13,8 +13,8 @@ from pathlib import Path
 from tutor.authoring.leaks import find_leaks
 from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.common.i18n import DEFAULT, LANGUAGES
-from tutor.course.loader import Problem, read_yaml
-from tutor.course.overlay import overlay_path, translate_lesson
+from tutor.course.loader import Problem, read_model_file
+from tutor.course.overlay import LessonOverlay, apply_overlay, overlay_path
 from tutor.course.schema import Lesson
 
 
@@ -25,8 +25,11 @@ def overlay_leaks(lesson: Lesson, lesson_path: Path, tensors, sizes, truths: dic
         path = overlay_path(lesson_path, language)
         if language == DEFAULT or not path.is_file():
             continue
-        translated = translate_lesson(lesson, lesson_path, language)
-        pinned = Pinned(path, read_yaml(path)[1])
+        overlay, root, _problems = read_model_file(LessonOverlay, path)
+        if overlay is None or overlay.lesson != lesson.id:
+            continue   # a broken overlay is check_overlay's to report; the learner sees English
+        translated = apply_overlay(lesson, overlay)
+        pinned = Pinned(path, root)
         for leak in find_leaks(translated, tensors, sizes, truths):
             loc = _overlay_field(lesson, leak.loc)
             # explanations are re-joined from the file's lines, so offsets are only exact elsewhere

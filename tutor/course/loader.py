@@ -291,14 +291,22 @@ def validate(schema: type[BaseModel], data: Any, root, path: str):
         return None, _validation_problems(error, root, path, schema)
 
 
+def read_model_file(schema: type[BaseModel], source: Path | str, text: str | bytes | None = None):
+    """(model or None, the YAML tree, problems): one read and parse serves both the schema and
+    the checks that pin their messages to positions in the file."""
+    data, root, problems = read_yaml(source, text)
+    if problems:
+        return None, root, problems
+    model, problems = validate(schema, data, root, str(source))
+    return (None if problems else model), root, problems
+
+
 def load_model_file(schema: type[BaseModel], source: Path | str, text: str | bytes | None = None):
     """Read and validate one file; returns the model or raises LessonFileError."""
-    data, root, problems = read_yaml(source, text)
-    if not problems:
-        model, problems = validate(schema, data, root, str(source))
-        if not problems:
-            return model
-    raise LessonFileError(problems)
+    model, _root, problems = read_model_file(schema, source, text)
+    if model is None:
+        raise LessonFileError(problems)
+    return model
 
 
 def locate(root: yaml.Node | None, loc: tuple) -> tuple[int, int]:
