@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 
 from tutor.common.i18n import _, ngettext
 
+from tutor.progress.stats import streak_ending
 from tutor.progress.store import LessonStats, ProgressStore, TrackStats, track_stats
 
 
@@ -61,8 +62,10 @@ def take_snapshot(store: ProgressStore | None, catalog, now: datetime) -> Snapsh
     for card in reviews.due:
         ids = [q.id for q in catalog.get(card.lesson_id).lesson.questions]
         due.append(ReviewItem(card.lesson_id, ids.index(card.question_id)))
+    tz = datetime.now().astimezone().tzinfo   # the learner's local days, as the store counts them
+    per_day = store.answers_per_day(tz)       # read once: the streak is counted from the same days
     return Snapshot(lessons, track_stats(course_questions(catalog), lessons), due, reviews.next_due,
-                    store.answers_per_day(), store.streak_days(now=now), reviews.orphans)
+                    per_day, streak_ending(per_day, now.astimezone(tz).date()), reviews.orphans)
 
 
 def lesson_label(item, stats: LessonStats | None) -> str:
