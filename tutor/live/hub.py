@@ -42,11 +42,20 @@ class ModelHub:
     def ensure_loaded(self) -> None:
         with self.lock:
             if self.model is None:
-                from tutor.model.checkpoint import describe_checkpoint, load_default_model
-                model, tokenizer, meta = load_default_model()
-                self.model, self.tokenizer, self.meta = model.eval(), tokenizer, dict(meta)
-                self.label = one_line(describe_checkpoint("shipped default checkpoint", meta))
+                shipped = self._load_shipped()
+                self.model, self.tokenizer, self.meta = shipped.model, shipped.tokenizer, dict(shipped.meta)
+                self.label = shipped.label
                 self.version += 1
+
+    def _load_shipped(self) -> "HubSnapshot":
+        """The shipped checkpoint, read once (hold the lock): the app's first model and the one a
+        lesson may ask for beside the learner's are the same weights, never changed in place."""
+        if self._shipped is None:
+            from tutor.model.checkpoint import describe_checkpoint, load_default_model
+            model, tokenizer, meta = load_default_model()
+            self._shipped = HubSnapshot(model.eval(), tokenizer, one_line(describe_checkpoint(
+                "shipped default checkpoint", meta)), -1, dict(meta))
+        return self._shipped
 
     def current(self) -> "HubSnapshot":
         """Model, tokenizer, label and version read together, so a lesson's tensors are never
@@ -59,12 +68,7 @@ class ModelHub:
         """The shipped model, loaded beside the current one (which stays as it is): for a lesson
         that needs it while the learner's own weights keep serving everything else."""
         with self.lock:
-            if self._shipped is None:
-                from tutor.model.checkpoint import describe_checkpoint, load_default_model
-                model, tokenizer, meta = load_default_model()
-                self._shipped = HubSnapshot(model.eval(), tokenizer, one_line(describe_checkpoint(
-                    "shipped default checkpoint", meta)), -1, dict(meta))
-            return self._shipped
+            return self._load_shipped()
 
     def named(self, name: str) -> "HubSnapshot":
         """A shipped checkpoint by name ("text"), loaded once and kept beside the current model: a
