@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from tutor.common.safe_text import neutralise
-from tutor.course.text_safety import reader_error_problem, unsafe_text_in
+from tutor.course.text_safety import reader_error_problem, scalar_nodes, unsafe_text_in
 
 # libyaml's loaders are ~20x faster; the pure-Python ones behave the same where it is missing
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -260,25 +260,13 @@ def _construct(root: yaml.Node | None, path: str):
         return yaml.constructor.SafeConstructor().construct_document(root)
     except (ValueError, TypeError, OverflowError) as error:
         reason = str(error)
-    for node in _scalar_nodes(root):
+    for node, _field in scalar_nodes(root, ""):
         try:
             yaml.constructor.SafeConstructor().construct_object(node)
         except (ValueError, TypeError, OverflowError) as error:
             line, col = _mark_of(node)
             return Problem(path, line, col, "", f"cannot read this value ({error}); put it in quotes if it is text")
     return Problem(path, 1, 1, "", f"cannot read the file: {reason}")
-
-
-def _scalar_nodes(node: yaml.Node) -> Iterable[yaml.Node]:
-    if isinstance(node, yaml.ScalarNode):
-        yield node
-    elif isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            yield from _scalar_nodes(key)
-            yield from _scalar_nodes(value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            yield from _scalar_nodes(item)
 
 
 def validate(schema: type[BaseModel], data: Any, root, path: str):

@@ -27,7 +27,7 @@ def unsafe_text_in(root: yaml.Node | None) -> list[tuple[int, int, str, str]]:
     escape sequence of five characters is one problem, not five.
     """
     found = []
-    for node, trail in _scalars(root, ""):
+    for node, trail in scalar_nodes(root, ""):
         hits = find_unsafe(str(node.value))
         if not hits:
             continue
@@ -48,8 +48,9 @@ def reader_error_problem(text: str, error: yaml.reader.ReaderError) -> tuple[int
     return line, column, "", MESSAGE.format(what=shown)
 
 
-def _scalars(node: yaml.Node | None, field: str) -> Iterator[tuple[yaml.ScalarNode, str]]:
-    """Every scalar under ``node`` with the dotted field it belongs to (``questions.0.prompt``)."""
+def scalar_nodes(node: yaml.Node | None, field: str) -> Iterator[tuple[yaml.ScalarNode, str]]:
+    """Every scalar under ``node`` (keys before their values) with the dotted field it belongs to
+    (``questions.0.prompt``); the loader walks the same tree for values it cannot construct."""
     def child(name) -> str:
         return f"{field}.{name}" if field else str(name)
 
@@ -58,8 +59,8 @@ def _scalars(node: yaml.Node | None, field: str) -> Iterator[tuple[yaml.ScalarNo
     elif isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             name = child(key.value) if isinstance(key, yaml.ScalarNode) else field
-            yield from _scalars(key, name)
-            yield from _scalars(value, name)
+            yield from scalar_nodes(key, name)
+            yield from scalar_nodes(value, name)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            yield from _scalars(item, child(i))
+            yield from scalar_nodes(item, child(i))
