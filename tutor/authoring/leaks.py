@@ -301,6 +301,7 @@ def answer_in(text: str, question, truth) -> tuple[int, int, str] | None:
 def find_leaks(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
     """Every place a question's live answer (``truths[i]``) appears before it is answered."""
     leaks = []
+    shown: dict[tuple, tuple[str, list]] = {}   # each field filled once, though every later question rereads it
     for index, truth in truths.items():
         question = lesson.questions[index]
         if any(_same_answer(question, truth, lesson.questions[j], truths[j]) for j in truths if j < index):
@@ -309,7 +310,9 @@ def find_leaks(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
             if isinstance(question, ChoiceQuestion) and loc == ("questions", index, "prompt"):
                 continue   # a prompt may name the options it offers
 
-            text, spans = filled(raw, tensors, sizes)
+            if loc not in shown:
+                shown[loc] = filled(raw, tensors, sizes)
+            text, spans = shown[loc]
             hit = answer_in(text, question, truth)
             if hit:
                 leaks.append(Leak(loc, raw_offset(hit[0], spans), index, hit[2]))
