@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
                 print(f"tutor progress: warning: {store.message}", file=sys.stderr)
             if getattr(args, "export", None):
                 n = export_json(store, args.export, now=now)
-                outcomes = len(store.outcomes())   # a question's outcome is its first attempt: say both
+                outcomes = store.outcome_count()   # a question's outcome is its first attempt: say both
                 out.print(f"Exported {n} attempts and {outcomes} question outcomes to {args.export}")
             elif getattr(args, "import_file", None):
                 n = import_json(store, args.import_file)

@@ -253,6 +253,9 @@ class ProgressStore(RecordingMixin):
     def answer_count(self) -> int:
         return self._read("SELECT COUNT(*) FROM answers")[0][0]
 
+    def outcome_count(self) -> int:
+        return self._read("SELECT COUNT(*) FROM outcomes")[0][0]
+
     def set_last_position(self, lesson_id: str, question_index: int) -> None:
         with self.transaction() as con:
             con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_position', ?)",
