@@ -36,7 +36,8 @@ def to_numpy(tensor) -> np.ndarray:
 
 
 def scalar(value) -> np.ndarray:
-    return np.array([float(value)], dtype=np.float64)
+    """A single number as shape (1,); a tensor that carries a gradient is detached first."""
+    return np.array([float(value.detach() if hasattr(value, "detach") else value)], dtype=np.float64)
 
 
 def row0_logits(context: ExperimentContext):
