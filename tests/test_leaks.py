@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tutor.authoring.check import check_paths
-from tutor.authoring.leaks import number_shown, shape_shown, symbolic_shown, values_shown
+from tutor.grading.answer_text import number_shown, shape_shown, symbolic_shown, values_shown
 from tutor.cli.lessons import template_text
 
 

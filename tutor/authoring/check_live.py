@@ -29,7 +29,7 @@ def variants(lesson: Lesson, count: int):
     """(variant_seed, lesson, label): own sizes first, then sizes that tell every size name apart
     (for symbolic shapes), then the ranges' corners, then draws."""
     yield None, lesson, ""
-    if any(q.kind == "symbolic_shape" and q.probe for q in lesson.questions):
+    if any(kind_of(q).wants_distinct_sizes(q) for q in lesson.questions):
         fixed = distinguishing_sizes(lesson)
         if fixed:
             setup = lesson.model.model_copy(update={"vary": {k: (v, v) for k, v in fixed.items()}})

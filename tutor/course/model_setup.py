@@ -7,7 +7,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
 
-from tutor.course.fields import ShortText, Strict
+from tutor.grading.fields import ShortText, Strict
 
 
 class ModelShape(Strict):
