@@ -54,6 +54,6 @@ def test_every_kind_finds_its_own_answer_in_text(name, hub):
     live = compute_live(lesson, hub)
     truth = truth_for(lesson.questions[0], live.tensors, live.sizes)
     assert not find_leaks(lesson, live.tensors, live.sizes, {0: truth})   # the example gives nothing away
-    leaky = lesson.model_copy(update={"explanation": f"{lesson.explanation}\n\nThe answer: {truth.display}."})
+    leaky = lesson.model_copy(update={"explanation": f"{lesson.explanation}\n\nThe answer is {truth.display}."})
     [leak] = find_leaks(leaky, live.tensors, live.sizes, {0: truth})
     assert leak.loc == ("explanation",) and leak.question == 0
