@@ -83,6 +83,7 @@ class QuizMixin:
             self.reveal(truth, text, Text("✗ " + _("{feedback} That was the last try; here is the real answer.")
                                           .format(feedback=result.feedback), style="bold red"))
         else:
+            answer_box.offer_for_replacing()
             left = self.encounter.attempts_left
             verdict = Text("✗ " + result.feedback, style="bold red")
             verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
