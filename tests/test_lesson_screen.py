@@ -90,3 +90,21 @@ def test_only_a_failing_formula_check_shows_numbers():
     assert formula_mark(FormulaCheck(None, True, "not computed from the model")).plain == ""
     failing = formula_mark(FormulaCheck(0.25, False, "DISAGREE")).plain
     assert "0.25" in failing and failing.startswith("✗")
+
+
+async def test_a_tall_formula_leaves_an_explanation_line_on_a_small_screen(tmp_path):
+    """Before: it-kl-penalty's nine-row fraction took the prose pane down to the title and the
+    weights line.  At 80x24 it is drawn on one line now; at 120x40 as SymPy draws it."""
+    for size, flat in ((SMALL, True), ((120, 40), False)):
+        app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+        async with app.run_test(size=size) as pilot:
+            app.open_lesson("it-kl-penalty")
+            await pilot.pause()
+            screen = app.screen
+            await wait_for_live(pilot, screen)
+            await pilot.pause()
+            for selector in ("#explanation", "#question", "#answer", "#formula"):
+                assert shown_at_its_top(app, screen.query_one(selector)), (size, selector)
+            box = screen.query_one("#formula")
+            shown = box.form_at(box.content_size.width)
+            assert ("beta" in shown) is flat and box.size.height == (2 if flat else 9), (size, shown)

@@ -70,6 +70,18 @@ def test_lesson_after_the_reveal(app, snap_compare):
     assert snap_compare(app, terminal_size=SIZE, run_before=lesson_steps(reveal=True))
 
 
+def test_widest_built_in_formula(app, snap_compare):
+    """it-cross-entropy-kl's formula (41 columns) folded into aligned slices in its 35-column box."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("it-cross-entropy-kl")
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 def test_lesson_summary(app, snap_compare):
     async def run_before(pilot):
         app = pilot.app

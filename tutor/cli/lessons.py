@@ -136,7 +136,8 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     if args.static:
         summary += " (static only: the live model was not run)"
     if report.translations:
-        count, warned = len(report.translations), len(report.warnings)
+        shown = {str(path) for path in report.translations}
+        count, warned = len(report.translations), sum(warning.path in shown for warning in report.warnings)
         print(f"checked {count} translation{'s' * (count != 1)}: {warned} warning{'s' * (warned != 1)}")
     if report.ok:
         print(f"{summary}: all valid")

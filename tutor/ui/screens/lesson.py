@@ -25,12 +25,14 @@ from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
 from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
+from tutor.ui.widgets.formula_box import FormulaBox
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
 
 __all__ = ["LessonScreen", "reflow"]
 
 QUIZ_MIN_LINES = 6   # the question's first line, the answer box and a line of feedback
+QUIZ_ASKING_LINES = 7   # the quiz pane before an answer: its rule, a two-line question, the answer box
 
 
 class QuizPane(VerticalScroll, inherit_bindings=False):
@@ -97,7 +99,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
                          id="live-status")
             yield Static(Prose(reflow(preview(lesson.explanation))), id="explanation")
         with FormulaRow(id="formula-row"):
-            yield Static(Text(lesson.formula.expr), id="formula")
+            yield FormulaBox(lesson.formula.expr, id="formula")
             with Vertical(id="formula-side"):
                 yield Static(Prose(_("In words: ") + preview(lesson.formula.translation)), id="translation")
                 yield Static(id="formula-check")
@@ -130,6 +132,19 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         push its last lines under the footer when the formula is tall."""
         used = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer", "#formula-row"))
         self.query_one("#quiz").styles.max_height = max(QUIZ_MIN_LINES, self.size.height - used - 1)
+        self.fit_formula()
+
+    def fit_formula(self) -> None:
+        """A tall formula may take what is left once the prose shows its first explanation line
+        and the quiz its question and answer box; beyond that the box draws the formula on one line.
+        Sized from the pane before an answer, so the formula does not change shape on answering."""
+        row, box = self.query_one("#formula-row"), self.query_one("#formula", FormulaBox)
+        chrome = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer"))
+        prose = self.query_one("#explanation").virtual_region.y + 1   # title, weights and input, one line
+        rows = self.size.height - chrome - QUIZ_ASKING_LINES - prose - row.styles.gutter.height - box.styles.gutter.height
+        if row.styles.max_height is not None:
+            rows = min(rows, int(row.styles.max_height.value) - row.styles.gutter.height - box.styles.gutter.height)
+        box.max_rows = rows
 
     @property
     def question(self):
