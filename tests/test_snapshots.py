@@ -82,6 +82,21 @@ def test_widest_built_in_formula(app, snap_compare):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def test_reveal_of_a_slice(app, snap_compare):
+    """la-tensors' `embed[0, 1]` question: the header gives the slice's shape (8,) beside the whole
+    tensor's, uncut at 80 columns."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("la-tensors", 1)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.press("ctrl+g")
+        await settle(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 def test_lesson_summary(app, snap_compare):
     async def run_before(pilot):
         app = pilot.app

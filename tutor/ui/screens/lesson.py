@@ -60,6 +60,20 @@ class RevealRow(Horizontal):
             self.screen.show_reveal()
 
 
+class RevealTable(TensorView):
+    """The reveal's table as the lesson uses it: Tab into it to look around, then Enter moves on as
+    it does in the answer box, and the footer names the key back to the answer box."""
+
+    BINDINGS = [
+        Binding("enter", "screen.move_on", N_("Next"), show=False),
+        Binding("shift+tab", "screen.focus_answer", N_("Answer box")),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        localize_bindings(self)
+
+
 class LessonScreen(LiveMixin, QuizMixin, Screen):
     DEFAULT_CSS = "#choices { height: auto; max-height: 10; margin: 0; }"
     BINDINGS = [
@@ -111,7 +125,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             yield Static(id="hints")
             with RevealRow(id="reveal"):
                 yield Static(id="your-answer")
-                yield TensorView(id="real-tensor")
+                yield RevealTable(id="real-tensor")
         yield Footer(show_command_palette=False)   # room for the lesson's keys at 80 columns; ctrl+p still works
 
     def on_mount(self) -> None:
@@ -189,6 +203,14 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         summary = summarize(self.lesson.id, self.lesson.title, ids, self.outcomes, now - self.opened_at,
                             self.app.review_due_for(self.lesson.id, ids), self.app.catalog)
         self.app.push_screen(LessonSummaryScreen(summary, now))
+
+    def action_focus_answer(self) -> None:
+        self.query_one("#answer", Input).focus()
+
+    def action_move_on(self) -> None:
+        """Enter in the reveal table: what Enter in the answer box does after a reveal."""
+        self.action_focus_answer()
+        self.action_next_question()
 
     def action_previous_question(self) -> None:
         if self.question_index > 0:

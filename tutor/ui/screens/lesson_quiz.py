@@ -127,6 +127,8 @@ class QuizMixin:
                                 encounter.hints_used, self.live.variant)
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
+        if self.lesson.model.vary:   # the question, which shows them, may have scrolled away on a small screen
+            verdict.append("\n" + _("sizes: {sizes}").format(sizes=self.live.variant), style="italic")
         verdict.append("\n" + self.enter_goes_to(), style="dim")
         self.feedback(verdict)
         self.query_one("#answer", Input).value = ""
