@@ -166,6 +166,17 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
     def show_question(self) -> None:
         self.remember_position()
+        self.show_prompt()
+        self.feedback("")
+        self.say("#hints", "")
+        self.query_one("#your-answer", Static).update("")
+        self.query_one("#real-tensor", TensorView).clear()
+        self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
+        self.query_one("#reveal").display = False   # nothing to compare yet
+        self.model_changed()   # weights replaced while the learner was on the last question
+
+    def show_prompt(self) -> None:
+        """The question's line (and its choices), in the lesson's language; the attempt state stays."""
         total = len(self.lesson.questions)
         text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
                     style="bold")
@@ -175,13 +186,22 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             text.append("\n  " + _("sizes now: {sizes} · ctrl+r draws new ones").format(sizes=self.live.variant),
                         style="italic")
         self.query_one("#question", Static).update(Prose(text))
-        self.feedback("")
-        self.say("#hints", "")
-        self.query_one("#your-answer", Static).update("")
-        self.query_one("#real-tensor", TensorView).clear()
-        self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
-        self.query_one("#reveal").display = False   # nothing to compare yet
-        self.model_changed()   # weights replaced while the learner was on the last question
+
+    def change_language(self, item: LoadedLesson) -> None:
+        """F4 while in the lesson: the same lesson (from the catalog in the new language), question,
+        typed answer, tries and reveal; only the words change.  What was already said under the
+        answer box (a verdict, hints) stays in the language it was said in."""
+        self.item, self.lesson = item, item.lesson
+        localize_bindings(self)
+        localize_bindings(self.query_one("#real-tensor", RevealTable))
+        self.title = self.lesson.title
+        self.query_one("#lesson-title", Static).update(Prose(Text(self.lesson.title, style="bold")))
+        self.query_one("#answer", Input).placeholder = _("your prediction, then Enter")
+        if self.live is not None:
+            self.show_live_status()
+        self.show_texts()
+        self.show_prompt()
+        self.refresh_bindings()
 
     def remember_position(self) -> None:
         """Saved on every question change, so 'tutor' reopens here next time."""

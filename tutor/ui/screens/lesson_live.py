@@ -77,6 +77,13 @@ class LiveMixin:
         mark = formula_mark(message.check)
         self.query_one("#formula-check", Static).update(mark)
         self.query_one("#formula-check").display = bool(mark.plain)
+        self.show_live_status()
+        self.show_texts()
+        self.show_question()
+
+    def show_live_status(self) -> None:
+        """Which weights and input the tensors come from, and any live number that could not be filled."""
+        live = self.live
         status = Text()
         status.append(_("Weights: "), style="bold")
         status.append(localized_label(live.weights_label) + "\n")
@@ -92,8 +99,6 @@ class LiveMixin:
         if self.check_problems:
             status.append("\n" + problems_text(self.check_problems), style="bold red")
         self.status(status)
-        self.show_texts()
-        self.show_question()
 
     def on_live_failed(self, message: LiveFailed) -> None:
         if message.generation != self.generation:
