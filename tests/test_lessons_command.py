@@ -153,3 +153,15 @@ def test_a_closed_pipe_ends_a_printing_command_quietly():
                           cwd=root, timeout=300)
     assert done.stdout.startswith("Names a lesson may use")
     assert done.stderr == "" and done.returncode in (0, 141)
+
+
+def test_lessons_concepts_lists_every_concept_id_under_its_track(capsys):
+    from tutor.cli.main import main
+    from tutor.course.catalog import load_index
+
+    assert main(["lessons", "concepts"]) == 0
+    out = capsys.readouterr().out
+    index = load_index()
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert listed == [c for track in index.tracks for c in index.concepts if c.split(".", 1)[0] == track.id]
+    assert set(listed) == set(index.concepts) and "la.scaled-scores" in listed

@@ -162,8 +162,8 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
     for i, concept in enumerate(lesson.concepts):
         if concept not in known:
             close = difflib.get_close_matches(concept, list(known), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "see the concepts: list in lessons/index.yaml"
-            pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}")
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}'tutor lessons concepts' lists them all")
     check_placeholder_syntax(lesson, pinned)
     check_choice_texts(lesson, pinned)
     return check_formula_text(lesson, pinned)
