@@ -23,8 +23,6 @@ class LanguageMixin:
         localize_bindings(self)
 
     def action_toggle_language(self) -> None:
-        from tutor.ui.screens.roadmap import RoadmapScreen
-
         code = set_language(other_language(current_language()))
         try:
             save_setting(self.settings_home, SETTING, code)
@@ -40,9 +38,8 @@ class LanguageMixin:
         item = self.catalog.get(lesson.lesson.id) if lesson is not None else None
         if item is not None:   # the learner stays in the lesson; the roadmap under it catches up when shown
             lesson.change_language(item)
-        else:
-            while len(self.screen_stack) > 2:   # Textual's default screen, then the roadmap
-                self.pop_screen()
-            self.switch_screen(RoadmapScreen(self.catalog))
+        else:   # the roadmap, uncovered, rebuilds itself from the new catalog (RoadmapScreen.on_screen_resume)
+            self.show_roadmap()
+            self.screen.follow_catalog()
         self.notify(_("Language: {name}. Lessons without a translation are shown in English, marked [EN].")
                     .format(name=LANGUAGES[code]), markup=False)

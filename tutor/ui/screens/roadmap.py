@@ -148,12 +148,16 @@ class RoadmapScreen(Screen):
         return next((n for n in lessons if not finished(n)), lessons[0])
 
     def on_screen_resume(self) -> None:
-        if self.catalog is not self.app.catalog:   # the language changed while a lesson was open
+        self.follow_catalog()
+        self.refresh_progress()
+
+    def follow_catalog(self) -> None:
+        """After a language switch the app has a new catalog: rebuild in it, the cursor kept."""
+        if self.catalog is not self.app.catalog:
             self.catalog = self.app.catalog
             localize_bindings(self)
             self.lessons_changed([])
             self.refresh_bindings()
-        self.refresh_progress()
 
     def refresh_progress(self) -> None:
         """Relabel in place after a lesson or review: the cursor and open tracks stay put."""
