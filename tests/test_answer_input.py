@@ -57,3 +57,21 @@ async def test_a_10_kb_burst_is_capped_and_the_box_still_answers(tmp_path):
         box.value = ""
         box.insert_text_at_cursor("x" * 10_000)           # a bracketed paste is refused whole, not stored
         assert len(box.value) <= MAX_ANSWER_CHARS
+
+
+async def test_the_answer_after_a_wrong_try_replaces_it(tmp_path):
+    """Before: the wrong answer stayed with the cursor at its end, so `64x64` was appended and
+    `256, 25664x64` was graded (three axes, a lost try)."""
+    from journey_helpers import type_answer
+
+    app = TutorApp(home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("la-linear-composition")
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        box = app.screen.query_one("#answer", Input)
+        await type_answer(pilot, "256, 256")
+        assert box.value == "256, 256" and box.selected_text == "256, 256"
+        await type_answer(pilot, "64x64")
+        assert [(text, correct) for _lesson, _question, text, correct, *_rest in app.answers] == \
+            [("256, 256", False), ("64x64", True)]

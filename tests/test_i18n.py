@@ -132,3 +132,30 @@ async def test_f4_switches_the_app_to_chinese_and_remembers_it(tmp_path):
         await pilot.pause()
         assert "Linear algebra" in str(app.screen.query_one(Tree).root.children[2].label)
         assert app.catalog.get("la-tensors").lesson.title.startswith("Tensors")
+
+
+async def test_f4_in_a_lesson_keeps_the_lesson_the_question_and_what_is_typed(tmp_path):
+    """Before: F4 dropped the learner on the roadmap and the place was lost."""
+    from journey_helpers import text_of, type_answer, wait_for_live
+    from tutor.ui.screens.lesson import LessonScreen
+
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.open_lesson("la-tensors", 1)
+            await pilot.pause()
+            screen = app.screen
+            await wait_for_live(pilot, screen)
+            await type_answer(pilot, "(2, 4)")          # a wrong try: one of the three is spent
+            await pilot.press("right", "x")             # keep the old answer and type on
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.screen is screen and isinstance(screen, LessonScreen)
+            assert screen.question_index == 1 and screen.query_one("#answer").value == "(2, 4)x"
+            assert len(screen.encounter.results) == 1
+            assert "现在只取一个词元" in text_of(screen, "#question") and screen.title.startswith("张量")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert "线性代数" in str(app.screen.query_one(Tree).root.children[2].label)
+    finally:
+        set_language("en")

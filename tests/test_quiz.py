@@ -210,3 +210,15 @@ def test_the_sum_nudge_names_no_kind_and_skips_one_hot_rows():
     nudge = kind_of(question).nudge
     assert "add up" not in nudge(question, [1.0, 1.0, 1.0, 1.0], one_hot)
     assert nudge(question, [0.5, 0.9], spread) == "The real values add up to 1; yours add up to 1.4."
+
+
+def test_a_wrong_index_among_few_gets_no_direction():
+    """Before: "Too high" on a 3-option index question, a bisection hint that finds the answer in two
+    tries.  Among 7 or fewer candidates (three tries of bisection) a wrong index hears only that it is
+    wrong; among more, which way still helps without giving the answer."""
+    few = number(probe="blocks.0.attn.pattern[0, 0, 2]", reduce="argmax", tolerance=0)   # 3 candidates, answer 2
+    feedback = grade(few, "0", truth_for(few, TENSORS, SIZES), SIZES).feedback
+    assert "Not that index" in feedback and "Too" not in feedback
+    many = number(probe="wide[0]", reduce="argmax", tolerance=0)
+    tensors = {"wide": np.eye(12)[None, 9]}                                                 # 12 candidates, answer 9
+    assert "Too low" in grade(many, "3", truth_for(many, tensors, SIZES), SIZES).feedback

@@ -70,6 +70,38 @@ def test_lesson_after_the_reveal(app, snap_compare):
     assert snap_compare(app, terminal_size=SIZE, run_before=lesson_steps(reveal=True))
 
 
+def opened(lesson_id: str):
+    """Steps that open a lesson and wait for its live tensors."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson(lesson_id)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.pause()
+    return run_before
+
+
+def test_widest_built_in_formula(app, snap_compare):
+    """it-cross-entropy-kl's formula (41 columns) folded into aligned slices in its 35-column box."""
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened("it-cross-entropy-kl"))
+
+
+def test_reveal_of_a_slice(app, snap_compare):
+    """la-tensors' `embed[0, 1]` question: the header gives the slice's shape (8,) beside the whole
+    tensor's, uncut at 80 columns."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("la-tensors", 1)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.press("ctrl+g")
+        await settle(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 def test_lesson_summary(app, snap_compare):
     async def run_before(pilot):
         app = pilot.app
@@ -94,14 +126,7 @@ def zh_app(tmp_path):
 
 def test_lesson_in_chinese(zh_app, snap_compare):
     """Chinese prose wraps evenly between characters at 80 columns."""
-    async def run_before(pilot):
-        app = pilot.app
-        app.open_lesson("la-tensors")
-        await pilot.pause()
-        await wait_for_live(pilot, app.screen)
-        no_blinking(app.screen)
-        await pilot.pause()
-    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=opened("la-tensors"))
 
 
 def dashboard_steps(tab_presses: int):

@@ -37,6 +37,12 @@ class Reveal:
     focus: tuple[int, ...]             # the first asked cell: the view opens here
     token_labels: tuple[tuple[str, ...], ...] = ()   # one tuple per batch row
     title: str = ""                     # shown instead of the reference (experiments' names are internal)
+    asked_shape: tuple[int, ...] | None = None   # the slice's own shape, what a shape question asked about
+
+    @property
+    def sliced(self) -> bool:
+        """The question named a part of the tensor: its header gives both shapes."""
+        return self.asked_shape is not None and self.asked_shape != tuple(self.array.shape)
 
     @property
     def highlights(self) -> bool:
@@ -76,6 +82,7 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
     if ref.name not in tensors:
         return None
     array = np.asarray(tensors[ref.name], dtype=float)
+    asked_shape = tuple(array[ref.index].shape) if array.ndim else None
     if array.ndim == 0:
         array = array.reshape(1)
     asked = np.zeros(array.shape, dtype=bool)
@@ -90,4 +97,5 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
         cells = winner[None]
     focus = tuple(int(i) for i in cells[0]) if len(cells) else (0,) * array.ndim
     labels = tuple(tuple(row) for row in token_labels)
-    return Reveal(array, reference, axis_names(ref.name, array.shape, sizes), asked, focus, labels)
+    return Reveal(array, reference, axis_names(ref.name, array.shape, sizes), asked, focus, labels,
+                  asked_shape=asked_shape)

@@ -73,6 +73,19 @@ def direction_nudge(given: float, expected: float) -> str:
     return _("Too high.") if given > expected else _("Too low.")
 
 
+# An index (argmax/argmin) among this many candidates or fewer is found by bisection in the usual
+# three tries (1 + 2 + 4 = 7) if each wrong try says "too high" or "too low": there the direction
+# would replace looking at the values, so a wrong index hears only that it is wrong.
+BISECTABLE = 2 ** 3 - 1
+
+
+def nudge(question, given: float, truth: Truth) -> str:
+    index = getattr(question, "reduce", None) in ("argmax", "argmin")
+    if index and truth.tensor is not None and np.size(truth.tensor) <= BISECTABLE:
+        return _("Not that index; compare the values it is chosen from again.")
+    return direction_nudge(given, float(truth.value))
+
+
 def closeness(question, truth: Truth) -> str:
     return tolerance_in_words(question.tolerance, question.relative, float(truth.value))
 
@@ -108,7 +121,7 @@ KIND = QuestionKind(
     parse=lambda question, text, sizes: parse_number(text),
     truth=truth,
     matches=matches,
-    nudge=lambda question, given, truth: direction_nudge(given, float(truth.value)),
+    nudge=nudge,
     closeness=closeness,
     check_answer=check_answer,
     nonfinite=nonfinite,

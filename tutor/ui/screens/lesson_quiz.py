@@ -83,6 +83,7 @@ class QuizMixin:
             self.reveal(truth, text, Text("✗ " + _("{feedback} That was the last try; here is the real answer.")
                                           .format(feedback=result.feedback), style="bold red"))
         else:
+            answer_box.offer_for_replacing()
             left = self.encounter.attempts_left
             verdict = Text("✗ " + result.feedback, style="bold red")
             verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
@@ -126,6 +127,8 @@ class QuizMixin:
                                 encounter.hints_used, self.live.variant)
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
+        if self.lesson.model.vary:   # the question, which shows them, may have scrolled away on a small screen
+            verdict.append("\n" + _("sizes: {sizes}").format(sizes=self.live.variant), style="italic")
         verdict.append("\n" + self.enter_goes_to(), style="dim")
         self.feedback(verdict)
         self.query_one("#answer", Input).value = ""
