@@ -22,6 +22,16 @@ from tutor.ui.widgets.train_panel import TrainPanel
 
 
 class DashboardScreen(Screen):
+    # every row one line high, so Train, Sample and Attention fit at 80x24
+    DEFAULT_CSS = """
+    #dash-weights { padding: 0 1; height: auto; max-height: 2; color: $text-muted; }   /* a long label wraps once */
+    #dash-tabs { height: 1fr; }
+    #dash-tabs TabPane { padding: 0 1; }
+    #train-panel, #sample-panel, #attention-view { height: 1fr; }
+    .dash-row { height: 1; margin-bottom: 0; }
+    .dash-row Label { width: auto; }
+    .dash-row Button { margin-right: 1; min-width: 5; }
+    """
     BINDINGS = [
         Binding("escape", "close", N_("Back")),
         Binding("f5", "start", N_("Start")),

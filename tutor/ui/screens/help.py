@@ -28,6 +28,10 @@ NOTES = N_(
 
 
 class HelpScreen(Screen):
+    DEFAULT_CSS = """
+    #help-body { padding: 0 1; }
+    #help-keys { margin-bottom: 1; }
+    """
     BINDINGS = [
         Binding("escape", "app.pop_screen", N_("Back")),
     ]

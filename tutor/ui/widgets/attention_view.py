@@ -46,6 +46,13 @@ PLACEHOLDER = N_("Choose a layer and a head; the pattern appears here.")
 
 
 class AttentionView(Vertical):
+    DEFAULT_CSS = """
+    #attn-text { width: 1fr; }
+    #attn-message { height: auto; max-height: 3; }
+    #attn-layer, #attn-head { width: 7; }
+    #attn-box { height: 1fr; margin-top: 1; }
+    #attn-map { width: auto; }
+    """
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.edited = False          # typed by the learner: the Sample tab no longer fills it in

@@ -69,6 +69,18 @@ def distribution_text(step: SampleStep | None, index: int, count: int, strategy:
 
 
 class SamplePanel(Vertical):
+    DEFAULT_CSS = """
+    #sample-prompt { width: 1fr; }
+    #sample-message { height: auto; max-height: 3; }
+    #sample-strategy { width: 15; }
+    #sample-model { width: 18; }
+    .knob { width: 5; }
+    #sample-stop { margin-left: 1; }
+    #sample-body { height: 1fr; margin-top: 1; }
+    #sample-output-box { width: 1fr; border-right: vkey $primary; padding-right: 1; }
+    #sample-dist-box { width: 32; padding-left: 1; }
+    #sample-dist { height: auto; }
+    """
     pace = 0.05        # seconds between shown tokens
 
     def __init__(self, *, id: str | None = None) -> None:
