@@ -191,7 +191,7 @@ async def test_sampling_top_k_1_equals_greedy_and_shows_the_distribution(tmp_pat
         assert panel.shown == 0
 
         await pilot.press("f8")                            # Attention: the sample's text, tokens on both axes
-        await until(pilot, lambda: screen.query_one("#attention-view").shown is not None, what="the heatmap")
+        await until(pilot, lambda: screen.query_one("#tab-attention").shown is not None, what="the heatmap")
         assert screen.query_one("#attn-text", Input).value == "3142>" + panel.output.rstrip("\n")
         await pilot.press("f8", "f8")                      # back to Sample: a new output is shown next time
         choose(screen, "#sample-strategy", "greedy")
@@ -201,7 +201,7 @@ async def test_sampling_top_k_1_equals_greedy_and_shows_the_distribution(tmp_pat
         assert screen.query_one("#attn-text", Input).value == "3142>1234"
         choose(screen, "#attn-layer", 1)
         choose(screen, "#attn-head", 3)
-        await until(pilot, lambda: screen.query_one("#attention-view").shown == (1, 3), what="layer 1 head 3")
+        await until(pilot, lambda: screen.query_one("#tab-attention").shown == (1, 3), what="layer 1 head 3")
 
 
 async def test_sampling_errors_are_said_in_the_panel(tmp_path):

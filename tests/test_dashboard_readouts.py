@@ -107,7 +107,7 @@ async def test_the_palette_reaches_dashboard_actions(no_pace):
         screen = app.dashboard_screen()
         await until(lambda: app.screen is screen and screen.query_one(TabbedContent).active == "tab-attention",
                     pilot, "the Attention tab")
-        await until(lambda: screen.query_one("#attention-view").shown is not None, pilot, "the heatmap")
+        await until(lambda: screen.query_one("#tab-attention").shown is not None, pilot, "the heatmap")
         dashboard_action(app, "tab-sample", "sample")
         await until(lambda: screen.query_one(SamplePanel).output != "", pilot, "a sample")
         assert screen.query_one(TabbedContent).active == "tab-sample"

@@ -117,7 +117,7 @@ def dashboard_steps(tab_presses: int):
             await pilot.press("f8")
             await pilot.pause()
         if tab_presses == 2:
-            await settle(pilot, lambda: screen.query_one("#attention-view").shown is not None, "the heatmap")
+            await settle(pilot, lambda: screen.query_one("#tab-attention").shown is not None, "the heatmap")
         await pilot.pause()
     return run_before
 

@@ -34,8 +34,8 @@ def dashboard_action(app, tab: str, action: str) -> None:
         screen.query_one(TabbedContent).active = tab
         panel = screen.train_panel
         {"start": screen.action_start, "pause": screen.action_pause, "stop": screen.action_stop,
-         "shipped": panel.reset_to_shipped, "sample": screen.query_one("#sample-panel").sample,
-         "attention": screen.query_one("#attention-view").show}[action]()
+         "shipped": panel.reset_to_shipped, "sample": screen.query_one("#tab-sample").sample,
+         "attention": screen.query_one("#tab-attention").show}[action]()
 
     app.call_after_refresh(run)
 

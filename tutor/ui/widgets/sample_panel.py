@@ -22,6 +22,7 @@ from tutor.live.weights_label import localized_label
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
 from tutor.ui.relabel import worded, worded_select
+from tutor.ui.widgets.dashboard_tab import DashboardTab
 
 KNOBS = {   # which inputs each strategy reads; the others are greyed out
     "greedy": (), "temperature": ("temperature",), "top-k": ("temperature", "top-k"),
@@ -68,7 +69,8 @@ def distribution_text(step: SampleStep | None, index: int, count: int, strategy:
     return text
 
 
-class SamplePanel(Vertical):
+class SamplePanel(DashboardTab):
+    TITLE, TAB_ID = N_("Sample"), "tab-sample"
     DEFAULT_CSS = """
     #sample-prompt { width: 1fr; }
     #sample-message { height: auto; max-height: 3; }
@@ -83,8 +85,8 @@ class SamplePanel(Vertical):
     """
     pace = 0.05        # seconds between shown tokens
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self) -> None:
+        super().__init__()
         self.run_id = 0
         self.steps: list[SampleStep] = []
         self.shown = 0                 # which step's distribution is on screen
@@ -123,6 +125,9 @@ class SamplePanel(Vertical):
     def on_mount(self) -> None:
         self.grey_knobs()
         self.model_changed()
+
+    def focus_within(self) -> None:
+        self.query_one("#sample-prompt").focus()   # Enter samples
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "sample-strategy":
