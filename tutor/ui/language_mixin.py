@@ -8,7 +8,7 @@ afterwards is in it; the open lesson is left, and reopens where it was from the 
 """
 from __future__ import annotations
 
-from tutor.common.i18n import LANGUAGES, N_, SETTING, _, current_language, other_language, set_language
+from tutor.common.i18n import N_, SETTING, _, current_language, language_name, other_language, set_language
 from tutor.common.settings import save_setting
 from tutor.course.catalog import load_catalog
 from tutor.ui.localize import localize_bindings
@@ -39,4 +39,4 @@ class LanguageMixin:
             self.pop_screen()
         self.switch_screen(RoadmapScreen(self.catalog))
         self.notify(_("Language: {name}. Lessons without a translation are shown in English, marked [EN].")
-                    .format(name=LANGUAGES[code]), markup=False)
+                    .format(name=language_name(code)), markup=False)
