@@ -53,14 +53,9 @@ def _duration(seconds: float) -> str:
 class TrainPanel(CheckpointActions, DashboardTab):
     TITLE, TAB_ID = N_("Train"), "tab-train"
     DEFAULT_CSS = """
-    #train-data { width: 19; }
-    #train-preset { width: 23; }
-    #train-start { width: 17; }
-    #train-lr { width: 9; }
-    #train-file, #train-path { width: 1fr; }
-    #train-status { height: 2; margin-top: 1; }
-    #train-chart { height: 1fr; }
-    #train-message { height: auto; max-height: 3; }
+    #train-data { width: 19; }  #train-preset { width: 23; }  #train-start { width: 17; }  #train-lr { width: 9; }
+    #train-file, #train-path { width: 1fr; }  #train-chart { height: 1fr; }
+    #train-status { height: 2; margin-top: 1; }  #train-message { height: auto; max-height: 3; }
     """
     # idle | starting | training | paused | stopping: the buttons and the status line follow it
     state: reactive[str] = reactive("idle", init=False)
