@@ -75,7 +75,23 @@ class RevealTable(TensorView):
 
 
 class LessonScreen(LiveMixin, QuizMixin, Screen):
-    DEFAULT_CSS = "#choices { height: auto; max-height: 10; margin: 0; }"
+    DEFAULT_CSS = """
+    LessonScreen { overflow: hidden; }   /* the panes scroll, never the screen (its scrollbar would shift every line) */
+    #lesson-body { height: 1fr; min-height: 1; padding: 0 1; }
+    #live-status { border-left: thick $primary; padding-left: 1; margin: 1 0; }
+    #formula-row { height: auto; max-height: 12; padding: 0 1; border-top: hkey $primary; }
+    #formula { border: round $accent; padding: 0 1; width: auto; min-width: 9; max-width: 50%; height: auto; }
+    #formula-side { width: 1fr; height: auto; padding-left: 1; }
+    #translation { color: $text-muted; }
+    #formula-check { display: none; }   /* until the live tensors have checked the formula */
+    #quiz { height: auto; max-height: 65%; border-top: hkey $primary; padding: 0 1; }   /* until fit_quiz measures */
+    #answer { margin: 0; }
+    #choices { height: auto; max-height: 10; margin: 0; }
+    #feedback, #hints { margin: 0 1; }
+    #reveal { height: auto; }
+    #your-answer { width: 1fr; min-width: 20; padding: 0 1; border: round $secondary; height: auto; }
+    #real-tensor { width: 3fr; padding: 0 1; height: auto; }
+    """
     BINDINGS = [
         Binding("escape", "back", N_("Roadmap")),
         Binding("ctrl+t", "hint", N_("Hint")),

@@ -17,6 +17,10 @@ REVIEW, STATS = "@review", "@stats"   # tree data of the journey entries; no les
 
 
 class RoadmapScreen(Screen):
+    DEFAULT_CSS = """
+    #roadmap-status { padding: 0 1; color: $text-muted; }
+    #roadmap-tree { height: 1fr; padding: 0 1; }
+    """
     review_tick_seconds = 15.0   # how often the Review entry's due count and countdown are brought up to date
     BINDINGS = [
         Binding("enter", "open_lesson", N_("Open lesson"), show=True),
