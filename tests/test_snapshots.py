@@ -87,7 +87,7 @@ def test_reveal_of_a_slice(app, snap_compare):
         await wait_for_live(pilot, app.screen)
         no_blinking(app.screen)
         await pilot.press("ctrl+g")
-        await settle(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
+        await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
         await pilot.pause()
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
