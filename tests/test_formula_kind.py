@@ -112,6 +112,9 @@ def test_a_scalar_formula_is_checked_with_other_values_and_by_sympy():
     assert symbolic_verdict(question, Given(read(question, "m/(1 - beta1**t) + 1")), truth) is False
     wrong = grade(question, "m / (1 - beta1**3)", truth, {})   # t is 3 here: equal only by coincidence
     assert not wrong.correct and "coincidence" in wrong.feedback
+    assert "constant factor: 2.00×" in grade(question, "2 * m / (1 - beta1**t)", truth, {}).feedback
+    # one number is always some multiple of another: that is no constant factor
+    assert "too low" in grade(question, "m", truth, {}).feedback
 
 
 def test_a_zero_bias_left_out_is_caught_by_the_shifted_draw():

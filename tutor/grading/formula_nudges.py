@@ -59,6 +59,21 @@ def constant_factor(yours: np.ndarray, expected: np.ndarray, tolerance: float) -
     return factor if close_enough(yours, factor * expected, tolerance) else None
 
 
+def steady_factor(outcomes: list[Outcome], tolerance: float) -> float | None:
+    """The factor of the lesson's draw when it is the same on the draws with other values (a single
+    number is always some multiple of another: only a factor that stays is a constant factor);
+    at other sizes it may change with them (√D_head), but it must still hold at every entry."""
+    own = outcomes[0]
+    factor = constant_factor(own.yours, own.expected, tolerance)
+    if factor is None:
+        return None
+    for outcome in outcomes[1:]:
+        other = constant_factor(outcome.yours, outcome.expected, tolerance)
+        if other is None or (not outcome.draw.other_sizes and not math.isclose(other, factor, rel_tol=1e-3)):
+            return None
+    return factor
+
+
 def factor_name(outcomes: list[Outcome], tolerance: float) -> str | None:
     """'√D_head' when the factor is the square root of D_head on every draw, at every size."""
     factors = []
@@ -125,9 +140,10 @@ def nudge(outcomes: list[Outcome], tolerance: float) -> Nudge:
     if yours.ndim >= 2 and yours.shape[-1] == yours.shape[-2] and \
             close_enough(np.swapaxes(yours, -1, -2), expected, tolerance):
         return Nudge("transposed", _("Yours is the answer transposed: its last two axes are swapped."))
-    factor = constant_factor(yours, expected, tolerance)
+    factor = steady_factor(outcomes, tolerance)
     if factor is not None:
-        text = _("Yours is off by a constant factor: {factor}× the answer at every entry.").format(factor=f"{factor:.2f}")
+        shown = f"{factor:.2f}" if 0.01 <= abs(factor) < 1000 else f"{factor:.2e}"
+        text = _("Yours is off by a constant factor: {factor}× the answer at every entry.").format(factor=shown)
         name = factor_name(outcomes, tolerance)
         if name:
             text += " " + _("That factor is {name}.").format(name=name)
@@ -135,6 +151,10 @@ def nudge(outcomes: list[Outcome], tolerance: float) -> Nudge:
     if _masked_only(yours, expected, tolerance):
         return Nudge("mask", _("Yours differs from the answer only above the diagonal, where the causal mask "
                                "hides the future."))
+    if expected.size == 1 and np.isfinite(yours).all() and np.isfinite(expected).all():
+        high = float(yours.ravel()[0]) > float(expected.ravel()[0])
+        return Nudge("differs", _("Yours differs from the answer: it is too high here.") if high else
+                     _("Yours differs from the answer: it is too low here."))
     off = int(np.sum(~np.isclose(yours, expected, rtol=tolerance, atol=tolerance, equal_nan=True)))
     return Nudge("differs", _("Yours differs from the answer at {off} of its {count} entries.").format(
         off=off, count=expected.size))
