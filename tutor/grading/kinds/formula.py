@@ -177,10 +177,13 @@ def symbolic_verdict(question, given: Given, truth: Truth) -> bool | None:
     mine, reference = given.formula.expr, truth.value.formula.expr
     if sp.count_ops(mine) + sp.count_ops(reference) > MAX_SYMBOLIC_OPS:
         return None
-    difference = sp.simplify(mine.doit() - reference.doit())
-    if difference == 0:
-        return True
-    return False if difference.is_number else None
+    try:
+        difference = sp.simplify(mine.doit() - reference.doit())
+        if difference == 0:
+            return True
+        return False if difference.is_number and difference.is_finite else None
+    except (TypeError, ValueError, ArithmeticError, AttributeError, NotImplementedError, RecursionError):
+        return None   # SymPy cannot decide: the draws alone judge
 
 
 def matches(question, given: Given, truth: Truth) -> bool:
