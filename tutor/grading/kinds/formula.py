@@ -282,4 +282,6 @@ KIND = QuestionKind(
     same_answer=lambda question, truth, earlier, earlier_truth:
         same_printed(question, truth.value.formula)(earlier.answer),
     preview=preview,
+    # the reference is what the draws at other sizes compare with: ``/ 2`` for √d_k must fail the check
+    wants_distinct_sizes=lambda question: True,
 )
