@@ -216,3 +216,11 @@ async def test_the_scores_formula_in_the_app(tmp_path):
         await type_answer(pilot, "Q @ K.T / sqrt(d_k)")
         assert "Right" in text_of(screen, "#feedback")
         assert not screen.query_one("#answer-preview").display   # nothing to preview after the reveal
+
+
+def test_the_check_refuses_a_reference_that_holds_only_while_two_sizes_are_equal(tmp_path):
+    from tutor.authoring.check import check_paths
+
+    report = check_paths([_scores_lesson(tmp_path, answer="Q @ K.T / sqrt(d_k) + 0 * (Q @ K)", wrong=[])])
+    assert any(p.field.endswith("answer") and "cannot be evaluated" in p.message and "tell every size name apart"
+               in p.message for p in report.problems), report.text()

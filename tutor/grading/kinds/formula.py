@@ -234,9 +234,9 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
     reference = truth.value.formula
     (own, expected), = truth.value.draws[:1]
     problems = []
-    if why := over_budget(reference.tree, {s: np.shape(v) for s, v in own.values.items()}):
-        return [AuthorProblem(("answer",), f"answer {question.answer!r} is too costly to grade: {why}")]
     try:
+        if why := over_budget(reference.tree, {s: np.shape(v) for s, v in own.values.items()}):
+            return [AuthorProblem(("answer",), f"answer {question.answer!r} is too costly to grade: {why}")]
         result = evaluate_tree(reference.tree, own.values)
     except FormulaError as error:
         return [AuthorProblem(("answer",), f"answer {question.answer!r} cannot be evaluated: {error}")]
