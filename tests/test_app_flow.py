@@ -34,7 +34,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
 
         await pilot.press("enter")           # empty line: next question
         await pilot.pause()
-        assert "Question 2/3" in text_of(screen, "#question")
+        assert "Question 2/4" in text_of(screen, "#question")
         await type_answer(pilot, "(B, H, L, D)")
         assert "Not quite" in text_of(screen, "#feedback") and "tries left" in text_of(screen, "#feedback")
         assert text_of(screen, "#your-answer") == ""      # no reveal before a give-up or the last try

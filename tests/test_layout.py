@@ -21,7 +21,8 @@ FOLDERS = {"tutor.model": ROOT / "model", "tutor.lessons": ROOT / "lessons", "tu
 LAYERS = (
     ("tutor.model", "tutor.lessons", "tutor.docs", "tutor.locale"),   # the GPT and shipped data: no tutor imports
     ("tutor.common",),
-    ("tutor.formulas", "tutor.grading"),
+    ("tutor.formulas",),
+    ("tutor.grading",),
     ("tutor.course",),
     ("tutor.experiments",),
     ("tutor.live",),

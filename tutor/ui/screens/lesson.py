@@ -25,6 +25,7 @@ from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
 from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
+from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.formula_box import FormulaBox
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
@@ -136,6 +137,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         with QuizPane(id="quiz"):
             yield Static(id="question")
             yield AnswerInput(placeholder=_("your prediction, then Enter"), id="answer")   # capped, keys in order
+            yield AnswerPreview(id="answer-preview")   # how a formula being typed reads (the kind's preview hook)
             yield OptionList(id="choices")
             yield Static(id="feedback")
             yield Static(id="hints")
@@ -188,6 +190,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.query_one("#your-answer", Static).update("")
         self.query_one("#real-tensor", TensorView).clear()
         self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
+        self.preview_answer(self.query_one("#answer", Input).value)
         self.query_one("#reveal").display = False   # nothing to compare yet
         self.model_changed()   # weights replaced while the learner was on the last question
 
