@@ -53,7 +53,7 @@ def test_an_infinite_tolerance_is_refused(tmp_path, tolerance):
 def test_a_choice_text_that_is_a_choice_number_is_reported(tmp_path):
     # before: choices ["2", "1"] were graded by position: typing "1" picked choice a) "2"
     text = edit(template(), '''      - "e^0 = 1, so a 0 would still get weight; e^(−∞) = 0 removes the position."
-      - "−∞ is faster to compute."''', '      - "2"\n      - "1"\n      - "0"')
+      - "−∞ is faster to compute, and a 0 would remove the position as well."''', '      - "2"\n      - "1"\n      - "0"')
     report = check_paths([write(tmp_path, "c.yaml", text)], live=False)
     fields = {p.field: p.message for p in report.problems}
     assert set(fields) == {"questions.4.choices.0", "questions.4.choices.1"}, report.text()
