@@ -118,6 +118,7 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
     part = np.asarray(ref.select(array), dtype=float)                              # the show: slice
     index = ref.index + (slice(None),) * (array.ndim - len(ref.index))
     kept = tuple(name for name, step in zip(names, index) if not isinstance(step, int))
+    kept = tuple(f"axis {i}" if name.startswith("axis ") else name for i, name in enumerate(kept))   # renumbered
     rows = tuple(tuple(row) for row in token_labels)
     if "batch" in names and rows:
         step = index[names.index("batch")]
