@@ -120,9 +120,10 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             except Exception as error:   # a bug of ours must not hide the other lessons' results
                 pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
         report.problems += pinned.problems
+        report.warnings += pinned.warnings
     overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
-    errors, overlay_warnings = check_overlays(overlays, catalog)
-    report.warnings += overlay_warnings
+    errors, translation_warnings = check_overlays(overlays, catalog)
+    report.warnings += translation_warnings
     report.problems += errors
     report.translations = overlays
     # by file and line; "required field is missing" (always at 1:1) after the located problems

@@ -139,9 +139,12 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     if args.static:
         summary += " (static only: the live model was not run)"
     if report.translations:
-        shown = {str(path) for path in report.translations}
-        count, warned = len(report.translations), sum(warning.path in shown for warning in report.warnings)
+        translations = {str(path) for path in report.translations}
+        count, warned = len(report.translations), sum(w.path in translations for w in report.warnings)
         print(f"checked {count} translation{'s' * (count != 1)}: {warned} warning{'s' * (warned != 1)}")
+    lesson_warnings = len(report.warnings) - sum(w.path in {str(p) for p in report.translations} for w in report.warnings)
+    if lesson_warnings:
+        summary += f" ({lesson_warnings} warning{'s' * (lesson_warnings != 1)})"
     if report.ok:
         print(f"{summary}: all valid")
         return 0

@@ -17,7 +17,7 @@ from tutor.common.i18n import _, ngettext
 from tutor.grading.answers import AnswerError
 from tutor.grading.kinds import Truth, kind_of
 from tutor.grading.quiz import QuestionError, grade, truth_for
-from tutor.grading.reveal_focus import reveal_for
+from tutor.grading.reveal_focus import question_reveal
 from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
@@ -147,8 +147,8 @@ class QuizMixin:
         self.query_one("#your-answer", Static).update(
             Group(Text(_("Your answer"), style="bold"), yours, Text(_("Expected"), style="bold"), Text(truth.display)))
         if truth.tensor is not None:
-            reduce = None if self.question.show else getattr(self.question, "reduce", None)
-            reveal = reveal_for(self.live.tensors, truth.tensor_label, self.live.sizes, self.live.token_labels, reduce)
+            reveal = question_reveal(self.question, truth.tensor_label, self.live.tensors, self.live.sizes,
+                                     self.live.token_labels)
             if reveal is not None:
                 reveal = dataclasses.replace(reveal, title=self.reveal_title(truth.tensor_label))
             self.query_one("#real-tensor", TensorView).show(reveal)
