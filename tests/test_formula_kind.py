@@ -84,7 +84,7 @@ def test_right_answers_are_right(scores, text):
     ("-Q @ K.T / sqrt(d_k)", "sign", []),
     ("Q @ K.T / 2", "coincidence", ["other sizes"]),             # √d_k is 2 here, and only here
     ("Q.T @ K / sqrt(d_k)", "shape", ["(D_head, D_head)", "(L, L)"]),   # L = D_head = 4 here
-    ("Q @ K / sqrt(d_k)", "compute", ["D_head and L"]),
+    ("Q @ K / sqrt(d_k)", "compute", ["(5, 4) @ (5, 4)"]),      # L = 5, D_head = 4: no product at all
     ("causal_mask(Q @ K.T / sqrt(d_k))", "mask", []),
     ("softmax(Q @ K.T / sqrt(d_k))", "differs", []),
     ("Q @ Q.T / sqrt(d_k)", "differs", []),
@@ -155,8 +155,9 @@ def test_the_leak_search_finds_the_formula_as_typed_or_printed(text, found):
     assert (text[hit[0]:hit[1]] if hit else None) == found
 
 
-def _scores_lesson(tmp_path, **changes) -> Path:
+def _scores_lesson(tmp_path, model: dict | None = None, **changes) -> Path:
     data = yaml.safe_load((LESSONS / "la-scaled-scores.yaml").read_text(encoding="utf-8"))
+    data["model"].update(model or {})
     question = next(q for q in data["questions"] if q["kind"] == "formula")
     question.update(changes)
     path = tmp_path / "la-scaled-scores.yaml"
@@ -221,6 +222,8 @@ async def test_the_scores_formula_in_the_app(tmp_path):
 def test_the_check_refuses_a_reference_that_holds_only_while_two_sizes_are_equal(tmp_path):
     from tutor.authoring.check import check_paths
 
-    report = check_paths([_scores_lesson(tmp_path, answer="Q @ K.T / sqrt(d_k) + 0 * (Q @ K)", wrong=[])])
+    # texts of 4 tokens: L = D_head = 4 at the lesson's own sizes, so Q @ K computes there and only there
+    report = check_paths([_scores_lesson(tmp_path, model={"text": ["3141", "2718"]},
+                                         answer="Q @ K.T / sqrt(d_k) + 0 * (Q @ K)", wrong=[])])
     assert any(p.field.endswith("answer") and "cannot be evaluated" in p.message and "tell every size name apart"
                in p.message for p in report.problems), report.text()
