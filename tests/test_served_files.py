@@ -7,7 +7,7 @@ write (a text file became a 477 KB zip, without a question), and the File box re
 import pytest
 from textual.widgets import Input, Select
 
-from tests.test_dashboard import click, message, open_dashboard, until
+from test_dashboard import click, message, open_dashboard, until
 from tutor.common.file_scope import OutsideHomeError, typed_path
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.dashboard import DashboardScreen

@@ -35,9 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _command_modules():
     """Subcommands that live in their own modules (each exposes add_parser and imports its heavy
     libraries only when it runs)."""
-    from tutor.cli import lessons, progress, sample, serve, train
+    from tutor.cli import classroom, lessons, progress, sample, serve, train
 
-    return [lessons, train, sample, progress, serve]
+    return [lessons, train, sample, progress, serve, classroom]
 
 
 def choose_language(argv: list[str] | None) -> str:

@@ -14,11 +14,11 @@ import html
 import ssl
 from pathlib import Path
 
-from tutor.common.i18n import _, current_language
+from tutor.common.i18n import N_, _, current_language
 from tutor.web.access import AccessPolicy, guard_middleware
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-TITLE = "Transformer math tutor"
+TITLE = N_("Transformer math tutor")
 # One learner rarely has more than a few tabs open; each session is a process of ~200 MB, so
 # eight stay well inside a laptop's memory while every tab keeps its speed on two cores.
 DEFAULT_MAX_SESSIONS = 8
@@ -86,7 +86,7 @@ def make_server(command: str, host: str, port: int, token: str, *, max_sessions:
             if self.full():
                 return self.refuse_full()
             context = {
-                "lang": current_language(), "title": TITLE, "start": _("Start"), "ended": _("Session ended."),
+                "lang": current_language(), "title": _(TITLE), "start": _("Start"), "ended": _("Session ended."),
                 "restart": _("Restart"),
                 "font_size": max(6, min(48, to_int(request.query.get("fontsize", "16"), 16))),
                 "static_url": "static/",   # beside the page, so a proxy's path prefix is kept
