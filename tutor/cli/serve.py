@@ -41,6 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--certfile", type=Path, default=None, metavar="PEM",
                         help=_("serve over HTTPS with this certificate (PEM; with --keyfile unless it holds the key)"))
     parser.add_argument("--keyfile", type=Path, default=None, metavar="PEM", help=_("the certificate's private key"))
+    parser.add_argument("--unix-socket", type=Path, default=None, metavar="PATH",
+                        help=_("listen on this Unix socket instead of a port, without a token, for a proxy in "
+                               "front (jupyter-server-proxy on a JupyterHub); its folder must be private to you"))
     # SUPPRESS: an absent subcommand --home must not overwrite the global --home with None
     parser.add_argument("--home", metavar="DIR", type=Path, default=argparse.SUPPRESS,
                         help=_("where progress is kept (as the global --home)"))
@@ -91,6 +94,24 @@ def _refuse_host(args) -> int | None:
     return None
 
 
+def private_folder_problem(socket_path: Path) -> str | None:
+    """Why a Unix socket there would be reachable by other accounts, or None.
+
+    Without a token, the folder's permissions are what keep another user of the machine (another
+    hub user) out of this learner's tutor.
+    """
+    import os
+    import stat
+
+    try:
+        info = os.stat(socket_path.parent)
+    except OSError as error:
+        return f"{socket_path.parent}: {error.strerror or error}"
+    if info.st_uid != os.getuid() or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return _("{folder} must belong to you and be closed to others (chmod 700)").format(folder=socket_path.parent)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         print(_("tutor serve: error: --port must be between 1 and 65535, not {port}").format(port=args.port),
@@ -102,11 +123,16 @@ def run(args: argparse.Namespace) -> int:
     if args.keyfile and not args.certfile:
         print(_("tutor serve: error: --keyfile needs --certfile"), file=sys.stderr)
         return 2
+    if args.unix_socket and private_folder_problem(args.unix_socket):
+        print(_("tutor serve: error: {problem}").format(problem=private_folder_problem(args.unix_socket)),
+              file=sys.stderr)
+        return 2
     if importlib.util.find_spec("textual_serve") is None:
         print(_("tutor serve: error: textual-serve is not installed (pip install textual-serve)"), file=sys.stderr)
         return 1
     from tutor.progress.store import resolve_home
-    from tutor.web.server import make_server, tls_context
+    from tutor.web.access import AccessPolicy
+    from tutor.web.server import Listen, make_server, tls_context
 
     context = None
     if args.certfile:
@@ -120,15 +146,19 @@ def run(args: argparse.Namespace) -> int:
     # without --lang each tab resolves the language as this run did (its setting, then the locale)
     command = app_command(home, lessons, getattr(args, "lang", None), args.public or args.files_in_home)
     token = secrets.token_urlsafe(32)
+    listen = Listen(args.host, args.port, args.unix_socket, context)
+    policy = None if args.unix_socket else AccessPolicy(token, args.host, args.port, secure=context is not None)
 
     def announce() -> None:
+        if args.unix_socket:
+            print(_("tutor serve: listening on {path}").format(path=args.unix_socket), flush=True)
+            return
         links = "\n".join(f"    {base}/?{TOKEN_PARAM}={token}" for base in addresses(args.host, args.port, bool(context)))
         print(_("tutor serve: open this address in a browser. Anyone who has it can use this tutor until the "
                 "server stops; a new token is made each run.\n\n{links}\n\nUp to {n} tabs at once. Ctrl+C stops "
                 "the server.").format(links=links, n=args.max_sessions), flush=True)
 
-    server = make_server(command, args.host, args.port, token, max_sessions=args.max_sessions,
-                         ssl_context=context, announce=announce)
+    server = make_server(command, listen, policy, max_sessions=args.max_sessions, announce=announce)
     try:
         server.serve()
     except OSError as error:   # most often: the port is taken
