@@ -26,6 +26,7 @@ def test_each_user_gets_a_tutor_in_their_own_home_on_a_private_socket(monkeypatc
     home = Path(command[command.index("--home") + 1])
     assert home.is_relative_to(tmp_path / "home" / "ana")
     assert command[command.index("serve") + 1:command.index("serve") + 3] == ["--unix-socket", "{unix_socket}"]
+    assert "--no-fork-server" in command   # one tab per user: a preloaded parent would only add memory
     assert config["unix_socket"] is True and "tutor" in config["launcher_entry"]["title"]
 
 

@@ -44,6 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--unix-socket", type=Path, default=None, metavar="PATH",
                         help=_("listen on this Unix socket instead of a port, without a token, for a proxy in "
                                "front (jupyter-server-proxy on a JupyterHub); its folder must be private to you"))
+    parser.add_argument("--no-fork-server", action="store_true",
+                        help=_("start each tab's tutor from scratch instead of forking it from one preloaded "
+                               "process (slower to join, more memory per tab)"))
     # SUPPRESS: an absent subcommand --home must not overwrite the global --home with None
     parser.add_argument("--home", metavar="DIR", type=Path, default=argparse.SUPPRESS,
                         help=_("where progress is kept (as the global --home)"))
@@ -53,20 +56,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
-def app_command(home: Path, lessons: list[Path], lang: str | None, files_in_home: bool) -> str:
-    """The shell command textual-serve runs for each browser tab: this Python, this tutor, and every
-    global option the server was given (so ``tutor --lang zh serve`` serves Chinese).
-
-    Paths are made absolute because the served process may start in another directory.
-    """
-    parts = [sys.executable, "-m", "tutor", "--home", str(Path(home).expanduser().resolve())]
+def tab_arguments(home: Path, lessons: list[Path], lang: str | None, files_in_home: bool) -> list[str]:
+    """The tutor's arguments for each browser tab: every global option the server was given (so
+    ``tutor --lang zh serve`` serves Chinese).  Paths are absolute: a tab may start elsewhere."""
+    parts = ["--home", str(Path(home).expanduser().resolve())]
     for folder in lessons:
         parts += ["--lessons", str(Path(folder).expanduser().resolve())]
     if lang:
         parts += ["--lang", lang]
     if files_in_home:
         parts.append("--files-in-home")
-    return shlex.join(parts)
+    return parts
+
+
+def app_command(home: Path, lessons: list[Path], lang: str | None, files_in_home: bool) -> str:
+    """The shell command that runs one tab's tutor as its own process: this Python, this tutor."""
+    return shlex.join([sys.executable, "-m", "tutor", *tab_arguments(home, lessons, lang, files_in_home)])
 
 
 def addresses(host: str, port: int, secure: bool) -> list[str]:
@@ -132,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     from tutor.progress.store import resolve_home
     from tutor.web.access import AccessPolicy
+    from tutor.web.fork_server import ForkServer
     from tutor.web.server import Listen, make_server, tls_context
 
     context = None
@@ -144,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
     home = resolve_home(getattr(args, "home", None))
     lessons = list(getattr(args, "lessons", []) or []) + args.serve_lessons
     # without --lang each tab resolves the language as this run did (its setting, then the locale)
-    command = app_command(home, lessons, getattr(args, "lang", None), args.public or args.files_in_home)
+    arguments = tab_arguments(home, lessons, getattr(args, "lang", None), args.public or args.files_in_home)
+    forks = None if args.no_fork_server else ForkServer.start()
+    command = forks.command(arguments) if forks else shlex.join([sys.executable, "-m", "tutor", *arguments])
     token = secrets.token_urlsafe(32)
     listen = Listen(args.host, args.port, args.unix_socket, context)
     policy = None if args.unix_socket else AccessPolicy(token, args.host, args.port, secure=context is not None)
@@ -165,4 +173,7 @@ def run(args: argparse.Namespace) -> int:
         print(_("tutor serve: error: cannot listen on {host}:{port}: {error}").format(
             host=args.host, port=args.port, error=error.strerror or error), file=sys.stderr)
         return 1
+    finally:
+        if forks:
+            forks.stop()
     return 0

@@ -29,8 +29,9 @@ def setup_tutor() -> dict:
 
     home = resolve_home(None).expanduser().resolve()
     return {
+        # no fork server: a hub user has one tab, and a preloaded parent beside it would only add memory
         "command": [sys.executable, "-m", "tutor", "--home", str(home), "serve", "--unix-socket", "{unix_socket}",
-                    "--max-sessions", str(TABS_PER_USER)],
+                    "--max-sessions", str(TABS_PER_USER), "--no-fork-server"],
         "unix_socket": True,
         "timeout": 60,   # the first start after an image pull imports Textual and aiohttp from a cold disk
         "new_browser_tab": True,
