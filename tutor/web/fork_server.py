@@ -118,10 +118,11 @@ def child(request: dict, fds: list[int]) -> None:
 
         import textual.constants   # read the tab's environment (TEXTUAL_DRIVER, COLUMNS...), not ours
         importlib.reload(textual.constants)
-        from tutor.cli.main import main
+        import runpy
 
-        sys.argv = ["tutor", *request["argv"]]
-        code = main([str(arg) for arg in request["argv"]]) or 0
+        sys.argv = ["tutor", *[str(arg) for arg in request["argv"]]]
+        runpy.run_module("tutor", run_name="__main__", alter_sys=True)   # as ``python -m tutor`` runs
+        code = 0
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else 1
     except BaseException:   # the tab's own error: shown on its stderr, as a separate process would
