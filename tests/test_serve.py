@@ -33,7 +33,7 @@ def running_serve(home, *options: str):
                                    *options], stdout=out, stderr=subprocess.STDOUT, text=True)
     try:
         found = None
-        deadline = time.monotonic() + 60   # a deadline for a hung start, not a speed check
+        deadline = time.monotonic() + 240   # a deadline for a hung start, not a speed check
         while found is None and time.monotonic() < deadline:
             assert server.poll() is None, log.read_text()
             found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", log.read_text())

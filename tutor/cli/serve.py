@@ -20,6 +20,8 @@ from tutor.common.i18n import _
 from tutor.web.access import TOKEN_PARAM, WILDCARDS, display_host, is_loopback, outward_address
 from tutor.web.server import DEFAULT_MAX_SESSIONS   # aiohttp and textual-serve load only when serving
 
+FORK_SERVER_WAIT = 120   # seconds: its imports take a few on a quiet machine, much longer on a busy one
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
@@ -152,6 +154,9 @@ def run(args: argparse.Namespace) -> int:
     # without --lang each tab resolves the language as this run did (its setting, then the locale)
     arguments = tab_arguments(home, lessons, getattr(args, "lang", None), args.public or args.files_in_home)
     forks = None if args.no_fork_server else ForkServer.start()
+    if forks and not forks.wait_ready(FORK_SERVER_WAIT):   # tabs started before it listens would not share
+        print(_("tutor serve: warning: the preloaded process for tabs did not start; each tab starts on its own"),
+              file=sys.stderr)
     command = forks.command(arguments) if forks else shlex.join([sys.executable, "-m", "tutor", *arguments])
     token = secrets.token_urlsafe(32)
     listen = Listen(args.host, args.port, args.unix_socket, context)

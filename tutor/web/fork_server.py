@@ -66,7 +66,7 @@ class ForkServer:
 
     @classmethod
     def start(cls) -> "ForkServer":
-        """Started in the background: until it listens, the launcher runs tabs the plain way."""
+        """Started in the background (see wait_ready); until it listens, the launcher runs tabs the plain way."""
         import subprocess
         import tempfile
 
@@ -74,6 +74,17 @@ class ForkServer:
         process = subprocess.Popen([sys.executable, "-m", "tutor.web.fork_server", str(folder / "tabs.sock"),
                                     str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         return cls(folder, process)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Until the socket listens (True), or the fork server died or took longer than ``timeout``."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while not self.socket_path.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
 
     def command(self, tutor_args: list[str]) -> str:
         return launcher_command(self.socket_path, tutor_args)
