@@ -2,6 +2,8 @@
 from another Host (DNS rebinding) or from another site's page (Origin)."""
 import contextlib
 import shlex
+import shutil
+import ssl
 import socket
 import subprocess
 import sys
@@ -36,11 +38,11 @@ def running_serve(home, *options: str):
         deadline = time.monotonic() + 240   # a deadline for a hung start, not a speed check
         while found is None and time.monotonic() < deadline:
             assert server.poll() is None, log.read_text()
-            found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", log.read_text())
+            found = re.search(r"(https?://127\.0\.0\.1:\d+)/\?token=([\w-]+)", log.read_text())
             time.sleep(0.1)
         assert found, f"no address printed: {log.read_text()}"
         base, token = found.groups()
-        assert base == f"http://127.0.0.1:{port}" and len(token) >= 40
+        assert base.endswith(f"://127.0.0.1:{port}") and len(token) >= 40
         yield base, token, port
     finally:
         server.terminate()
@@ -255,3 +257,26 @@ async def test_max_sessions_refuses_the_next_tab_with_a_clear_page(tmp_path):
                 await first.send_json(["ping", "still here"])
                 reply = await first.receive_json(timeout=60)   # the open session goes on being served
                 assert reply == ["pong", "still here"]
+
+
+async def test_with_a_certificate_the_page_and_its_websocket_are_served_over_tls(tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    with running_serve(tmp_path, "--certfile", str(cert), "--keyfile", str(key)) as (base, token, port):
+        assert base == f"https://127.0.0.1:{port}"
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False   # a certificate for an IP address in CN only: fine for this check
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"{base}/?token={token}", ssl=context) as response:
+                page = await response.text()
+                cookie = response.headers.get("Set-Cookie", "")
+        assert response.status == 200 and f'data-session-websocket-url="wss://127.0.0.1:{port}/ws"' in page
+        assert "Secure" in cookie   # the token never travels over plain HTTP
+
+
+def test_a_key_without_a_certificate_is_refused(tmp_path, capsys):
+    assert main(["serve", "--keyfile", str(tmp_path / "key.pem")]) == 2
+    assert "--certfile" in capsys.readouterr().err
