@@ -4,6 +4,7 @@ launcher runs the tutor itself when the fork server is not (or not yet) there.""
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -39,9 +40,11 @@ def test_a_forked_tab_gets_its_arguments_output_and_exit_status(forks, tmp_path)
 
 def test_each_forked_tab_draws_its_own_random_numbers(forks):
     """Forks share their parent's generator state unless reseeded: every tab would sample alike."""
-    sample = ["sample", "3141>", "--temperature", "2", "--max-tokens", "40"]
-    texts = {run(forks.command(sample)).stdout for _ in range(3)}
-    assert len(texts) > 1
+    text_model = str(Path(__file__).resolve().parents[1] / "model" / "checkpoints" / "text.pt")
+    sample = ["sample", "The ", "--checkpoint", text_model, "--temperature", "1.5", "--max-tokens", "60", "--stop", ""]
+    runs = [run(forks.command(sample)) for _ in range(3)]
+    assert all(r.returncode == 0 and r.stdout for r in runs), [r.stderr[-500:] for r in runs]
+    assert len({r.stdout for r in runs}) > 1
 
 
 def test_without_a_fork_server_the_launcher_runs_the_tutor_itself(tmp_path):

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import secrets
 import shlex
-import ssl
 import sys
 from pathlib import Path
 
 from tutor.cli.args import whole_number
 from tutor.common.i18n import _
-from tutor.web.access import TOKEN_PARAM, WILDCARDS, display_host, is_loopback, outward_address
-from tutor.web.server import DEFAULT_MAX_SESSIONS   # aiohttp and textual-serve load only when serving
+from tutor.web import DEFAULT_MAX_SESSIONS   # the server's modules load only when serving
 
 FORK_SERVER_WAIT = 120   # seconds: its imports take a few on a quiet machine, much longer on a busy one
 
@@ -79,6 +76,8 @@ def app_command(home: Path, lessons: list[Path], lang: str | None, files_in_home
 def addresses(host: str, port: int, secure: bool) -> list[str]:
     """Where a browser can open the server: the bound address, or for a wildcard the machine's
     name and its outward IP (a name some networks cannot resolve, an IP that always works)."""
+    from tutor.web.access import WILDCARDS, display_host, outward_address
+
     scheme = "https" if secure else "http"
     shown = [display_host(host)]
     if host.strip("[]") in WILDCARDS:
@@ -88,6 +87,8 @@ def addresses(host: str, port: int, secure: bool) -> list[str]:
 
 
 def _refuse_host(args) -> int | None:
+    from tutor.web.access import is_loopback
+
     if is_loopback(args.host):
         return None
     if not args.public:
@@ -137,8 +138,11 @@ def run(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("textual_serve") is None:
         print(_("tutor serve: error: textual-serve is not installed (pip install textual-serve)"), file=sys.stderr)
         return 1
+    import secrets
+    import ssl
+
     from tutor.progress.store import resolve_home
-    from tutor.web.access import AccessPolicy
+    from tutor.web.access import TOKEN_PARAM, AccessPolicy
     from tutor.web.fork_server import ForkServer
     from tutor.web.server import Listen, make_server, tls_context
 

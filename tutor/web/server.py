@@ -10,21 +10,20 @@ links from one fixed address (a page opened by IP or by a ``.local`` name hung o
 """
 from __future__ import annotations
 
-import asyncio
 import html
-import signal
-import ssl
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tutor.common.i18n import LANGUAGES, N_, _, current_language, language_code
+from tutor.web import DEFAULT_MAX_SESSIONS
 from tutor.web.access import AccessPolicy, guard_middleware
+
+if TYPE_CHECKING:
+    import ssl
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TITLE = N_("Transformer math tutor")
-# One learner rarely has more than a few tabs open; each session is a process of ~200 MB, so
-# eight stay well inside a laptop's memory while every tab keeps its speed on two cores.
-DEFAULT_MAX_SESSIONS = 8
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,8 @@ class Listen:
 
 def tls_context(certfile: Path, keyfile: Path | None) -> ssl.SSLContext:
     """A server TLS context; OSError or ssl.SSLError (unreadable, mismatched) for the caller to report."""
+    import ssl
+
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(str(certfile), str(keyfile) if keyfile else None)
     return context
@@ -77,6 +78,9 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
 
     ``announce()`` is called once the server listens (the CLI prints the address to open then).
     """
+    import asyncio
+    import signal
+
     import aiohttp_jinja2
     import jinja2
     from aiohttp import web
