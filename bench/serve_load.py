@@ -1,6 +1,10 @@
 """A class on one server: ``tutor serve`` with N simulated learners over WebSockets on loopback.
 
-Run:  python bench/serve_load.py [--learners 1,5,10] [--keys 24] [--timeout 300]
+Run:  python bench/serve_load.py [--learners 1,5,10] [--keys 24] [--timeout 300] [--no-fork-server]
+
+By default each tab is forked from the server's preloaded process (tutor.web.fork_server);
+``--no-fork-server`` starts each from scratch, as tutor serve did before, to compare.  The
+server's --max-sessions is set to the largest class size.
 
 The script starts the real ``tutor serve`` on a free loopback port with a throwaway --home,
 reads the address it prints (with any access token in it), and fetches that page as a
