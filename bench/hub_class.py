@@ -252,13 +252,17 @@ def hub_answers(port: int) -> bool:
         return False
 
 
-def stop_hub(hub: subprocess.Popen) -> None:
+def stop_hub(hub: subprocess.Popen, root: Path) -> None:
     try:
         os.killpg(hub.pid, signal.SIGTERM)   # the hub stops its users' servers (cleanup_servers)
         hub.wait(60)
     except (ProcessLookupError, subprocess.TimeoutExpired):
         pass
-    for pid in [hub.pid, *descendants(hub.pid)]:
+    try:   # the proxy runs in a session of its own, and outlives a hub that failed early
+        proxy = [int((root / "proxy.pid").read_text().strip())]
+    except (OSError, ValueError):
+        proxy = []
+    for pid in [hub.pid, *descendants(hub.pid), *proxy]:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -291,7 +295,7 @@ def main() -> None:
         print(f"keypress_p95_ms {result['keypress_p95_ms']:.1f}")
         print(f"pss_mb_per_learner {result['pss_tutor']:.0f}", flush=True)
     finally:
-        stop_hub(hub)
+        stop_hub(hub, root)
         if args.keep:
             print(f"kept {root}")
         else:
