@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", choices=list(LANGUAGES), default=None,
                         help=_("the interface and lesson language for this run (default: the language chosen "
                                "in the app, else the locale, else en)"))
+    parser.add_argument("--files-in-home", action="store_true",
+                        help=_("the dashboard's Save, Load and Train file box only read and write inside --home "
+                               "(tutor serve --public sets this for every tab)"))
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
         module.add_parser(commands)
@@ -34,9 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _command_modules():
     """Subcommands that live in their own modules (each exposes add_parser and imports its heavy
     libraries only when it runs)."""
-    from tutor.cli import lessons, progress, sample, serve, train
+    from tutor.cli import classroom, lessons, progress, sample, serve, train
 
-    return [lessons, train, sample, progress, serve]
+    return [lessons, train, sample, progress, serve, classroom]
 
 
 def choose_language(argv: list[str] | None) -> str:
@@ -60,7 +63,7 @@ def choose_language(argv: list[str] | None) -> str:
 def run_app(args: argparse.Namespace) -> int:
     from tutor.ui.app import TutorApp
 
-    app = TutorApp(lesson_dirs=args.lessons, home=args.home)
+    app = TutorApp(lesson_dirs=args.lessons, home=args.home, files_in_home=args.files_in_home)
     app.run()
     return app.return_code or 0   # 1 when the learner quit because progress could not be saved
 

@@ -35,8 +35,9 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     ]
 
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
-                 preload_model: bool = True, watch_interval: float | None = 1.0) -> None:
+                 preload_model: bool = True, watch_interval: float | None = 1.0, files_in_home: bool = False) -> None:
         super().__init__()
+        self.files_in_home = files_in_home   # served to others (tutor serve --public): files stay in the home
         # from the lesson cache: outlines for the roadmap until complete_catalog() (after the first paint)
         self.opened_catalog: CachedCatalog | None = None if catalog else open_catalog(list(lesson_dirs))
         self.catalog = catalog or self.opened_catalog.catalog
