@@ -63,11 +63,22 @@ def run_app(args: argparse.Namespace) -> int:
     return app.return_code or 0   # 1 when the learner quit because progress could not be saved
 
 
+def _print_settings_notice(args: argparse.Namespace) -> None:
+    from tutor.common.settings import settings_notice
+    from tutor.progress.store import resolve_home
+
+    notice = settings_notice(resolve_home(getattr(args, "home", None)))
+    if notice:
+        print(f"tutor: {notice}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     choose_language(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "func", run_app)
+    if handler is not run_app:   # the app shows it in a notification instead
+        _print_settings_notice(args)
     try:
         return handler(args) or 0
     except KeyboardInterrupt:

@@ -16,7 +16,7 @@ from tutor.common.i18n import _
 from tutor.grading.attempts import Outcome
 from tutor.progress.store import ProgressError, ProgressStore, resolve_home
 from tutor.ui.progress_labels import Snapshot, take_snapshot, when
-from tutor.common.settings import load_settings, save_setting
+from tutor.common.settings import load_settings, save_setting, settings_notice
 
 LIGHT, DARK = "textual-light", "textual-dark"
 WELCOME_SECONDS = 4
@@ -46,6 +46,9 @@ class JourneyMixin:
         theme = load_settings(self.settings_home).get("theme")
         if theme in self.available_themes:
             self.theme = theme
+        notice = settings_notice(self.settings_home)
+        if notice:
+            self.notify(notice, title=_("Settings"), severity="warning", timeout=15, markup=False)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.store_problem:
             from tutor.ui.screens.no_saving import NoSavingScreen
