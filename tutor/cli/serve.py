@@ -30,6 +30,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tutor.common.safe_text import one_line
+
 TOKEN_PARAM = "token"
 WILDCARDS = ("0.0.0.0", "::", "")
 
@@ -169,7 +171,7 @@ def make_server(command: str, host: str, port: int, token: str):
 
         async def on_startup(self, app) -> None:
             print(f"tutor serve: open this address in a browser (its token is new each run):\n\n"
-                  f"    {self.public_url}/?{TOKEN_PARAM}={token}\n\nCtrl+C stops the server.", flush=True)
+                  f"    {one_line(self.public_url)}/?{TOKEN_PARAM}={token}\n\nCtrl+C stops the server.", flush=True)
 
     return GuardedServer(command, host=host, port=port, title="Transformer math tutor",
                          public_url=f"http://{shown}:{port}")
@@ -189,11 +191,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not is_loopback(args.host):
         if not args.public:
-            print(f"tutor serve: error: {args.host} is reachable from other machines. Anyone who can reach it "
+            print(f"tutor serve: error: {one_line(args.host)} is reachable from other machines. Anyone who can reach it "
                   "and has the printed address could use this tutor and change your progress. Add --public "
                   "if you mean it.", file=sys.stderr)
             return 2
-        print(f"tutor serve: warning: serving on {args.host}, reachable from other machines. Anyone who has "
+        print(f"tutor serve: warning: serving on {one_line(args.host)}, reachable from other machines. Anyone who has "
               "the printed address (with its token) can use this tutor and change your progress.", file=sys.stderr)
     if importlib.util.find_spec("textual_serve") is None:
         print("tutor serve: error: textual-serve is not installed (pip install textual-serve)", file=sys.stderr)
@@ -203,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.serve()
     except OSError as error:   # most often: the port is taken
-        print(f"tutor serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
+        print(one_line(f"tutor serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}"),
               file=sys.stderr)
         return 1
     return 0

@@ -13,6 +13,7 @@ import time
 from datetime import datetime, timezone
 
 from tutor.cli.args import non_negative_int, positive_int, real_number, whole_number
+from tutor.common.safe_text import one_line
 from tutor.model.formats import TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
@@ -79,12 +80,14 @@ def _run(args: argparse.Namespace) -> int:
     from tutor.model.data import load_dataset
     from tutor.model.train import TrainConfig, Trainer, resolve_device, use_training_threads
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)   # soft: never break a path in two
-    out = Console(highlight=False, soft_wrap=True)
+    # soft: never break a path in two; markup off and one_line: a path or a file's text may hold
+    # "[/]" (Rich once raised MarkupError on it), "[bold]" (once eaten) or ESC (once printed raw)
+    err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+    out = Console(highlight=False, soft_wrap=True, markup=False)
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        err.print(f"error: {exc}")
+        err.print(one_line(f"error: {exc}"))
         return 2
     if device.type == "cpu":
         use_training_threads(args.threads)   # the policy the dashboard follows too
@@ -95,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             model, tokenizer, previous = load_checkpoint(args.checkpoint)
         except CheckpointError as exc:
-            err.print(f"error: {exc}")
+            err.print(one_line(f"error: {exc}"))
             return 1
     else:
         tokenizer = CharTokenizer()
@@ -106,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
                              lr=args.lr, warmup_steps=args.warmup, eval_interval=args.eval_interval,
                              seed=args.seed, device=str(device))
     except ValueError as exc:
-        err.print(f"error: {exc}")
+        err.print(one_line(f"error: {exc}"))
         return 2
     out_path = args.out or f"tutor-{args.data if is_task or args.data == 'text' else 'text'}.pt"
 
@@ -136,8 +139,8 @@ def _run(args: argparse.Namespace) -> int:
         old_handler = signal.signal(signal.SIGINT, on_sigint)
     except ValueError:  # not the main thread: no Ctrl+C handling to do
         pass
-    err.print(f"training {model.num_parameters():,} parameters on {dataset.describe()['data']} "
-              f"({device}); Ctrl+C stops and saves")
+    err.print(one_line(f"training {model.num_parameters():,} parameters on {dataset.describe()['data']} "
+                       f"({device}); Ctrl+C stops and saves"))
     started = time.time()
     try:
         with progress:
@@ -159,18 +162,22 @@ def _run(args: argparse.Namespace) -> int:
         "device": str(device), "threads": torch.get_num_threads(), "torch": torch.__version__,
     }
     if result.status == "diverged":
-        err.print(f"[red]{result.message}[/]")
+        err.print(one_line(result.message), style="red")
     if trainer.step_count == 0:
         err.print("no steps were taken: nothing saved")
         return 130 if interrupted else 1
-    save_checkpoint(out_path, trainer.model, tokenizer, meta)
+    try:
+        save_checkpoint(out_path, trainer.model, tokenizer, meta)
+    except OSError as exc:
+        err.print(one_line(f"error: cannot write {out_path}: {exc.strerror or exc}"))
+        return 1
     if m is not None and m.accuracy is not None:
         n = len(trainer.held_out or [])
-        out.print(f"exact-match accuracy: {m.accuracy:.1%} on {n} held-out {args.data} examples")
+        out.print(one_line(f"exact-match accuracy: {m.accuracy:.1%} on {n} held-out {args.data} examples"))
     if m is not None:
         val = f"  val loss {m.val_loss:.4f}" if m.val_loss is not None else ""
         out.print(f"steps {trainer.step_count}  train loss {m.loss:.4f}{val}  {meta['training_seconds']:.0f} s")
-    out.print(f"saved {out_path}" + (" (last good weights)" if result.status == "diverged" else ""))
+    out.print(one_line(f"saved {out_path}") + (" (last good weights)" if result.status == "diverged" else ""))
     if result.status == "diverged":
         return 1
     return 130 if interrupted else 0

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.signal import Signal
 
 from tutor.common.i18n import N_, _
+from tutor.common.safe_text import neutralise, one_line
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
@@ -52,6 +53,14 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.lessons_signal: Signal[list] = Signal(self, "lessons-changed")   # data: the hot-reload results
         self.open_progress()
         self.localize_app()
+
+    def notify(self, message, *, title: str = "", markup: bool = False, **options) -> None:
+        """Every notification as plain, terminal-safe text, whatever the caller passed.
+
+        Why here: messages carry paths, checkpoint errors and lesson text, any of which may hold
+        "[...]" (read as markup) or ESC; one place catches every caller, present and future.
+        """
+        super().notify(neutralise(str(message)), title=one_line(str(title)), markup=False, **options)
 
     def on_mount(self) -> None:
         self.push_screen(RoadmapScreen(self.catalog))
