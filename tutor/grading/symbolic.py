@@ -40,3 +40,27 @@ def same_symbolic_shape(given: str, expected: str) -> bool:
         except AnswerError:
             return False
     return True
+
+
+def axes_that_differ(given: str, expected: str) -> list[int] | None:
+    """The axes (from 0) on which ``given`` disagrees with ``expected`` as a formula, or None when
+    ``given`` cannot even be evaluated on the distinguishing sizes (then no axis can be named).
+
+    Why: an answer such as ``(2, 4, 32)`` or ``(B, L, 32)`` can equal the right shape on the
+    lesson's sizes and still be wrong; the nudge then names the axis instead of calling a right
+    order wrong.
+    """
+    axes: set[int] = set()
+    for sizes in DISTINGUISHING_SIZES:
+        try:
+            want = parse_symbolic_shape(expected, sizes)
+        except AnswerError:
+            continue
+        try:
+            got = parse_symbolic_shape(given, sizes)
+        except AnswerError:
+            return None
+        if len(got) != len(want):
+            return None
+        axes.update(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+    return sorted(axes)
