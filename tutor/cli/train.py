@@ -111,6 +111,9 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err.print(one_line(f"error: {exc}"))
         return 2
+    note = getattr(dataset, "replaced_note", lambda: None)()
+    if note:
+        err.print(one_line(f"note: {note}"))
     out_path = args.out or f"tutor-{args.data if is_task or args.data == 'text' else 'text'}.pt"
 
     progress = Progress(TextColumn("[bold]train[/]"), BarColumn(), MofNCompleteColumn(),
