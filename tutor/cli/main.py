@@ -84,3 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(_("interrupted"), file=sys.stderr)
         return 130
+    finally:
+        if argv is None:   # a real command, not a test calling main([...]): it is about to exit
+            _ignore_interrupts_while_exiting()
+
+
+def _ignore_interrupts_while_exiting() -> None:
+    """The command's work is done and said; a Ctrl+C now (a second one, pressed as ``tutor train``
+    saves and exits) once broke into torch's and threading's exit hooks with a traceback and
+    turned exit code 130 into death by signal.  Exiting takes a moment; let it finish."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:   # not the main thread: no signals to handle here
+        pass

@@ -2,7 +2,9 @@
 
 torch is imported inside ``run`` so that ``tutor --help`` starts fast.  The first Ctrl+C asks
 the trainer to stop after the current step; the weights are then saved as usual and the
-command exits 130, the shell's code for an interrupt.  A second Ctrl+C leaves at once.
+command exits 130, the shell's code for an interrupt.  A second Ctrl+C during training leaves
+at once; once training has ended, Ctrl+C is ignored while the weights are saved and the command
+exits (it once broke into torch's exit hooks with a traceback, see cli/main.py).
 """
 from __future__ import annotations
 
@@ -63,11 +65,18 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    handler = signal.getsignal(signal.SIGINT)   # _run ignores Ctrl+C once training has ended
     try:
         return _run(args)
-    except KeyboardInterrupt:   # before training started, or a second Ctrl+C
+    except KeyboardInterrupt:   # before training started, or a second Ctrl+C during it
         print("interrupted: nothing saved", file=sys.stderr)
         return 130
+    finally:
+        try:
+            if handler is not None:
+                signal.signal(signal.SIGINT, handler)
+        except ValueError:   # not the main thread: nothing was changed
+            pass
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -149,8 +158,8 @@ def _run(args: argparse.Namespace) -> int:
         with progress:
             result = trainer.run()
     finally:
-        if old_handler is not None:
-            signal.signal(signal.SIGINT, old_handler)
+        if old_handler is not None:   # ended: the weights are saved next, whatever else is pressed (run restores)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     m = result.metrics
     meta = {
