@@ -21,6 +21,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from .archive import MAX_PICKLE_BYTES, ArchiveError, oversized, survey
 from .gpt import GPT, GPTConfig
@@ -187,8 +188,23 @@ def _config(path: Path, raw) -> GPTConfig:
         raise CheckpointError(f"{path}: invalid config: {exc}") from None
 
 
+class _SkipInitialisers(TorchFunctionMode):
+    """Initialisers do nothing inside it: on the meta device they only cost time, and a lot of it.
+
+    ``normal_`` on a meta tensor runs a Python reference that imports ``torch._dynamo`` on first
+    use: as long as importing torch itself, and the larger part of the app's "model ready".
+    """
+    SKIPPED = frozenset({"normal_", "uniform_", "zeros_", "ones_", "constant_", "zero_", "fill_", "trunc_normal_",
+                         "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_"})
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", None) in self.SKIPPED:   # nn.init passes the tensor by keyword
+            return args[0] if args else (kwargs or {})["tensor"]
+        return func(*args, **(kwargs or {}))
+
+
 def _expected_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
-    with torch.device("meta"):   # builds the model without allocating its weights
+    with torch.device("meta"), _SkipInitialisers():   # builds the model without allocating its weights
         return {k: tuple(v.shape) for k, v in GPT(config).state_dict().items()}
 
 

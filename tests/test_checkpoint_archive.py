@@ -86,3 +86,17 @@ def test_the_shipped_checkpoint_still_loads(tmp_path):
     save_deflated(shipped_payload(), tmp_path / "copy.pt")
     model, tokenizer, meta = load_checkpoint(tmp_path / "copy.pt")
     assert model.config.vocab_size == tokenizer.vocab_size
+
+
+def test_checking_shapes_on_the_meta_device_does_not_import_dynamo():
+    """normal_ on a meta tensor imports torch._dynamo (as long as torch's own import): the model
+    was ready seconds after the first paint because of it.  No clock: what is imported is checked."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys\nfrom model.checkpoint import load_default_model\nload_default_model()\n"
+            "print('torch._dynamo' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "False", done.stderr
