@@ -68,20 +68,21 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.call_after_refresh(self.finish_starting)
 
     def finish_starting(self) -> None:
-        """After the first paint: the whole lessons (pydantic), the file watcher, then the model.
+        """After the first paint: the model (in a worker), the whole lessons (pydantic), the file watcher.
 
         None of these is needed to draw the roadmap, and each would hold the first frame back:
         importing pydantic and the schema takes about as long as Textual's own start, and
-        importing torch holds the GIL for a while.
+        importing torch holds the GIL for a while.  The model's worker starts first, so the
+        lessons are validated while torch is read from disk rather than before it.
         """
+        if self.preload_model:
+            self.load_model()
         self.complete_catalog()
         if self.watch_interval:
             from tutor.course.watcher import LessonWatcher
 
             self.lesson_watcher = LessonWatcher(self.catalog.sources)
             self.set_interval(self.watch_interval, self.poll_lesson_files)
-        if self.preload_model:
-            self.load_model()
 
     def complete_catalog(self) -> None:
         """Validated lessons in place of the cache's outlines; called first by anything that needs
