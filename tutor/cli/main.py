@@ -9,7 +9,8 @@ from tutor import __version__
 from tutor.common.i18n import LANGUAGES, _, resolve_language, set_language
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; with ``commands=False`` only the app's own options (see ``opens_the_app``)."""
     parser = argparse.ArgumentParser(
         prog="tutor",
         description=_("Learn the math behind Transformers by predicting what a real model computes."),
@@ -23,10 +24,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", choices=list(LANGUAGES), default=None,
                         help=_("the interface and lesson language for this run (default: the language chosen "
                                "in the app, else the locale, else en)"))
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _command_modules():
-        module.add_parser(commands)
+    if commands:
+        subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+        for module in _command_modules():
+            module.add_parser(subparsers)
     return parser
+
+
+APP_OPTIONS_WITH_VALUES = ("--lessons", "--home", "--lang")
+
+
+def opens_the_app(argv: list[str] | None) -> bool:
+    """Whether the command line is only the app's options (no command, no --help).
+
+    Then the parser needs no subcommands: importing their modules and adding their hundred-odd
+    options was part of the app's time to its first paint.  Anything else (a command, a typo,
+    an abbreviated option) gets the whole parser and its messages.
+    """
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in ("-h", "--help") or not tokens[i].startswith("-"):
+            return False
+        i += 2 if tokens[i] in APP_OPTIONS_WITH_VALUES else 1
+    return True
 
 
 def _command_modules():
@@ -74,7 +95,7 @@ def _print_settings_notice(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     choose_language(argv)
-    parser = build_parser()
+    parser = build_parser(commands=not opens_the_app(argv))
     args = parser.parse_args(argv)
     handler = getattr(args, "func", run_app)
     if handler is not run_app:   # the app shows it in a notification instead
