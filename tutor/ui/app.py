@@ -43,6 +43,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.catalog = catalog or self.opened_catalog.catalog
         self.watch_interval = watch_interval   # seconds between lesson-file polls; None: no hot reload
         self.lesson_watcher = None
+        self.lessons_finished = False   # the whole catalog and the watcher, after the model (finish_lessons)
         self.hub = ModelHub()
         self.home = home
         self.preload_model = preload_model
@@ -68,15 +69,24 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.call_after_refresh(self.finish_starting)
 
     def finish_starting(self) -> None:
-        """After the first paint: the model (in a worker), the whole lessons (pydantic), the file watcher.
+        """After the first paint: the model (in a worker), then the whole lessons (pydantic) and the
+        file watcher.
 
         None of these is needed to draw the roadmap, and each would hold the first frame back:
         importing pydantic and the schema takes about as long as Textual's own start, and
-        importing torch holds the GIL for a while.  The model's worker starts first, so the
-        lessons are validated while torch is read from disk rather than before it.
+        importing torch holds the GIL for a while.  The lessons wait for the model: validating
+        them meanwhile took the GIL from torch's import and put "model ready" seconds after the
+        first paint.  Anything that needs a whole lesson sooner completes the catalog itself.
         """
         if self.preload_model:
-            self.load_model()
+            self.load_model()   # its end (ready or failed) calls finish_lessons
+        else:
+            self.finish_lessons()
+
+    def finish_lessons(self) -> None:
+        if self.lessons_finished:   # once: a later model (the dashboard's) changes nothing here
+            return
+        self.lessons_finished = True
         self.complete_catalog()
         if self.watch_interval:
             from tutor.course.watcher import LessonWatcher
@@ -117,6 +127,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         note = self.sub_title = _("model ready in {seconds}s").format(seconds=f"{message.seconds:.1f}")
         self.set_timer(self.model_note_seconds, lambda: self._clear_note(note))
         self.model_replaced()   # the dashboard, if open, names the weights
+        self.finish_lessons()
 
     def _clear_note(self, note: str) -> None:
         """The load time is news once; a later subtitle (another note) is left alone."""
@@ -127,6 +138,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.model_status = "failed"
         self.sub_title = _("model failed to load")
         self.notify(message.error, title=_("The built-in model could not be loaded"), severity="error", timeout=10, markup=False)
+        self.finish_lessons()
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
         self.complete_catalog()
