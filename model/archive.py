@@ -151,7 +151,8 @@ def oversized(survey_: Survey, expected: dict[str, tuple[int, ...]], slack: int)
         limit = math.prod(shape) * 8
         allowed += limit
         if isinstance(ref, TensorRef) and ref.storage.nbytes > limit:
-            return f"its weight {name[:60]} declares {ref.storage.nbytes:,} bytes; a {shape} weight needs at most {limit:,}"
+            return (f"its weight {name[:60]} declares {ref.storage.nbytes:,} bytes; a {shape} weight needs "
+                    f"at most {limit:,}")
     for _, ref in tensor_refs(state):
         if survey_.declared.get(ref.storage.key) != ref.storage.nbytes:
             return f"the record of storage {ref.storage.key[:20]} does not have the size its tensor declares"

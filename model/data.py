@@ -244,8 +244,8 @@ def _outside_vocabulary(name: str, text: str, tokenizer: CharTokenizer) -> dict[
     counts = dict(Counter(text.translate(dict.fromkeys(map(ord, tokenizer.chars)))))   # what is left: unknown
     if sum(counts.values()) * 2 > len(text):
         raise ValueError(f"{name}: {sum(counts.values()):,} of its {len(text):,} characters are outside the model's "
-                         f"vocabulary, so it would be trained mostly on {UNKNOWN!r}; "
-                         "give a text written mostly in the characters it knows (printable ASCII for the built-in model)")
+                         f"vocabulary, so it would be trained mostly on {UNKNOWN!r}; give a text written mostly "
+                         "in the characters it knows (printable ASCII for the built-in model)")
     return counts
 
 

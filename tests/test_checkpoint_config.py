@@ -98,7 +98,8 @@ def test_missing_extra_and_non_text_config_fields(tmp_path, payload, built):
     (lambda s: s.update({"W_E.weight": torch.zeros(96, 8, dtype=torch.int64)}), "W_E.weight is not a float tensor"),
     (lambda s: s.update({"W_E.weight": "weights"}), "W_E.weight is not a float tensor"),
     # refused by the size survey before loading: it knows only what torch.save writes for dense tensors
-    (lambda s: s.update({"W_E.weight": torch.zeros(96, 8).to_sparse()}), "_rebuild_sparse_tensor, which a checkpoint never"),
+    (lambda s: s.update({"W_E.weight": torch.zeros(96, 8).to_sparse()}),
+     "_rebuild_sparse_tensor, which a checkpoint never"),
     (lambda s: s["W_U.weight"].fill_(float("inf")), "NaN or inf"),
 ])
 def test_weights_are_checked_against_the_config_without_building_it(tmp_path, payload, built, change, words):

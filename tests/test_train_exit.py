@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ctrl_c_again_while_exiting_changes_nothing(tmp_path):
     out = tmp_path / "stopped.pt"
     proc = subprocess.Popen([sys.executable, "-m", "tutor", "train", "--steps", "100000", "--batch-size", "8",
-                             "--eval-interval", "1", "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "--eval-interval", "1", "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT),
                                  "PYTHONUNBUFFERED": "1"})   # "saved" arrives as it is printed
     assert "Ctrl+C" in proc.stderr.readline()   # the handler is in place

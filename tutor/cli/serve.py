@@ -191,9 +191,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not is_loopback(args.host):
         if not args.public:
-            print(f"tutor serve: error: {one_line(args.host)} is reachable from other machines. Anyone who can reach it "
-                  "and has the printed address could use this tutor and change your progress. Add --public "
-                  "if you mean it.", file=sys.stderr)
+            print(f"tutor serve: error: {one_line(args.host)} is reachable from other machines. Anyone who can "
+                  "reach it and has the printed address could use this tutor and change your progress. Add "
+                  "--public if you mean it.", file=sys.stderr)
             return 2
         print(f"tutor serve: warning: serving on {one_line(args.host)}, reachable from other machines. Anyone who has "
               "the printed address (with its token) can use this tutor and change your progress.", file=sys.stderr)
