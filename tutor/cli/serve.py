@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tutor.cli.args import whole_number
 from tutor.common.i18n import _
+from tutor.common.safe_text import one_line
 from tutor.web import DEFAULT_MAX_SESSIONS   # the server's modules load only when serving
 
 FORK_SERVER_WAIT = 120   # seconds: its imports take a few on a quiet machine, much longer on a busy one
@@ -94,11 +95,11 @@ def _refuse_host(args) -> int | None:
     if not args.public:
         print(_("tutor serve: error: {host} is reachable from other machines. Anyone who can reach it and has the "
                 "printed address could use this tutor and change your progress. Add --public if you mean it.")
-              .format(host=args.host), file=sys.stderr)
+              .format(host=one_line(args.host)), file=sys.stderr)
         return 2
     print(_("tutor serve: warning: serving on {host}, reachable from other machines. Anyone who has the printed "
             "address (with its token) can use this tutor and change your progress until the server stops.")
-          .format(host=args.host), file=sys.stderr)
+          .format(host=one_line(args.host)), file=sys.stderr)
     return None
 
 
@@ -116,7 +117,7 @@ def private_folder_problem(socket_path: Path) -> str | None:
     except OSError as error:
         return f"{socket_path.parent}: {error.strerror or error}"
     if info.st_uid != os.getuid() or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-        return _("{folder} must belong to you and be closed to others (chmod 700)").format(folder=socket_path.parent)
+        return _("{folder} must belong to you and be closed to others (chmod 700)").format(folder=one_line(str(socket_path.parent)))
     return None
 
 
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         print(_("tutor serve: error: --keyfile needs --certfile"), file=sys.stderr)
         return 2
     if args.unix_socket and private_folder_problem(args.unix_socket):
-        print(_("tutor serve: error: {problem}").format(problem=private_folder_problem(args.unix_socket)),
+        print(one_line(_("tutor serve: error: {problem}").format(problem=private_folder_problem(args.unix_socket))),
               file=sys.stderr)
         return 2
     if importlib.util.find_spec("textual_serve") is None:
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
 
     def announce() -> None:
         if args.unix_socket:
-            print(_("tutor serve: listening on {path}").format(path=args.unix_socket), flush=True)
+            print(_("tutor serve: listening on {path}").format(path=one_line(str(args.unix_socket))), flush=True)
             return
         links = "\n".join(f"    {base}/?{TOKEN_PARAM}={token}" for base in addresses(args.host, args.port, bool(context)))
         print(_("tutor serve: open this address in a browser. Anyone who has it can use this tutor until the "
@@ -180,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         server.serve()
     except OSError as error:   # most often: the port is taken
         print(_("tutor serve: error: cannot listen on {host}:{port}: {error}").format(
-            host=args.host, port=args.port, error=error.strerror or error), file=sys.stderr)
+            host=one_line(args.host), port=args.port, error=one_line(str(error.strerror or error))), file=sys.stderr)
         return 1
     finally:
         if forks:
