@@ -7,7 +7,8 @@ write (a text file became a 477 KB zip, without a question), and the File box re
 import pytest
 from textual.widgets import Input, Select
 
-from test_dashboard import click, message, open_dashboard, until
+from journey_helpers import wait_until
+from test_dashboard import click, message, open_dashboard
 from tutor.common.file_scope import OutsideHomeError, typed_path
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.dashboard import DashboardScreen
@@ -44,12 +45,12 @@ async def test_save_load_and_the_train_file_outside_the_home_are_refused_when_co
         screen.query_one("#train-data", Select).value = "file"
         screen.query_one("#train-file", Input).value = str(notes)
         await pilot.press("f5")
-        await until(pilot, lambda: "only files inside" in message(screen), what="the refusal")
+        await wait_until(pilot, lambda: "only files inside" in message(screen), "the refusal")
         assert not screen.train_panel.training_active
 
         path.value = "mine.pt"   # relative to the home
         await click(pilot, "#train-save")
-        await until(pilot, lambda: "Saved" in message(screen), what="the save")
+        await wait_until(pilot, lambda: "Saved" in message(screen), "the save")
         assert (home / "mine.pt").is_file()
 
 
@@ -68,5 +69,5 @@ async def test_save_asks_before_overwriting_and_cancel_keeps_the_file(tmp_path):
         assert existing.read_text() == "do not lose me\n"
         await click(pilot, "#train-save")
         await pilot.press("o")
-        await until(pilot, lambda: "Saved" in message(screen), what="the overwrite")
+        await wait_until(pilot, lambda: "Saved" in message(screen), "the overwrite")
         assert existing.read_bytes()[:2] == b"PK"   # now a checkpoint, as the learner chose

@@ -1,5 +1,5 @@
 """A symbolic shape right only on the lesson's sizes is nudged about the formula, not the order."""
-from tutor.course.schema import SymbolicShapeQuestion
+from tutor.grading.kinds.symbolic_shape import SymbolicShapeQuestion
 from tutor.grading.quiz import grade, truth_for
 
 SIZES = {"B": 2, "L": 4, "D": 32, "H": 4, "D_head": 8}
