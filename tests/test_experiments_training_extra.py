@@ -54,6 +54,15 @@ def test_clipping_caps_the_global_norm_at_the_trainers_threshold(out):
     assert out["clipping_wrong"]["clipping.norm_before"][0] > 1 > out["clipping"]["clipping.norm_before"][0]
 
 
+def test_clipping_leaves_adams_first_step_almost_as_it_was(out):
+    """A clipped gradient is a shorter gradient, not a shorter AdamW step: the factor cancels in m/√v."""
+    clip = out["clipping_wrong"]
+    assert clip["clipping.factor"][0] < 0.5
+    assert clip["clipping.adam_ratio"][0] == pytest.approx(1.0, abs=0.05)
+    assert clip["clipping.adam_cos"][0] > 0.95
+    assert clip["clipping.adam_ratio"].shape == clip["clipping.adam_cos"].shape == (3,)
+
+
 def test_mixed_precision_counts_agree_with_the_formats(out):
     mp = out["mixed_precision"]
     assert mp["mixed_precision.zero_bf16"][0] == 0

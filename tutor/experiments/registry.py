@@ -82,6 +82,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "momentum": (9, 4), "shuffle": (4.5, 2), "generate": (3, 1), "autograd": (2.5, 3), "dot_variance": (2, 1),
     "nll": (1.5, 1), "temperature": (1.7, 1), "vanish": (1.7, 1), "residual_grad": (1.5, 3), "kl": (1.2, 2),
     "svd": (1.2, 1), "norm_axes": (1.2, 1), "ce_grad": (1.2, 3),
+    "clipping": (8, 2),            # one backward pass, then 3 AdamW steps with and without clipping
     "decoding_compare": (10, 1),   # ~70 one-row passes (31 continuations of 20 tokens, 36 scored texts)
 }
 
