@@ -87,6 +87,11 @@ def test_curvature_hessian_vector_product_matches_finite_differences(out):
     assert cv["curvature.stable_lr"][0] == pytest.approx(2 / cv["curvature.lambda_max"][0])
     assert abs(cv["curvature.lambda_max"][0]) >= abs(cv["curvature.uHu"][0]) * 0.99  # the sharpest direction
     assert cv["curvature.line"][2] == pytest.approx(cv["curvature.loss"][0])
+    # the best step of the parabola: there the curvature takes back half of the linear gain
+    assert cv["curvature.best_eta"][0] == pytest.approx(1 / cv["curvature.uHu"][0])
+    linear = cv["curvature.best_eta"][0] * cv["curvature.grad_norm"][0] ** 2
+    assert cv["curvature.best_predicted_drop"][0] == pytest.approx(linear / 2)
+    assert cv["curvature.best_actual_drop"][0] > 0
 
 
 def test_curvature_of_a_quadratic_is_exact():
