@@ -83,7 +83,7 @@ async def reveal_text(lesson: str, question: int, answer: str, size=(80, 24)) ->
 
 @pytest.mark.asyncio
 async def test_one_hot_reveal_shows_the_one_at_index_20_at_80_columns():
-    first, after_end = await reveal_text("la-embedding-lookup", 1, "20")
+    first, after_end = await reveal_text("la-embedding-lookup", 0, "20")
     header = next(line for line in first.splitlines() if " 20 " in line)
     row = next(line for line in first.splitlines() if line.startswith("▸ 0 '3'"))
     column = header.index(" 20 ") + 2   # cells are right-aligned under their index
