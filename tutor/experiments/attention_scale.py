@@ -46,7 +46,10 @@ def softmax_jacobian_norm(pattern):
                           ".mean_jacobian_raw / _scaled (1,); attn_scale.entropy_kept (B, H, L) = "
                           "entropy_scaled - entropy_raw, attn_scale.rows (1,) how many rows see two keys or "
                           "more, attn_scale.rows_jacobian_up (1,) how many of them have a LARGER Jacobian "
-                          "norm without the scale")
+                          "norm without the scale",
+            derived={"attn_scale.scaled": ("attn_scale.raw", "attn_scale.d_k"),
+                     "attn_scale.std_scaled": ("attn_scale.scaled", "attn_scale.raw"),
+                     "attn_scale.entropy_kept": ("attn_scale.entropy_raw", "attn_scale.entropy_scaled")})
 @one_torch_thread
 def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

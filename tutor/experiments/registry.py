@@ -17,6 +17,9 @@ from tutor.common.lazy_import import numpy as np  # numpy loads on first use, no
 ExperimentFn = Callable[["ExperimentContext"], "dict[str, np.ndarray]"]
 EXPERIMENTS: dict[str, ExperimentFn] = {}
 DESCRIPTIONS: dict[str, str] = {}
+# output -> the outputs it is computed from by plain arithmetic, not by running the model: a formula
+# that reproduces one of them from its own sources proves only that the arithmetic was redone
+DERIVED_FROM: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass
@@ -28,11 +31,15 @@ class ExperimentContext:
     seed: int
 
 
-def experiment(name: str, description: str):
-    """Register an experiment under ``name``; its tensors should be named ``name.*``."""
+def experiment(name: str, description: str, derived: dict[str, tuple[str, ...]] | None = None):
+    """Register an experiment under ``name``; its tensors should be named ``name.*``.
+
+    ``derived`` declares the outputs the experiment computes by arithmetic from its other outputs,
+    so that ``tutor lessons check`` can refuse a formula that merely redoes that arithmetic."""
     def register(fn: ExperimentFn) -> ExperimentFn:
         EXPERIMENTS[name] = fn
         DESCRIPTIONS[name] = description
+        DERIVED_FROM.update(derived or {})
         return fn
     return register
 

@@ -116,7 +116,8 @@ def _cast_back(values, dtype):
                                "percentile, median, largest |g|, with their signs) and .example_fp16 / "
                                ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
                                "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
-                               "relative error |b - g|/|g| on each")
+                               "relative error |b - g|/|g| on each",
+            derived={"mixed_precision.example_rel_bf16": ("mixed_precision.example", "mixed_precision.example_bf16")})
 @one_torch_thread
 def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
