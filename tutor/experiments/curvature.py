@@ -31,7 +31,8 @@ ETA = 0.5                 # curvature.eta: the learning rate of the one-step pre
                          "the two decreases L - predicted and L - actual; curvature.best_eta (1,) = 1/uᵀHu, the "
                          "step size whose predicted drop is largest (inf when uᵀHu <= 0: no largest), "
                          "curvature.best_predicted_drop / .best_actual_drop (1,) the drop the quadratic "
-                         "model predicts there, |g|²/(2·uᵀHu), and the drop of the real step of that size")
+                         "model predicts there, |g|²/(2·uᵀHu), and the drop of the real step of that size",
+            derived={"curvature.fd": ("curvature.line",)})
 @one_torch_thread
 def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
