@@ -47,7 +47,8 @@ def padded_batch(tokens, pad_id: int):
                        "no key at all, padding.alone (H, L - P) block 0's weights of row 1's last query on "
                        "its L - P real tokens run alone, padding.gap / padding.shifted_gap (H,) the largest "
                        "|difference| between those and the padded, masked row's weights on its real keys, "
-                       "with the usual positions / with position ids shifted back by P as real code does")
+                       "with the usual positions / with position ids shifted back by P as real code does",
+            passes=1, copies=1)
 @one_torch_thread
 def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -47,6 +47,7 @@ def softmax_jacobian_norm(pattern):
                           "entropy_scaled - entropy_raw, attn_scale.rows (1,) how many rows see two keys or "
                           "more, attn_scale.rows_jacobian_up (1,) how many of them have a LARGER Jacobian "
                           "norm without the scale",
+            passes=1, copies=1,
             derived={"attn_scale.scaled": ("attn_scale.raw", "attn_scale.d_k"),
                      "attn_scale.std_scaled": ("attn_scale.scaled", "attn_scale.raw"),
                      "attn_scale.entropy_kept": ("attn_scale.entropy_raw", "attn_scale.entropy_scaled")})

@@ -36,6 +36,7 @@ def distinct_rows(vectors) -> int:
                           "between the rows' vectors (1 when B = 1), contextual.distinct (N+1,) how many "
                           "different vectors the B rows give at each stage, contextual.distinct_embed (1,) "
                           "the same for the lookup alone",
+            passes=1, copies=1,
             derived={"contextual.cos_static": ("contextual.stream", "contextual.static"),
                      "contextual.cos_rows": ("contextual.stream",)})
 @one_torch_thread

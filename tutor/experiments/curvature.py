@@ -32,6 +32,7 @@ ETA = 0.5                 # curvature.eta: the learning rate of the one-step pre
                          "step size whose predicted drop is largest (inf when uᵀHu <= 0: no largest), "
                          "curvature.best_predicted_drop / .best_actual_drop (1,) the drop the quadratic "
                          "model predicts there, |g|²/(2·uᵀHu), and the drop of the real step of that size",
+            passes=1, copies=1,
             derived={"curvature.fd": ("curvature.line",)})
 @one_torch_thread
 def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:

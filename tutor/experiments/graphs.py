@@ -42,7 +42,8 @@ def run_first_blocks(model, tokens, depth: int):
                       "each depth (parameters count as one node each), graphs.per_block (1,) the nodes of "
                       "block 0's own graph, recorded on its own from a detached input (without the final sum), "
                       "graphs.nodes_long (1,) nodes at full depth for the input repeated to twice its "
-                      "length (within the block size), graphs.length / .length_long (1,) the two lengths")
+                      "length (within the block size), graphs.length / .length_long (1,) the two lengths",
+            passes=1, copies=1)
 @one_torch_thread
 def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -35,7 +35,7 @@ def real_gradients(context: ExperimentContext, double: bool):
                         "loss is multiplied by 10; the trainer's AdamW run for ADAM_STEPS steps on this "
                         "input from fresh moments, once with and once without clipping: clipping.adam_ratio "
                         "(S,) |clipped update| / |unclipped update| at each step, clipping.adam_cos (S,) the "
-                        "cosine between the two updates at each step")
+                        "cosine between the two updates at each step", passes=8, copies=2)
 @one_torch_thread
 def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -117,6 +117,7 @@ def _cast_back(values, dtype):
                                ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
                                "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
                                "relative error |b - g|/|g| on each",
+            passes=1, copies=1,
             derived={"mixed_precision.example_rel_bf16": ("mixed_precision.example", "mixed_precision.example_bf16")})
 @one_torch_thread
 def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
