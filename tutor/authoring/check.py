@@ -224,6 +224,7 @@ def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
 def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
     from tutor.live.formula_check import parse_spec
     from tutor.formulas.parse import FormulaError, formula_symbols
+    from tutor.authoring.formula_provenance import redone_arithmetic
 
     spec = lesson.formula
     try:
@@ -251,4 +252,7 @@ def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
     for i, name in enumerate(spec.matrices):
         if name not in symbols:
             pinned.add(("formula", "matrices", i), f"{name!r} is not in the formula; remove it")
+    circular = redone_arithmetic(spec, KNOWN_SIZES)
+    if circular:
+        pinned.add(("formula", "reproduces"), circular)
     return True
