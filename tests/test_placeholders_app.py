@@ -49,7 +49,7 @@ async def test_a_lesson_shows_live_numbers_and_refills_them_for_new_sizes(tmp_pa
         explanation = _text(screen, "#explanation")
         assert f"Live: L = {live.sizes['L']}, and row 1 gives column 0 the weight {weight}." in explanation
         assert "{{" not in explanation
-        assert "D = 8 here." in _text(screen, "#question")
+        assert f"D = {live.sizes['D']} here." in _text(screen, "#question")
 
         # a placeholder that cannot be filled: shown in place, and named in the status line
         assert "Broken ⟨error: placeholder {{ blocks.0.attn.nope[0] }}: unknown probe 'blocks.0.attn.nope'" \

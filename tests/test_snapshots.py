@@ -128,9 +128,10 @@ def dashboard_steps(tab_presses: int):
         app.hub.ensure_loaded()
         screen.model_changed()
         no_blinking(screen)
-        for _ in range(tab_presses):
+        tabs = screen.query_one("#dash-tabs")
+        for expected in ("tab-sample", "tab-attention")[:tab_presses]:   # each press seen to land, as on screen
             await pilot.press("f8")
-            await pilot.pause()
+            await wait_until(pilot, lambda: tabs.active == expected, f"F8 on {expected}")
         if tab_presses == 2:
             await wait_until(pilot, lambda: screen.query_one("#tab-attention").shown is not None, "the heatmap")
         await pilot.pause()
