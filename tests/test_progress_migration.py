@@ -47,17 +47,17 @@ def test_v1_database_migrates_in_place(tmp_path):
         assert len(store.outcomes()) == len(V1_OUTCOMES)
 
 
-def test_v1_export_imports_and_re_exports_as_version_2(tmp_path):
+def test_v1_export_imports_and_re_exports_as_version_3(tmp_path):
     with ProgressStore(tmp_path / "home") as store:
-        assert import_json(store, FIXTURES / "progress-v1-export.json") == 7
-        assert import_json(store, FIXTURES / "progress-v1-export.json") == 0
+        assert import_json(store, FIXTURES / "progress-v1-export.json").answers == 7
+        assert import_json(store, FIXTURES / "progress-v1-export.json") == (0, 0, 0)
         check_v1_history(store)
-        export_json(store, tmp_path / "v2.json")
-    doc = json.loads((tmp_path / "v2.json").read_text(encoding="utf-8"))
-    assert doc["version"] == 2 and len(doc["answers"]) == 7
+        export_json(store, tmp_path / "v3.json")
+    doc = json.loads((tmp_path / "v3.json").read_text(encoding="utf-8"))
+    assert doc["version"] == 3 and len(doc["answers"]) == 7
     assert [o["outcome"] for o in doc["outcomes"]] == [o.value for o in V1_OUTCOMES]
     with ProgressStore(tmp_path / "again") as store:
-        assert import_json(store, tmp_path / "v2.json") == 7
+        assert import_json(store, tmp_path / "v3.json").answers == 7
         check_v1_history(store)
 
 

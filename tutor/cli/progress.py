@@ -13,7 +13,7 @@ import sys
 from datetime import datetime, timezone, tzinfo
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from tutor.progress.store import ProgressError, ProgressStore
 
@@ -53,12 +53,13 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
             if store.message:
                 print(f"tutor progress: warning: {store.message}", file=sys.stderr)
             if getattr(args, "export", None):
-                n = export_json(store, args.export, now=now)
-                outcomes = store.outcome_count()   # a question's outcome is its first attempt: say both
-                out.print(f"Exported {n} attempts and {outcomes} question outcomes to {args.export}")
+                n = export_json(store, args.export, now=now, course=_course(getattr(args, "lessons", None) or []))
+                records = len(store.question_records())
+                out.print(f"Exported {n} attempts and {records} question records to {args.export}")
             elif getattr(args, "import_file", None):
-                n = import_json(store, args.import_file)
-                out.print(f"Imported {n} new answers from {args.import_file}")
+                added = import_json(store, args.import_file)
+                out.print(f"Imported {added.answers} new answers, {added.outcomes} new outcomes and "
+                          f"{added.records} new question records from {args.import_file}")
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
                     out.print("Nothing was changed.")
@@ -86,27 +87,38 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
+def _course(lesson_dirs) -> dict[str, list[str]]:
+    """{lesson: question ids} of the course today: the counts are of these questions only."""
+    from tutor.course.catalog import load_catalog
+
+    return {item.lesson.id: [q.id for q in item.lesson.questions] for item in load_catalog(lesson_dirs).ordered()}
+
+
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
-    stats = store.all_lesson_stats()
+    from tutor.course.catalog import load_catalog
+    from tutor.ui.progress_labels import question_exists
+
+    catalog = load_catalog(lesson_dirs)
+    course = {item.lesson.id: [q.id for q in item.lesson.questions] for item in catalog.ordered()}
+    stats = store.all_lesson_stats(course)   # the roadmap's, the summary's and Stats' counts
     out.print(_("Progress in {path}").format(path=store.path), style="bold")
     if not stats:
         out.print(_("No answers recorded yet."))
         return
-    encounters = sum(s.attempts for s in stats.values())
-    first_try = sum(s.correct_attempts for s in stats.values())
-    accuracy = first_try / encounters if encounters else None
-    out.print(_("Answers: {answers}   Right first time: {accuracy}   Streak: {days} day(s)").format(
-        answers=store.answer_count(), accuracy=_pct(accuracy), days=store.streak_days(tz=tz, now=now)))
-    table = Table(_("Lesson"), _("Questions"), _("Correct"), _("Finished"), _("First time"), _("Last seen"))
+    finished = sum(len(s.finished) for s in stats.values())
+    first_try = sum(len(s.first_try) for s in stats.values())
+    out.print(_("Questions finished: {finished}   Right first time: {accuracy}   Answers: {answers}   "
+                "Streak: {days} day(s)").format(
+        finished=finished, accuracy=_pct(first_try / finished if finished else None),
+        answers=store.answer_count(), days=store.streak_days(tz=tz, now=now)))
+    table = Table(_("Questions"), _("Finished"), _("First time"), _("After retry"), _("Not got"), _("Last seen"))
+    table.columns.insert(0, Column(_("Lesson"), no_wrap=True))   # ids are what the learner searches for
     for lesson_id, s in sorted(stats.items()):
         last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
-        table.add_row(lesson_id, str(len(s.answered_questions)), str(len(s.correct_questions)),
-                      str(s.attempts), _pct(s.accuracy), last)
+        table.add_row(lesson_id, str(len(course[lesson_id])), str(len(s.finished)), _pct(s.accuracy),
+                      str(len(s.after_retry)), str(len(s.missed)), last)
     out.print(table)
-    from tutor.course.catalog import load_catalog
-    from tutor.ui.progress_labels import question_exists
-
-    reviews = store.due_reviews(now, question_exists(load_catalog(lesson_dirs)))
+    reviews = store.due_reviews(now, question_exists(catalog))
     line = _("Reviews due now: {count}").format(count=len(reviews.due))
     if not reviews.due and reviews.next_due:
         line += _(" (next {moment})").format(moment=reviews.next_due.astimezone(tz).strftime('%Y-%m-%d %H:%M'))

@@ -6,13 +6,13 @@ at most the answer it was writing. WAL mode lets readers and one writer work
 side by side, ``busy_timeout`` makes a second writer wait instead of failing,
 and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
 
-Every graded attempt is an ``answers`` row; every finished encounter with a
-question (right, given up, or out of tries) is one ``outcomes`` row, which is
-what accuracy and review are about. Time always comes in as ``now`` (tests and
-imports pass it; the app passes its clock), never read inside a function.
+Every graded try is an ``answers`` row (scored, review or practice); every question has
+one ``question_records`` row (open, then resolved), and each resolution or review rating is
+an ``outcomes`` row, which is what moves the review schedule. Time always comes in with the
+answer or as ``now`` (tests and imports pass it; the app passes its clock), never read inside a function.
 
-The schema version is kept in ``PRAGMA user_version``; version 1 (before
-attempts and outcomes) is migrated in place, see :mod:`tutor.progress.migrate`.
+The schema version is kept in ``PRAGMA user_version``; versions 1 (before attempts and
+outcomes) and 2 (before question records) are migrated in place, see :mod:`tutor.progress.migrate`.
 A file written by a newer tutor is refused untouched (we cannot know what dropping its data would break);
 a file SQLite cannot read is moved aside, never deleted, and a fresh one begins.
 
@@ -34,18 +34,19 @@ from pathlib import Path
 import platformdirs
 
 from tutor.grading.attempts import Outcome
-from tutor.progress import open_failure, review
-from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, run_script
+from tutor.progress import open_failure, record_sql, review
+from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, migrate_v2_to_v3, run_script
+from tutor.progress.recording import RecordingMixin
 # Answer and OutcomeRecord are imported from here by callers.
-from tutor.progress.recording import Answer, OutcomeRecord, RecordingMixin
+from tutor.progress.records import Answer, Mode, OutcomeRecord, Role
 # LessonStats, TrackStats and track_stats are imported from here by callers.
-from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, lesson_stats_from_rows,
+from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, question_counts,
                                   streak_ending, track_stats)
 from tutor.progress.review import DueReviews, parse_iso
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 EXPORT_FORMAT = "tutor-progress"
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3
 DB_NAME = "progress.db"
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
@@ -61,6 +62,7 @@ CREATE TABLE IF NOT EXISTS answers (
     hints_used  INTEGER NOT NULL,
     variant     TEXT,
     attempt     INTEGER NOT NULL DEFAULT 1,
+    mode        TEXT NOT NULL DEFAULT 'scored',
     UNIQUE (ts, lesson_id, question_id, answer)
 );
 CREATE INDEX IF NOT EXISTS answers_lesson ON answers(lesson_id, question_id);
@@ -68,6 +70,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
     + OUTCOMES_DDL
     + review.CARDS_DDL
+    + record_sql.RECORDS_DDL
 )
 
 
@@ -158,6 +161,19 @@ class ProgressStore(RecordingMixin):
         with _opening_lock(self.home):
             self._open()
 
+    @classmethod
+    def in_memory(cls) -> ProgressStore:
+        """The same rules over a database that lives and dies with this process: a session whose
+        progress cannot be saved still keeps each question's record while it runs."""
+        store = cls.__new__(cls)
+        store.home, store.path, store.recovered_from, store.message = None, None, None, None
+        store._lock = threading.RLock()
+        store._con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        with store.transaction() as con:
+            run_script(con, _SCHEMA)
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return store
+
     def _open(self) -> None:
         """Probe, recover, connect and create the schema; the caller holds the opening lock."""
         version, corrupt = _probe(self.path)
@@ -182,6 +198,8 @@ class ProgressStore(RecordingMixin):
                 found = con.execute("PRAGMA user_version").fetchone()[0]
                 if found == 1:
                     migrate_v1_to_v2(con)
+                if found in (1, 2):
+                    migrate_v2_to_v3(con)
                 if found < SCHEMA_VERSION:
                     run_script(con, _SCHEMA)
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -239,16 +257,16 @@ class ProgressStore(RecordingMixin):
     # -- answers ----------------------------------------------------------
 
     def answers(self, lesson_id: str | None = None) -> list[Answer]:
-        sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant, attempt FROM answers"
+        sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant, attempt, mode FROM answers"
         rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
                           (lesson_id,) if lesson_id else ())
-        return [Answer(l, q, a, bool(c), h, parse_iso(t), v, n) for l, q, a, c, h, t, v, n in rows]
+        return [Answer(l, q, a, bool(c), h, parse_iso(t), v, n, Mode(m)) for l, q, a, c, h, t, v, n, m in rows]
 
     def outcomes(self, lesson_id: str | None = None) -> list[OutcomeRecord]:
-        sql = "SELECT lesson_id, question_id, outcome, attempts, hints_used, ts, variant FROM outcomes"
+        sql = "SELECT lesson_id, question_id, outcome, attempts, hints_used, ts, variant, role FROM outcomes"
         rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
                           (lesson_id,) if lesson_id else ())
-        return [OutcomeRecord(l, q, Outcome(o), n, h, parse_iso(t), v) for l, q, o, n, h, t, v in rows]
+        return [OutcomeRecord(l, q, Outcome(o), n, h, parse_iso(t), v, Role(r)) for l, q, o, n, h, t, v, r in rows]
 
     def answer_count(self) -> int:
         return self._read("SELECT COUNT(*) FROM answers")[0][0]
@@ -270,14 +288,10 @@ class ProgressStore(RecordingMixin):
 
     # -- summaries --------------------------------------------------------
 
-    def all_lesson_stats(self) -> dict[str, LessonStats]:
-        """Per question: encounters, right first time, right at all, last seen (an open encounter counts as seen)."""
-        return lesson_stats_from_rows(self._read(
-            "SELECT lesson_id, question_id, COUNT(o.id), SUM(o.outcome = 'first_try'),"
-            " SUM(o.outcome != 'missed'), MAX(seen) FROM ("
-            "  SELECT lesson_id, question_id, NULL AS id, NULL AS outcome, ts AS seen FROM answers"
-            "  UNION ALL SELECT lesson_id, question_id, id, outcome, ts FROM outcomes) AS o"
-            " GROUP BY lesson_id, question_id"))
+    def all_lesson_stats(self, course: Mapping[str, Sequence[str]] | None = None) -> dict[str, LessonStats]:
+        """Per lesson, counted in questions (see :func:`tutor.progress.stats.question_counts`); ``course``
+        ({lesson: question ids}) limits them to the questions the course asks today."""
+        return question_counts(self.question_records(), course)
 
     def lesson_stats(self, lesson_id: str) -> LessonStats:
         return self.all_lesson_stats().get(lesson_id, LessonStats())

@@ -19,11 +19,12 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import preview
-from tutor.grading.attempts import Encounter, Outcome
+from tutor.grading.attempts import Encounter
 from tutor.grading.kinds import allowed_attempts
+from tutor.progress.records import Mode
 from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
-from tutor.ui.screens.lesson_quiz import QuizMixin
+from tutor.ui.screens.lesson_quiz import QuizMixin, tries
 from tutor.ui.widgets.answer_input import AnswerInput
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
@@ -59,6 +60,7 @@ class RevealRow(Horizontal):
 
 
 class LessonScreen(LiveMixin, QuizMixin, Screen):
+    wanted_mode = Mode.SCORED   # a question not yet resolved is scored; Review asks for review
     DEFAULT_CSS = "#choices { height: auto; max-height: 10; margin: 0; }"
     BINDINGS = [
         Binding("escape", "back", N_("Roadmap")),
@@ -81,7 +83,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.live = None
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.encounter = Encounter()
-        self.outcomes: dict[str, Outcome] = {}   # this visit's finished questions, for the summary
+        self.mode = Mode.SCORED   # what a try on the question on screen is: from its record (show_question)
         self.opened_at = None                    # the app's clock when the lesson opened
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
@@ -141,6 +143,10 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
                     style="bold")
         text.append(self.live_text(self.question.prompt))
+        self.continue_record()
+        if self.mode is Mode.PRACTICE:
+            text.append("\n  " + _("Practice: this question is already scored; answers here are graded but "
+                                   "change neither your score nor review."), style="bold magenta")
         self.show_choices()
         if self.live is not None and self.lesson.model.vary:
             text.append("\n  " + _("sizes now: {sizes} · ctrl+r draws new ones").format(sizes=self.live.variant),
@@ -150,9 +156,29 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.say("#hints", "")
         self.query_one("#your-answer", Static).update("")
         self.query_one("#real-tensor", TensorView).clear()
-        self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
         self.query_one("#reveal").display = False   # nothing to compare yet
+        self.show_record()
         self.model_changed()   # weights replaced while the learner was on the last question
+
+    def continue_record(self) -> None:
+        """The question's encounter from its record, however it came back on screen (a restart, Escape
+        and reopen, Ctrl+N/B, Ctrl+R, a reload, new weights): tries and hints used stay used."""
+        allowed = allowed_attempts(self.question, self.lesson.attempts)
+        self.mode, self.encounter, _record = self.app.progress.question(
+            self.lesson.id, self.question.id, self.wanted_mode, allowed)
+        if self.mode is not Mode.PRACTICE and self.encounter.revealed:   # tries left over from more allowed
+            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, allowed, None)
+            self.mode, self.encounter, _record = self.app.progress.question(
+                self.lesson.id, self.question.id, self.wanted_mode, allowed)
+
+    def show_record(self) -> None:
+        """Say what is already used of an open question, and show the hints already seen."""
+        encounter = self.encounter
+        if encounter.hints_used and self.question.hints:
+            self.show_hints(min(encounter.hints_used, len(self.question.hints)))
+        if encounter.results:
+            self.feedback(Text(_("You have already tried this question: {tries} left. Your first attempt "
+                                 "still counts.").format(tries=tries(encounter.attempts_left)), style="yellow"))
 
     def remember_position(self) -> None:
         """Saved on every question change, so 'tutor' reopens here next time."""
@@ -171,7 +197,8 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
         now = self.app.clock()
         ids = [question.id for question in self.lesson.questions]
-        summary = summarize(self.lesson.id, self.lesson.title, ids, self.outcomes, now - self.opened_at,
+        counts = self.app.progress.lesson_counts(self.lesson.id, ids)   # the roadmap's count, not this visit's
+        summary = summarize(self.lesson.id, self.lesson.title, ids, counts, now - self.opened_at,
                             self.app.review_due_for(self.lesson.id, ids), self.app.catalog)
         self.app.push_screen(LessonSummaryScreen(summary, now))
 

@@ -1,9 +1,11 @@
 """The lesson screen's question loop: predict, try again, then reveal (a mixin of ``LessonScreen``).
 
-An :class:`~tutor.grading.attempts.Encounter` holds the state of the question on screen. Every
-graded attempt is saved; when the encounter ends (a right answer, a give-up, or the last allowed
-try) the real answer is revealed once and the outcome is saved. After that nothing typed is
-graded: Enter moves on, so re-typing a revealed answer can never count as knowing it.
+An :class:`~tutor.grading.attempts.Encounter` holds the state of the question on screen, continued
+from the question's record (``LessonScreen.continue_record``). Every graded try goes to
+``app.progress`` as one :class:`~tutor.progress.records.Answer` before its verdict is shown, and
+the store resolves the record when the encounter ends (a right answer, a give-up, or the last
+allowed try). After the reveal Enter moves on; a resolved question shown again is practice,
+graded and labelled so, and counted nowhere.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from tutor.grading.answers import AnswerError
 from tutor.grading.kinds import Truth
 from tutor.grading.quiz import QuestionError, grade, truth_for
 from tutor.grading.reveal_focus import reveal_for
+from tutor.progress.records import Answer, Mode
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
 
@@ -75,19 +78,27 @@ class QuizMixin:
             self.feedback(question_problem(error))
             return
         attempt = self.encounter.record(result.correct)
-        self.app.record_answer(self.lesson.id, self.question.id, text, result.correct, self.encounter.hints_used,
-                               self.live.variant, attempt)
+        self.app.progress.record(Answer(self.lesson.id, self.question.id, text, result.correct,
+                                        self.encounter.hints_used, self.app.clock(), self.live.variant, attempt,
+                                        self.mode, self.encounter.allowed))   # written before the verdict shows
         if result.correct:
-            self.reveal(truth, text, Text("✓ " + result.feedback, style="bold green"))
+            self.reveal(truth, text, self.labelled(Text("✓ " + result.feedback, style="bold green")))
         elif self.encounter.revealed:
-            self.reveal(truth, text, Text("✗ " + _("{feedback} That was the last try; here is the real answer.")
-                                          .format(feedback=result.feedback), style="bold red"))
+            self.reveal(truth, text, self.labelled(Text("✗ " + _("{feedback} That was the last try; here is the real "
+                                                                 "answer.").format(feedback=result.feedback),
+                                                        style="bold red")))
         else:
             left = self.encounter.attempts_left
-            verdict = Text("✗ " + result.feedback, style="bold red")
+            verdict = self.labelled(Text("✗ " + result.feedback, style="bold red"))
             verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
                                    "answer.").format(tries=tries(left)), style="")
             self.feedback(verdict)
+
+    def labelled(self, verdict: Text) -> Text:
+        """A practice verdict says so first: it is graded, and counted nowhere."""
+        if self.mode is not Mode.PRACTICE:
+            return verdict
+        return Text(_("Practice") + " · ", style="bold magenta") + verdict
 
     def action_give_up(self) -> None:
         if self.encounter.revealed or self.live is None:
@@ -98,6 +109,9 @@ class QuizMixin:
             self.feedback(question_problem(error))
             return
         self.encounter.give_up()
+        if self.mode is not Mode.PRACTICE:   # resolved as not got before the answer is shown
+            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, self.encounter.allowed,
+                                      self.live.variant)
         self.reveal(truth, None, Text(_("Here is the real answer."), style="bold"))
 
     def action_hint(self) -> None:
@@ -108,6 +122,12 @@ class QuizMixin:
         shown = min(self.encounter.hints_used + 1, len(hints))
         if not self.encounter.revealed:
             self.encounter.hint_shown(shown)
+            if self.mode is not Mode.PRACTICE:   # part of the record: Ctrl+R or a restart keeps it
+                self.app.progress.hint(self.lesson.id, self.question.id, shown, self.mode, self.encounter.allowed)
+        self.show_hints(shown)
+
+    def show_hints(self, shown: int) -> None:
+        hints = self.question.hints
         lines = [_("Hint {number}: {hint}").format(number=i + 1, hint=self.live_text(hint))
                  for i, hint in enumerate(hints[:shown])]
         self.say("#hints", Text("\n".join(lines), style="cyan"))
@@ -119,11 +139,7 @@ class QuizMixin:
         return _("Enter: next question.")
 
     def reveal(self, truth: Truth, last_answer: str | None, verdict: Text) -> None:
-        """Show the real answer once, and save how the question ended."""
-        encounter = self.encounter
-        self.outcomes.setdefault(self.question.id, encounter.outcome)   # the first visit's outcome is the score
-        self.app.record_outcome(self.lesson.id, self.question.id, encounter.outcome, len(encounter.results),
-                                encounter.hints_used, self.live.variant)
+        """Show the real answer (the store has already resolved the record, or this was practice)."""
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
         verdict.append("\n" + self.enter_goes_to(), style="dim")
