@@ -15,14 +15,14 @@ from datetime import datetime, timedelta
 
 from tutor.grading.attempts import Encounter
 from tutor.progress import record_sql, review
-from tutor.progress.records import Answer, Mode, QuestionRecord, Role, fold_answer
+from tutor.progress.records import Answer, Mode, QuestionRecord, Role, storable_answer
 from tutor.progress.review import iso, parse_iso
 
 
 class RecordingMixin:
     def record(self, answer: Answer) -> tuple[Answer, QuestionRecord]:
         """Store one graded try; returns it as stored (mode, attempt, folded text, time) and the record after it."""
-        answer = dataclasses.replace(answer, answer=fold_answer(answer.answer))
+        answer = dataclasses.replace(answer, answer=storable_answer(answer.answer))
 
         def act(encounter: Encounter) -> int:
             if answer.hints_used > encounter.hints_used:

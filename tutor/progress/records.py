@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
+from tutor.common.safe_text import neutralise
 from tutor.grading.attempts import DEFAULT_ATTEMPTS, Encounter, Outcome
 
 # Tabs, newlines and other control whitespace fold to one space: what import accepts is what is stored.
@@ -43,6 +44,12 @@ class Role(str, Enum):
 def fold_answer(text: str) -> str:
     """Control whitespace (a pasted ``2\\t4\\t8``) becomes spaces, as the grader already reads it."""
     return text.translate(_CONTROL_WHITESPACE)
+
+
+def storable_answer(text: str) -> str:
+    """What the store keeps of a typed answer: folded, and any other control made a visible stand-in,
+    so every stored answer is one that import accepts (an export always imports again)."""
+    return neutralise(fold_answer(text), keep="")
 
 
 @dataclass(frozen=True)
