@@ -33,14 +33,18 @@ async def open_question(pilot, app, index=0):
     return app.screen
 
 
+async def press(pilot, *keys):
+    await pilot.press(*keys)
+    await pilot.pause()
+
+
 async def answer(pilot, screen, text):
     screen.query_one(Input).value = ""
     await type_answer(pilot, text)
 
 
 async def new_sizes(pilot, screen):
-    await pilot.press("ctrl+r")
-    await pilot.pause()
+    await press(pilot, "ctrl+r")
     await wait_for_live(pilot, screen)
 
 
@@ -104,8 +108,7 @@ async def test_a_hint_then_ctrl_r_keeps_the_hint(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_question(pilot, app)
-        await pilot.press("ctrl+t")
-        await pilot.pause()
+        await press(pilot, "ctrl+t")
         await new_sizes(pilot, screen)
         assert "One table per head" in text_of(screen, "#hints")   # still shown: it was seen
         await answer(pilot, screen, RIGHT)
@@ -129,8 +132,7 @@ async def test_quit_and_restart_mid_question_keeps_the_tries_used(tmp_path):
         assert screen.question.id == "sym" and "1 try left" in text_of(screen, "#feedback")
         await answer(pilot, screen, RIGHT)
         assert_counts_within_the_lesson(app)
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(pilot, "escape")
         label = next(str(n.label) for t in app.screen.query_one("Tree").root.children for n in t.children
                      if n.data == "zz-journey")
         assert "0% first time" in label and "100%" not in label
@@ -144,10 +146,8 @@ async def test_skip_and_come_back_keeps_the_try(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_question(pilot, app)
         await answer(pilot, screen, WRONG)
-        await pilot.press("ctrl+n")
-        await pilot.pause()
-        await pilot.press("ctrl+b")
-        await pilot.pause()
+        await press(pilot, "ctrl+n")
+        await press(pilot, "ctrl+b")
         assert "2 tries left" in text_of(screen, "#feedback")
         await answer(pilot, screen, RIGHT)
     record, _outcomes, _answers = stored(tmp_path)
@@ -158,14 +158,11 @@ async def test_give_up_reopen_and_type_the_revealed_answer_is_practice(tmp_path)
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_question(pilot, app)
-        await pilot.press("ctrl+g")
-        await pilot.pause()
+        await press(pilot, "ctrl+g")
         with ProgressStore(tmp_path / "home") as store:
             due = store.card("zz-journey", "sym").due
-        await pilot.press("enter")
-        await pilot.pause()
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(pilot, "enter")
+        await press(pilot, "escape")
         screen = await open_question(pilot, app)
         assert screen.mode is Mode.PRACTICE and "Practice" in text_of(screen, "#question")
         await answer(pilot, screen, RIGHT)
@@ -182,8 +179,7 @@ async def test_give_up_then_ctrl_r_is_practice(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_question(pilot, app)
-        await pilot.press("ctrl+g")
-        await pilot.pause()
+        await press(pilot, "ctrl+g")
         await new_sizes(pilot, screen)
         await answer(pilot, screen, RIGHT)
         assert text_of(screen, "#feedback").startswith("Practice")
@@ -197,18 +193,15 @@ async def test_reopening_a_finished_lesson_never_adds_to_its_counts(tmp_path):
         for visit in range(2):
             screen = await open_question(pilot, app)
             await answer(pilot, screen, WRONG if visit == 0 else RIGHT)
-            await pilot.press("ctrl+g")
-            await pilot.pause()
-            await pilot.press("enter")
-            await pilot.pause()
+            await press(pilot, "ctrl+g")
+            await press(pilot, "enter")
             await type_answer(pilot, "a")
             await pilot.press("enter")   # the summary
             await pilot.pause()
             summary = " ".join(text_of(app.screen, "#summary-text", width=200).split())
             assert "Right first time: 1 of 2 questions" in summary and "not finished" not in summary
             assert_counts_within_the_lesson(app)
-            await pilot.press("escape")
-            await pilot.pause()
+            await press(pilot, "escape")
         snapshot = app.progress_snapshot()
         stats = snapshot.lessons["zz-journey"]
         assert (len(stats.finished), len(stats.first_try), stats.accuracy) == (2, 1, 0.5)

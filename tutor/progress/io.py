@@ -93,19 +93,11 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
     a second one becomes legacy), and each touched question's card is replayed from its outcomes.
     """
     content = read_export(Path(path))
-    added_answers = added_outcomes = added_records = 0
-    for batch in _batches(content.answers):
-        with store.transaction() as con:
-            for row in batch:
-                added_answers += con.execute(
-                    "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used,"
-                    " variant, attempt, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row).rowcount
-    for batch in _batches(content.outcomes):
-        with store.transaction() as con:
-            for row in batch:
-                added_outcomes += con.execute(
-                    "INSERT OR IGNORE INTO outcomes (ts, lesson_id, question_id, outcome, attempts, hints_used,"
-                    " variant, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row).rowcount
+    added_answers = _insert(store, content.answers, "answers (ts, lesson_id, question_id, answer, correct,"
+                            " hints_used, variant, attempt, mode)")
+    added_outcomes = _insert(store, content.outcomes, "outcomes (ts, lesson_id, question_id, outcome, attempts,"
+                             " hints_used, variant, role)")
+    added_records = 0
     for batch in _batches(content.records):
         with store.transaction() as con:
             for theirs in batch:
@@ -124,6 +116,17 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
             if not con.execute("SELECT 1 FROM meta WHERE key = 'last_position'").fetchone():
                 con.execute("INSERT INTO meta (key, value) VALUES ('last_position', ?)", (json.dumps(position),))
     return Imported(added_answers, added_outcomes, added_records)
+
+
+def _insert(store: ProgressStore, rows: list[tuple], into: str) -> int:
+    """Rows not already there, ``BATCH_ROWS`` per transaction; returns how many were new."""
+    added = 0
+    for batch in _batches(rows):
+        with store.transaction() as con:
+            for row in batch:
+                added += con.execute(f"INSERT OR IGNORE INTO {into} VALUES ({', '.join('?' * len(row))})",
+                                     row).rowcount
+    return added
 
 
 def _batches(rows: list) -> Iterator[list]:
