@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
+from collections import Counter
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
@@ -25,7 +27,8 @@ from tutor.progress.review import iso
 from tutor.progress.store import EXPORT_FORMAT, EXPORT_VERSION, ProgressError, ProgressStore, free_name, stamp
 
 
-BATCH_ROWS = 500   # rows per import transaction: the app's next answer waits for one batch, never the whole file
+BATCH_ROWS = 500      # rows per import transaction: the app's next answer waits for one batch, never the whole file
+BATCH_PAUSE = 0.005   # seconds between batches, in which a waiting writer (the app) takes the lock
 
 
 def export_document(store: ProgressStore, now: datetime | None = None,
@@ -98,7 +101,8 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
     added_outcomes = _insert(store, content.outcomes, "outcomes (ts, lesson_id, question_id, outcome, attempts,"
                              " hints_used, variant, role)")
     added_records = 0
-    for batch in _batches(content.records):
+    replayed = Counter((row[1], row[2]) for row in content.outcomes)   # a card replays its question's outcomes
+    for batch in _batches(content.records, lambda r: 1 + replayed[(r.lesson_id, r.question_id)]):
         with store.transaction() as con:
             for theirs in batch:
                 mine = record_sql.load(con, theirs.lesson_id, theirs.question_id)
@@ -129,9 +133,18 @@ def _insert(store: ProgressStore, rows: list[tuple], into: str) -> int:
     return added
 
 
-def _batches(rows: list) -> Iterator[list]:
-    for start in range(0, len(rows), BATCH_ROWS):
-        yield rows[start:start + BATCH_ROWS]
+def _batches(rows: list, weight=lambda row: 1) -> Iterator[list]:
+    """Runs of rows weighing at most ``BATCH_ROWS`` together (a heavier row goes alone)."""
+    batch, load = [], 0
+    for row in rows:
+        if batch and load + weight(row) > BATCH_ROWS:
+            yield batch
+            time.sleep(BATCH_PAUSE)
+            batch, load = [], 0
+        batch.append(row)
+        load += weight(row)
+    if batch:
+        yield batch
 
 
 def _one_score(con, record) -> None:

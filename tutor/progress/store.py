@@ -26,6 +26,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, timezone, tzinfo
@@ -49,6 +50,8 @@ EXPORT_FORMAT = "tutor-progress"
 EXPORT_VERSION = 3
 DB_NAME = "progress.db"
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+WRITE_PATIENCE = 5.0       # seconds a write waits for another process's lock before it fails
+BUSY_POLL_MS = 5           # SQLite's own wait per try; transaction() polls around it
 
 _SCHEMA = (
     """
@@ -194,6 +197,7 @@ class ProgressStore(RecordingMixin):
             # FULL: one fsync per answer is invisible at human pace and survives power loss too.
             for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = FULL"):
                 self._con.execute(f"PRAGMA {pragma}")
+            self._con.execute(f"PRAGMA busy_timeout = {BUSY_POLL_MS}")   # writes wait in transaction()
             with self.transaction() as con:  # IMMEDIATE: two first-time openers take turns
                 found = con.execute("PRAGMA user_version").fetchone()[0]
                 if found == 1:
@@ -230,15 +234,32 @@ class ProgressStore(RecordingMixin):
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction. IMMEDIATE takes the write lock up front, so a
-        busy database makes us wait (busy_timeout) rather than fail mid-way."""
+        busy database makes us wait rather than fail mid-way.
+
+        The wait polls every millisecond (up to ``WRITE_PATIENCE`` seconds) instead of leaving it
+        to SQLite's busy handler, which between tries sleeps up to 100 ms: against another
+        process writing batch after batch (an import) that handler almost never found the lock
+        free, and an answer waited seconds; polling takes the pause between two batches."""
         with self._lock:
-            self._con.execute("BEGIN IMMEDIATE")
+            self._begin()
             try:
                 yield self._con
             except BaseException:
                 self._con.execute("ROLLBACK")
                 raise
             self._con.execute("COMMIT")
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + WRITE_PATIENCE
+        while True:
+            try:
+                self._con.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                busy = getattr(exc, "sqlite_errorcode", 5) & 0xFF in (5, 6)   # SQLITE_BUSY, SQLITE_LOCKED
+                if not busy or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.001)
 
     def _read(self, sql: str, params: Sequence = ()) -> list[tuple]:
         with self._lock:
