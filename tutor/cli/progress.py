@@ -36,6 +36,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     action.add_argument("--import", dest="import_file", metavar="FILE",
                         help="merge answers from a JSON export (safe to repeat)")
     action.add_argument("--reset", action="store_true", help="back up, then clear all progress")
+    action.add_argument("--export-reviews", metavar="FILE.csv",
+                        help="write the review log (card, rating, time, duration) as CSV for FSRS tools")
+    action.add_argument("--optimize", action="store_true",
+                        help="fit FSRS parameters to your own reviews; kept only if they predict better")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask before --reset")
     parser.set_defaults(func=run)
     return parser
@@ -60,6 +64,13 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
                 added = import_json(store, args.import_file)
                 out.print(f"Imported {added.answers} new answers, {added.outcomes} new outcomes and "
                           f"{added.records} new question records from {args.import_file}")
+            elif getattr(args, "export_reviews", None):
+                from tutor.progress.review_log import export_reviews_csv
+
+                n = export_reviews_csv(store, args.export_reviews)
+                out.print(f"Exported {n} reviews to {args.export_reviews}")
+            elif getattr(args, "optimize", False):
+                _optimize(store, out)
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
                     out.print("Nothing was changed.")
@@ -75,6 +86,24 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
         print("tutor progress: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def _optimize(store: ProgressStore, out: Console) -> None:
+    from tutor.progress.review_log import MIN_REVIEWS, optimize
+
+    try:
+        result = optimize(store)
+    except ImportError as error:   # the optimizer's own extras (pandas, tqdm) are not installed
+        raise ProgressError(f"FSRS's optimizer is not available here: {error}") from None
+    if result.needed:
+        out.print(f"{result.reviews} reviews so far count for FSRS (a day or more after the card's last one); "
+                  f"it needs {MIN_REVIEWS}, so {result.needed} more.")
+    elif result.kept:
+        out.print(f"New FSRS parameters fitted to your {result.reviews} reviews and kept: on held-out reviews "
+                  f"their log loss is {result.loss_after:.4f} against {result.loss_before:.4f}.")
+    else:
+        out.print(f"Parameters fitted to your {result.reviews} reviews did not predict held-out reviews better "
+                  f"({result.loss_after:.4f} against {result.loss_before:.4f}); the ones in use are kept.")
 
 
 def _confirm() -> bool:

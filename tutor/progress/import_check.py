@@ -33,6 +33,7 @@ MAX_HINTS = 100                          # a question has a handful of hints
 MAX_ATTEMPTS = 100                       # a question allows a few attempts (3 by default)
 MAX_ID_CHARS = 200
 MAX_VARIANT_CHARS = 1000
+MAX_DURATION_MS = 7 * 24 * 3600 * 1000   # a question left on screen for a week is still one review
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 # Late enough for any real answer; early enough that review intervals grown from it stay
 # far inside datetime's range (year 9999).
@@ -102,10 +103,11 @@ class ExportedOutcome(BaseModel):
     hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
     variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
     role: Annotated[str, AfterValidator(lambda value: Role(value).value)] = Role.SCORE.value
+    duration_ms: Optional[Annotated[StrictInt, Field(ge=0, le=MAX_DURATION_MS)]] = None
 
     def row(self) -> tuple:
         return (self.timestamp, self.lesson_id, self.question_id, self.outcome, self.attempts, self.hints_used,
-                self.variant, self.role)
+                self.variant, self.role, self.duration_ms)
 
 
 class ExportedRecord(BaseModel):
@@ -132,7 +134,7 @@ class ExportContent:
     """A whole export file, validated into rows ready to insert."""
 
     answers: list[tuple]    # (ts, lesson, question, answer, correct, hints, variant, attempt, mode)
-    outcomes: list[tuple]   # (ts, lesson, question, outcome, attempts, hints, variant, role)
+    outcomes: list[tuple]   # (ts, lesson, question, outcome, attempts, hints, variant, role, duration_ms)
     position: list | None
     records: list[QuestionRecord]
 
@@ -191,7 +193,7 @@ def parse_export(raw: bytes, source: str, export_format: str, max_version: int) 
             answer = answer.model_copy(update={"attempt": 1})
             outcome = v1_outcome(answer.correct, answer.hints_used)
             outcomes.append((answer.timestamp, answer.lesson_id, answer.question_id, outcome.value, 1,
-                             answer.hints_used, answer.variant, Role.SCORE.value))
+                             answer.hints_used, answer.variant, Role.SCORE.value, None))
         answers.append(answer.row())
     for number, record in enumerate(records["outcome"], 1):
         outcomes.append(_validated(ExportedOutcome, record, f"outcome #{number}", fail).row())
@@ -211,7 +213,8 @@ def derive_old(answers: list[tuple], outcomes: list[tuple]) -> tuple[list[tuple]
         mine, theirs = by_answers.get(key, []), by_outcomes.get(key, [])
         record, modes, roles = derive_question(mine, theirs)
         new_answers += [row[:8] + (mode.value,) for row, mode in zip(mine, modes)]
-        new_outcomes += [row[:3] + (outcome,) + row[4:7] + (role.value,) for row, (role, outcome) in zip(theirs, roles)]
+        new_outcomes += [row[:3] + (outcome,) + row[4:7] + (role.value,) + row[8:]
+                         for row, (role, outcome) in zip(theirs, roles)]
         question_records.append(record)
     return new_answers, new_outcomes, question_records
 

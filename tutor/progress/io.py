@@ -44,7 +44,7 @@ def export_document(store: ProgressStore, now: datetime | None = None,
     outcomes = [
         {"timestamp": iso(o.timestamp), "lesson_id": o.lesson_id, "question_id": o.question_id,
          "outcome": o.outcome.value, "attempts": o.attempts, "hints_used": o.hints_used, "variant": o.variant,
-         "role": o.role.value}
+         "role": o.role.value, "duration_ms": o.duration_ms}
         for o in store.outcomes()
     ]
     records = [
@@ -99,7 +99,7 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
     added_answers = _insert(store, content.answers, "answers (ts, lesson_id, question_id, answer, correct,"
                             " hints_used, variant, attempt, mode)")
     added_outcomes = _insert(store, content.outcomes, "outcomes (ts, lesson_id, question_id, outcome, attempts,"
-                             " hints_used, variant, role)")
+                             " hints_used, variant, role, duration_ms)")
     added_records = 0
     replayed = Counter((row[1], row[2]) for row in content.outcomes)   # a card replays its question's outcomes
     for batch in _batches(content.records, lambda r: 1 + replayed[(r.lesson_id, r.question_id)]):

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS outcomes (
     hints_used  INTEGER NOT NULL,
     variant     TEXT,
     role        TEXT NOT NULL DEFAULT 'score',
+    duration_ms INTEGER,
     UNIQUE (ts, lesson_id, question_id)
 );
 CREATE INDEX IF NOT EXISTS outcomes_lesson ON outcomes(lesson_id, question_id);
@@ -111,6 +112,7 @@ def migrate_v2_to_v3(con: sqlite3.Connection) -> None:
     con.execute("ALTER TABLE answers ADD COLUMN mode TEXT NOT NULL DEFAULT 'scored'")
     if "role" not in {row[1] for row in con.execute("PRAGMA table_info(outcomes)")}:   # (made by v1 -> v2 here)
         con.execute("ALTER TABLE outcomes ADD COLUMN role TEXT NOT NULL DEFAULT 'score'")
+        con.execute("ALTER TABLE outcomes ADD COLUMN duration_ms INTEGER")
     run_script(con, record_sql.RECORDS_DDL)
     answers = by_question(con.execute("SELECT ts, lesson_id, question_id, answer, correct, hints_used, variant,"
                                       " attempt FROM answers ORDER BY ts, id").fetchall())

@@ -31,7 +31,8 @@ class RecordingMixin:
 
         with self.transaction() as con:
             mode, record, attempt = self._advance(con, answer.lesson_id, answer.question_id, answer.mode,
-                                                  answer.tries_allowed, answer.variant, answer.timestamp, act)
+                                                  answer.tries_allowed, answer.variant, answer.timestamp, act,
+                                                  answer.shown_at)
             stored = dataclasses.replace(answer, mode=mode, attempt=attempt or answer.attempt)
             stored = dataclasses.replace(stored, timestamp=self._insert_answer(con, stored))
         return dataclasses.replace(stored, timestamp=parse_iso(iso(stored.timestamp))), record
@@ -46,10 +47,11 @@ class RecordingMixin:
             return self._advance(con, lesson_id, question_id, mode, allowed, None, now, act)[1]
 
     def record_give_up(self, lesson_id: str, question_id: str, mode: Mode, allowed: int, variant: str | None,
-                       now: datetime) -> QuestionRecord:
+                       now: datetime, shown_at: datetime | None = None) -> QuestionRecord:
         """Giving up resolves the question (or the review) as not got."""
         with self.transaction() as con:
-            return self._advance(con, lesson_id, question_id, mode, allowed, variant, now, Encounter.give_up)[1]
+            return self._advance(con, lesson_id, question_id, mode, allowed, variant, now, Encounter.give_up,
+                                 shown_at)[1]
 
     def question_record(self, lesson_id: str, question_id: str) -> QuestionRecord | None:
         with self._lock:
@@ -73,6 +75,7 @@ class RecordingMixin:
 
     def _mode(self, con, record: QuestionRecord, wanted: Mode, now: datetime) -> tuple[Mode, str | None]:
         """Review only while the card is due (once rated it is not); scored only until resolved."""
+        wanted = Mode(wanted)
         if wanted is Mode.REVIEW:
             card = review.load_card(con, record.lesson_id, record.question_id)
             if card is not None and card.due <= now:
@@ -83,7 +86,8 @@ class RecordingMixin:
         return Mode.PRACTICE, None
 
     def _advance(self, con, lesson_id: str, question_id: str, wanted: Mode, allowed: int, variant: str | None,
-                 now: datetime, act: Callable[[Encounter], int | None]) -> tuple[Mode, QuestionRecord, int | None]:
+                 now: datetime, act: Callable[[Encounter], int | None],
+                 shown_at: datetime | None = None) -> tuple[Mode, QuestionRecord, int | None]:
         """Move the question's scored or review encounter by ``act``; resolve it when it ends."""
         record = record_sql.load(con, lesson_id, question_id) or QuestionRecord(lesson_id, question_id, updated=now)
         mode, key = self._mode(con, record, wanted, now)
@@ -98,22 +102,25 @@ class RecordingMixin:
         if mode is Mode.SCORED or (mode is Mode.PRACTICE and not record.resolved):
             record = record.with_encounter(encounter, variant or record.variant, now)
             if record.resolved:
-                self._resolve(con, record, encounter, Role.SCORE, now)
+                self._resolve(con, record, encounter, Role.SCORE, now, shown_at)
         else:
             record = dataclasses.replace(record, updated=now).with_review(
                 encounter, None if encounter.outcome else key)
             if encounter.outcome:
-                self._resolve(con, record, encounter, Role.REVIEW, now)
+                self._resolve(con, record, encounter, Role.REVIEW, now, shown_at)
         record_sql.save(con, record)
         return mode, record, attempt
 
-    def _resolve(self, con, record: QuestionRecord, encounter: Encounter, role: Role, now: datetime) -> None:
+    def _resolve(self, con, record: QuestionRecord, encounter: Encounter, role: Role, now: datetime,
+                 shown_at: datetime | None) -> None:
         outcome = encounter.outcome
+        duration = None if shown_at is None else max(0, min(round((now - shown_at).total_seconds() * 1000),
+                                                            7 * 24 * 3600 * 1000))
         while not con.execute(
-            "INSERT OR IGNORE INTO outcomes (ts, lesson_id, question_id, outcome, attempts, hints_used, variant, role)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO outcomes (ts, lesson_id, question_id, outcome, attempts, hints_used, variant, role,"
+            " duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (iso(now), record.lesson_id, record.question_id, outcome.value, len(encounter.results),
-             encounter.hints_used, record.variant, role.value),
+             encounter.hints_used, record.variant, role.value, duration),
         ).rowcount:
             now += timedelta(microseconds=1)
         review.record_review(con, record.lesson_id, record.question_id, outcome, now)

@@ -71,6 +71,7 @@ class Answer:
     attempt: int = 1
     mode: Mode = Mode.SCORED
     tries_allowed: int = dataclasses.field(default=DEFAULT_ATTEMPTS, compare=False)
+    shown_at: datetime | None = dataclasses.field(default=None, compare=False)   # the review log's duration
 
     @property
     def practice(self) -> bool:
@@ -89,6 +90,7 @@ class OutcomeRecord:
     timestamp: datetime
     variant: str | None = None
     role: Role = Role.SCORE
+    duration_ms: int | None = None   # from the question's showing to this rating, where known
 
 
 @dataclass(frozen=True)

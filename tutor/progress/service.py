@@ -57,9 +57,11 @@ class ProgressService:
     def hint(self, lesson_id: str, question_id: str, shown: int, mode: Mode, allowed: int) -> None:
         self._write(lambda: self.store.record_hint(lesson_id, question_id, shown, mode, allowed, self.clock()))
 
-    def give_up(self, lesson_id: str, question_id: str, mode: Mode, allowed: int, variant: str | None) -> None:
+    def give_up(self, lesson_id: str, question_id: str, mode: Mode, allowed: int, variant: str | None,
+                shown_at: datetime | None = None) -> None:
         self.flush()
-        self._write(lambda: self.store.record_give_up(lesson_id, question_id, mode, allowed, variant, self.clock()))
+        self._write(lambda: self.store.record_give_up(lesson_id, question_id, mode, allowed, variant, self.clock(),
+                                                      shown_at))
 
     def lesson_counts(self, lesson_id: str, question_ids: list[str]) -> LessonStats:
         """The lesson summary's numbers, from the same count as the roadmap's."""

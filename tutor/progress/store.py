@@ -284,10 +284,11 @@ class ProgressStore(RecordingMixin):
         return [Answer(l, q, a, bool(c), h, parse_iso(t), v, n, Mode(m)) for l, q, a, c, h, t, v, n, m in rows]
 
     def outcomes(self, lesson_id: str | None = None) -> list[OutcomeRecord]:
-        sql = "SELECT lesson_id, question_id, outcome, attempts, hints_used, ts, variant, role FROM outcomes"
+        sql = "SELECT lesson_id, question_id, outcome, attempts, hints_used, ts, variant, role, duration_ms FROM outcomes"
         rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
                           (lesson_id,) if lesson_id else ())
-        return [OutcomeRecord(l, q, Outcome(o), n, h, parse_iso(t), v, Role(r)) for l, q, o, n, h, t, v, r in rows]
+        return [OutcomeRecord(l, q, Outcome(o), n, h, parse_iso(t), v, Role(r), d)
+                for l, q, o, n, h, t, v, r, d in rows]
 
     def answer_count(self) -> int:
         return self._read("SELECT COUNT(*) FROM answers")[0][0]

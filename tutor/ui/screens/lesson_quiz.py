@@ -80,7 +80,7 @@ class QuizMixin:
         attempt = self.encounter.record(result.correct)
         self.app.progress.record(Answer(self.lesson.id, self.question.id, text, result.correct,
                                         self.encounter.hints_used, self.app.clock(), self.live.variant, attempt,
-                                        self.mode, self.encounter.allowed))   # written before the verdict shows
+                                        self.mode, self.encounter.allowed, self.shown_at))   # before the verdict
         if result.correct:
             self.reveal(truth, text, self.labelled(Text("✓ " + result.feedback, style="bold green")))
         elif self.encounter.revealed:
@@ -111,7 +111,7 @@ class QuizMixin:
         self.encounter.give_up()
         if self.mode is not Mode.PRACTICE:   # resolved as not got before the answer is shown
             self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, self.encounter.allowed,
-                                      self.live.variant)
+                                      self.live.variant, self.shown_at)
         self.reveal(truth, None, Text(_("Here is the real answer."), style="bold"))
 
     def action_hint(self) -> None:
