@@ -17,8 +17,10 @@ RIGHT, WRONG = "(B, H, L, L)", "(B, L)"
 QUESTIONS = ["sym", "pick"]
 
 
-def make_app(tmp_path, start=T0, **kw):
+def make_app(tmp_path, start=T0, edit=lambda text: text, **kw):
     lessons = write_lesson(tmp_path / "lessons")
+    path = lessons / "zz-journey.yaml"
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
     kw.setdefault("watch_interval", None)
     app = TutorApp(home=tmp_path / "home", lesson_dirs=[lessons], preload_model=False, **kw)
     ticks = iter(range(100_000))
@@ -236,6 +238,27 @@ async def test_a_hot_reload_of_the_lesson_keeps_the_try(tmp_path):
                         encoding="utf-8")
         await wait_until(pilot, lambda: screen.lesson.title == "Journey, edited" and screen.live is not None,
                          "the reload and its tensors")
+        assert "2 tries left" in text_of(screen, "#feedback")
+        await answer(pilot, screen, RIGHT)
+    record, _outcomes, _answers = stored(tmp_path)
+    assert (record.outcome, record.tries) == (Outcome.AFTER_RETRY, 2)
+
+
+async def test_new_weights_recompute_the_question_and_keep_the_try(tmp_path):
+    app = make_app(tmp_path, edit=lambda text: text.replace("weights: random", "weights: trained")
+                   .replace("  d_model: 8\n", "").replace("  n_head: 2\n", ""))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_question(pilot, app)
+        assert screen.lesson.model.weights == "trained"
+        await answer(pilot, screen, WRONG)
+        version = screen.live.hub_version
+        app.hub.replace(app.hub.model, app.hub.tokenizer, "your model: retrained")   # the dashboard's new weights
+        app.model_replaced()
+        screen.query_one(Input).value = ""   # (text in the box also holds the old weights: it is being typed)
+        await press(pilot, "ctrl+n")
+        await press(pilot, "ctrl+b")   # back on the question: recomputed with the new weights
+        await wait_until(pilot, lambda: screen.live is not None and screen.live.hub_version != version,
+                         "the recomputed tensors")
         assert "2 tries left" in text_of(screen, "#feedback")
         await answer(pilot, screen, RIGHT)
     record, _outcomes, _answers = stored(tmp_path)

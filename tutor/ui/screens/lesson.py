@@ -85,6 +85,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.encounter = Encounter()
         self.mode = Mode.SCORED   # what a try on the question on screen is: from its record (show_question)
         self.shown_at = None      # when the question on screen could first be answered (the review log's duration)
+        self.acted = False        # a try, hint or give-up since the question was shown: new weights wait
         self.opened_at = None                    # the app's clock when the lesson opened
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
@@ -145,6 +146,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
                     style="bold")
         text.append(self.live_text(self.question.prompt))
         self.continue_record()
+        self.acted = False
         self.shown_at = self.app.clock() if self.live is not None else None
         if self.mode is Mode.PRACTICE:
             text.append("\n  " + _("Practice: this question is already scored; answers here are graded but "

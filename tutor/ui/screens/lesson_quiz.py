@@ -77,6 +77,7 @@ class QuizMixin:
         except QuestionError as error:
             self.feedback(question_problem(error))
             return
+        self.acted = True
         attempt = self.encounter.record(result.correct)
         self.app.progress.record(Answer(self.lesson.id, self.question.id, text, result.correct,
                                         self.encounter.hints_used, self.app.clock(), self.live.variant, attempt,
@@ -109,6 +110,7 @@ class QuizMixin:
             self.feedback(question_problem(error))
             return
         self.encounter.give_up()
+        self.acted = True
         if self.mode is not Mode.PRACTICE:   # resolved as not got before the answer is shown
             self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, self.encounter.allowed,
                                       self.live.variant, self.shown_at)
@@ -120,6 +122,7 @@ class QuizMixin:
             self.say("#hints", Text(_("No hints for this question."), style="dim"))
             return
         shown = min(self.encounter.hints_used + 1, len(hints))
+        self.acted = True
         if not self.encounter.revealed:
             self.encounter.hint_shown(shown)
             if self.mode is not Mode.PRACTICE:   # part of the record: Ctrl+R or a restart keeps it
