@@ -3,8 +3,8 @@
 Why SQLite and these settings: two ``tutor`` processes (say, the app and
 ``tutor progress``) may touch the file at once, and a killed process must lose
 at most the answer it was writing. WAL mode lets readers and one writer work
-side by side, ``busy_timeout`` makes a second writer wait instead of failing,
-and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
+side by side, a second writer waits (``transaction`` polls for the lock) instead of
+failing, and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
 
 Every graded try is an ``answers`` row (scored, review or practice); every question has
 one ``question_records`` row (open, then resolved), and each resolution or review rating is
@@ -36,6 +36,8 @@ import platformdirs
 
 from tutor.grading.attempts import Outcome
 from tutor.progress import open_failure, record_sql, review
+# ProgressError is imported from here by callers.
+from tutor.progress.opening import ProgressError, opening_lock, probe
 from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, migrate_v2_to_v3, run_script
 from tutor.progress.recording import RecordingMixin
 # Answer and OutcomeRecord are imported from here by callers.
@@ -49,7 +51,6 @@ SCHEMA_VERSION = 3
 EXPORT_FORMAT = "tutor-progress"
 EXPORT_VERSION = 3
 DB_NAME = "progress.db"
-_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 WRITE_PATIENCE = 5.0       # seconds a write waits for another process's lock before it fails
 BUSY_POLL_MS = 5           # SQLite's own wait per try; transaction() polls around it
 
@@ -77,10 +78,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )
 
 
-class ProgressError(Exception):
-    """A problem the user can act on; the message is meant to be shown as is."""
-
-
 def resolve_home(explicit: str | Path | None = None) -> Path:
     """Explicit argument (``--home``) beats ``TUTOR_HOME`` beats the platform dir."""
     if explicit:
@@ -103,47 +100,6 @@ def free_name(base: Path) -> Path:
     return candidate
 
 
-@contextmanager
-def _opening_lock(home: Path) -> Iterator[None]:
-    """Serialise opening across processes: a second tutor starting while the first creates
-    the database would otherwise probe a half-written file, call it corrupt and move it aside."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: no flock; busy_timeout still guards the writes themselves
-        yield
-        return
-    try:
-        handle = open(home / "progress.lock", "a")
-    except OSError:  # a read-only home: opening will report the real problem
-        yield
-        return
-    with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _probe(path: Path) -> tuple[int, bool]:
-    """(user_version, corrupt) read through a read-only connection, so a file we
-    then refuse is left exactly as it was."""
-    if not path.exists() or path.stat().st_size == 0:
-        return 0, False
-    try:
-        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=5)
-        try:
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            ok = con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
-            return version, not ok
-        finally:
-            con.close()
-    except sqlite3.DatabaseError as exc:
-        if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _CORRUPT_CODES:
-            return 0, True
-        raise ProgressError(open_failure.explain(path, exc)) from exc
-
-
 class ProgressStore(RecordingMixin):
     """Open (creating if needed) the progress database under ``home``.
 
@@ -161,7 +117,7 @@ class ProgressStore(RecordingMixin):
             self.home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ProgressError(f"cannot create tutor home {self.home}: {exc}") from exc
-        with _opening_lock(self.home):
+        with opening_lock(self.home):
             self._open()
 
     @classmethod
@@ -179,7 +135,7 @@ class ProgressStore(RecordingMixin):
 
     def _open(self) -> None:
         """Probe, recover, connect and create the schema; the caller holds the opening lock."""
-        version, corrupt = _probe(self.path)
+        version, corrupt = probe(self.path)
         if corrupt:
             self._move_aside()
         elif version > SCHEMA_VERSION:
