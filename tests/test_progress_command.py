@@ -147,3 +147,11 @@ def test_recovery_from_corruption_is_reported(tmp_path, capsys, monkeypatch):
     (tmp_path / "progress.db").write_bytes(b"\x00garbage" * 200)
     code, out, err = run(["--home", str(tmp_path)], capsys, monkeypatch)
     assert code == 0 and "warning" in err and "progress.db.corrupt-" in err
+
+
+def test_summary_of_history_outside_the_course_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "unused"))
+    with ProgressStore(tmp_path / "h") as store:
+        answer_once(store, "gone-lesson", "q", "x", False, now=NOW)
+    code, out, _ = run(["--home", str(tmp_path / "h")], capsys, monkeypatch)
+    assert code == 0 and "1 answer recorded, none to a question the course asks today." in out

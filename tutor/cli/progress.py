@@ -17,7 +17,7 @@ from rich.table import Column, Table
 
 from tutor.progress.store import ProgressError, ProgressStore
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, ngettext
 RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
 
 
@@ -132,7 +132,10 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
     stats = store.all_lesson_stats(course)   # the roadmap's, the summary's and Stats' counts
     out.print(_("Progress in {path}").format(path=store.path), style="bold")
     if not stats:
-        out.print(_("No answers recorded yet."))
+        answers = store.answer_count()
+        out.print(_("No answers recorded yet.") if not answers else ngettext(
+            "{count} answer recorded, none to a question the course asks today.",
+            "{count} answers recorded, none to a question the course asks today.", answers).format(count=answers))
         return
     finished = sum(len(s.finished) for s in stats.values())
     first_try = sum(len(s.first_try) for s in stats.values())
