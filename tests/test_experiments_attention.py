@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from conftest import experiment_context as context
-from tutor.experiments import EXPERIMENTS, DESCRIPTIONS
+from tutor.experiments import EXPERIMENTS
 from tutor.experiments.attention_scale import softmax_jacobian_norm
 from tutor.model import GPT, GPTConfig
 
@@ -17,21 +17,8 @@ NAMES = ["padding", "attn_scale", "contextual"]
 
 @pytest.fixture(scope="module")
 def out(hub):
-    """Every experiment once on the trained model; the shared model and the RNG are untouched."""
-    model = hub.model
-    before = {k: v.clone() for k, v in model.state_dict().items()}
-    rng = torch.random.get_rng_state()
-    result = {name: EXPERIMENTS[name](context(model, ROWS)) for name in NAMES}
-    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
-    assert torch.equal(torch.random.get_rng_state(), rng)
-    assert not model.training and all(p.grad is None for p in model.parameters())
-    return result
-
-
-def test_each_experiment_is_described():
-    for name in NAMES:
-        assert len(DESCRIPTIONS[name]) > 40
-        assert name in EXPERIMENTS
+    """Every experiment once on the trained model (test_experiments_registry checks it is left as it was)."""
+    return {name: EXPERIMENTS[name](context(hub.model, ROWS)) for name in NAMES}
 
 
 def test_padding_masks_combine_causal_and_real_keys(out):

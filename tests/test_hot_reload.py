@@ -172,3 +172,25 @@ async def test_a_save_with_an_unknown_probe_is_reported_while_the_lesson_is_open
         await wait_until(pilot, lambda: screen.lesson.title == "Mine, fixed", "the fixed reload")
         await wait_until(pilot, lambda: screen.live is not None, "recomputed tensors")
         assert "live check" not in text_of(screen, "#live-status", width=200)
+
+
+async def test_the_roadmap_cursor_stays_on_its_lesson_when_one_of_ones_own_appears(tmp_path):
+    """A lesson of one's own added above the cursor: Enter still opens the lesson the cursor was on."""
+    app = TutorApp(lesson_dirs=[tmp_path], home=tmp_path / "home", preload_model=False, watch_interval=0.05)
+    async with app.run_test(size=(120, 36)) as pilot:
+        tree = app.screen.query_one(Tree)
+        await pilot.pause()
+        target = next(n for track in tree.root.children for n in track.children if n.data == "pr-masked-softmax")
+        tree.move_cursor(target)
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen), "the lesson")
+        save(tmp_path / "mine.yaml", lesson(title="Mine"))   # track pr, position 5: above the cursor
+        await wait_until(pilot, lambda: any("Mine" in label for label in _labels(tree)), "the new lesson")
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert tree.cursor_node.data == "pr-masked-softmax"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen), "the lesson")
+        assert app.screen.lesson.id == "pr-masked-softmax"

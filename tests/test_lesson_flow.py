@@ -8,7 +8,6 @@ from textual.widgets import Tree
 
 from journey_helpers import text_of, type_answer, wait_for_live, wait_until, write_lesson
 from tutor.progress.records import Mode
-from tutor.grading.attempts import Outcome
 from tutor.ui.app import TutorApp
 from tutor.ui.messages import ModelReady
 from tutor.ui.screens.lesson import LessonScreen
@@ -142,3 +141,25 @@ async def test_the_model_ready_note_leaves_the_header(tmp_path, monkeypatch):
         [callback] = [callback for delay, callback in timers if delay == TutorApp.model_note_seconds]
         callback()
         assert app.sub_title == ""
+
+
+async def test_the_stats_screen_follows_the_clock(tmp_path, monkeypatch):
+    """Before: Stats said "0 due now, next in 10 min" until it was closed and opened again."""
+    from tutor.ui.screens.stats import StatsScreen
+
+    monkeypatch.setattr(StatsScreen, "review_tick_seconds", 0.02)
+    clock = Clock()
+    app = make_app(tmp_path, clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.progress.give_up("zz-journey", "sym", Mode.SCORED, 3, None)   # not got: due again in 10 minutes
+        await pilot.press("s")
+        await pilot.pause()
+
+        def summary() -> str:
+            return text_of(app.screen, "#stats-summary")
+
+        assert "Review: 0 due now, next in 10 min" in summary()
+        clock.now += timedelta(minutes=8)
+        await wait_until(pilot, lambda: "next in 2 min" in summary(), "the countdown")
+        clock.now += timedelta(minutes=3)
+        await wait_until(pilot, lambda: "Review: 1 due now" in summary(), "the card falling due")

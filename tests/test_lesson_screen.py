@@ -90,3 +90,46 @@ def test_only_a_failing_formula_check_shows_numbers():
     assert formula_mark(FormulaCheck(None, True, "not computed from the model")).plain == ""
     failing = formula_mark(FormulaCheck(0.25, False, "DISAGREE")).plain
     assert "0.25" in failing and failing.startswith("✗")
+
+
+async def test_a_tall_formula_leaves_an_explanation_line_on_a_small_screen(tmp_path):
+    """Before: it-kl-penalty's nine-row fraction took the prose pane down to the title and the
+    weights line.  At 80x24 it is drawn on one line now; at 120x40 as SymPy draws it."""
+    for size, flat in ((SMALL, True), ((120, 40), False)):
+        app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+        async with app.run_test(size=size) as pilot:
+            app.open_lesson("it-kl-penalty")
+            await pilot.pause()
+            screen = app.screen
+            await wait_for_live(pilot, screen)
+            await pilot.pause()
+            for selector in ("#explanation", "#question", "#answer", "#formula"):
+                assert shown_at_its_top(app, screen.query_one(selector)), (size, selector)
+            box = screen.query_one("#formula")
+            shown = box.form_at(box.content_size.width)
+            assert ("beta" in shown) is flat and box.size.height == (2 if flat else 9), (size, shown)
+
+
+async def test_enter_in_the_reveal_table_moves_on_and_shift_tab_goes_back(tmp_path):
+    """Before: Tab into the reveal, then Enter did nothing; getting back took Shift+Tab twice and
+    the footer did not say so."""
+    from textual.widgets import Footer
+
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_lesson("la-tensors")
+        await pilot.pause()
+        screen = app.screen
+        await wait_for_live(pilot, screen)
+        await pilot.press("ctrl+g", "tab")
+        await pilot.pause()
+        table = screen.query_one("#real-tensor")
+        assert table.has_focus
+        footer = {binding.description for _key, (_node, binding, *_rest) in app.screen.active_bindings.items()
+                  if binding.show}
+        assert "Answer box" in footer and screen.query_one(Footer).display
+        await pilot.press("shift+tab")
+        assert screen.query_one("#answer", Input).has_focus
+        await pilot.press("tab", "enter")
+        await pilot.pause()
+        assert screen.question_index == 1 and screen.query_one("#answer", Input).has_focus

@@ -102,7 +102,8 @@ def test_docs_show_an_example_of_every_question_kind():
         data = yaml.safe_load(block)
         items = data if isinstance(data, list) else data.get("questions", [])
         kinds |= {item.get("kind") for item in items if isinstance(item, dict)}
-    assert {"shape", "values", "number", "choice", "symbolic_shape"} <= kinds
+    from tutor.grading.kinds import KINDS
+    assert set(KINDS) <= kinds, f"docs/lessons.md has no example of {sorted(set(KINDS) - kinds)}"
 
 
 def test_every_docs_example_passes_the_check(tmp_path):
@@ -137,3 +138,31 @@ def test_lessons_docs_path_names_a_readable_file(capsys):
     assert main(["lessons", "docs", "--path"]) == 0
     path = Path(capsys.readouterr().out.strip())
     assert path.name == "lessons.md" and path.read_text(encoding="utf-8").startswith("# Writing lessons")
+
+
+def test_a_closed_pipe_ends_a_printing_command_quietly():
+    """`tutor lessons probes | head -1`: before, a BrokenPipeError traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    command = f"{sys.executable} -m tutor lessons probes | head -1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, env=env,
+                          cwd=root, timeout=300)
+    assert done.stdout.startswith("Names a lesson may use")
+    assert done.stderr == "" and done.returncode in (0, 141)
+
+
+def test_lessons_concepts_lists_every_concept_id_under_its_track(capsys):
+    from tutor.cli.main import main
+    from tutor.course.catalog import load_index
+
+    assert main(["lessons", "concepts"]) == 0
+    out = capsys.readouterr().out
+    index = load_index()
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert listed == [c for track in index.tracks for c in index.concepts if c.split(".", 1)[0] == track.id]
+    assert set(listed) == set(index.concepts) and "la.scaled-scores" in listed

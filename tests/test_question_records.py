@@ -217,11 +217,14 @@ async def test_switching_language_keeps_the_try(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await open_question(pilot, app)
             await answer(pilot, screen, WRONG)
-            app.action_toggle_language()
+            encounter = screen.encounter
+            app.action_toggle_language()   # F4 in a lesson keeps the lesson: the same try goes on
             await pilot.pause()
-            screen = await open_question(pilot, app)
-            assert screen.encounter.attempts_left == 2
+            assert app.screen is screen and screen.encounter is encounter and encounter.attempts_left == 2
             await answer(pilot, screen, RIGHT)
+            await press(pilot, "escape")
+            screen = await open_question(pilot, app)   # reopened in the new language: practice now
+            assert screen.mode is Mode.PRACTICE
     finally:
         set_language("en")
     record, _outcomes, _answers = stored(tmp_path)

@@ -5,13 +5,12 @@ screens (so no "model ready in 1.5s" subtitle), no pacing, and each snapshot tak
 screen's workers have finished.  After a deliberate layout change, regenerate them with
 ``python -m pytest tests/test_snapshots.py --snapshot-update`` and look at the SVGs.
 """
-import asyncio
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from textual.widgets import Input
 
-from journey_helpers import type_answer, wait_for_live
+from journey_helpers import type_answer, wait_for_live, wait_until
 from progress_helpers import resolve
 from tutor.common.i18n import set_language
 from tutor.course.catalog import load_catalog
@@ -28,16 +27,6 @@ SIZE = (80, 24)
 def app(tmp_path, monkeypatch):
     monkeypatch.setattr(SamplePanel, "pace", 0.0)
     return TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
-
-
-async def settle(pilot, condition, what: str) -> None:
-    for _ in range(400):
-        if condition():
-            await pilot.pause()
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def no_blinking(screen) -> None:
@@ -59,7 +48,8 @@ def lesson_steps(reveal: bool):
         no_blinking(app.screen)
         if reveal:
             await type_answer(pilot, "1")
-            await settle(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
+            await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0,
+                             "the verdict scrolled to the top")
         await pilot.pause()
     return run_before
 
@@ -70,6 +60,38 @@ def test_lesson_before_the_reveal(app, snap_compare):
 
 def test_lesson_after_the_reveal(app, snap_compare):
     assert snap_compare(app, terminal_size=SIZE, run_before=lesson_steps(reveal=True))
+
+
+def opened(lesson_id: str):
+    """Steps that open a lesson and wait for its live tensors."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson(lesson_id)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.pause()
+    return run_before
+
+
+def test_widest_built_in_formula(app, snap_compare):
+    """it-cross-entropy-kl's formula (41 columns) folded into aligned slices in its 35-column box."""
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened("it-cross-entropy-kl"))
+
+
+def test_reveal_of_a_slice(app, snap_compare):
+    """la-tensors' `embed[0, 1]` question: the header gives the slice's shape (8,) beside the whole
+    tensor's, uncut at 80 columns."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("la-tensors", 1)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_lesson_summary(app, snap_compare):
@@ -96,14 +118,7 @@ def zh_app(tmp_path):
 
 def test_lesson_in_chinese(zh_app, snap_compare):
     """Chinese prose wraps evenly between characters at 80 columns."""
-    async def run_before(pilot):
-        app = pilot.app
-        app.open_lesson("la-tensors")
-        await pilot.pause()
-        await wait_for_live(pilot, app.screen)
-        no_blinking(app.screen)
-        await pilot.pause()
-    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=opened("la-tensors"))
 
 
 def dashboard_steps(tab_presses: int):
@@ -119,7 +134,7 @@ def dashboard_steps(tab_presses: int):
             await pilot.press("f8")
             await pilot.pause()
         if tab_presses == 2:
-            await settle(pilot, lambda: screen.query_one("#attention-view").shown is not None, "the heatmap")
+            await wait_until(pilot, lambda: screen.query_one("#tab-attention").shown is not None, "the heatmap")
         await pilot.pause()
     return run_before
 

@@ -85,7 +85,7 @@ async def reveal_text(lesson: str, question: int, answer: str, size=(80, 24)) ->
 async def test_one_hot_reveal_shows_the_one_at_index_20_at_80_columns():
     first, after_end = await reveal_text("la-embedding-lookup", 1, "20")
     header = next(line for line in first.splitlines() if " 20 " in line)
-    row = next(line for line in first.splitlines() if line.startswith("▸ 0 '3'"))
+    row = next(line for line in first.splitlines() if line.startswith("▸"))   # show: the one-hot row alone
     column = header.index(" 20 ") + 2   # cells are right-aligned under their index
     assert row[column] == "1", first            # the 1 sits under its index
     assert "⋯" in row and "cols" in first       # and the hidden columns are said to be hidden
@@ -98,3 +98,19 @@ async def test_masked_softmax_reveal_marks_the_asked_row():
     marked = [line for line in first.splitlines() if line.startswith("▸")]
     assert len(marked) == 1 and marked[0].startswith("▸ 2 '4'"), first
     assert "query × key" in first
+
+
+def test_a_slice_reveal_heads_with_the_slice_shape_and_keeps_it_whole_at_80_columns():
+    """Before: `real embed[0, 1]  shape (2, 4, 8)` right after a `(8,)` answer, and the shape was
+    cut at the right edge when the name was long (Chinese at 80 columns)."""
+    tensors = {"embed": np.zeros((2, 4, 8)), "blocks.0.attn.masked_scores": np.zeros((2, 4, 7, 7))}
+    view = TensorView()
+    view.show(reveal_for(tensors, "embed[0, 1]", {}))
+    first = view.build(80).plain.split("\n")[0]
+    assert first == "real embed[0, 1]  shape (8,) (the whole tensor: (2, 4, 8))"
+    view.show(reveal_for(tensors, "blocks.0.attn.masked_scores[0, 0, 0, 3]", {}))
+    title, shape = view.build(50).plain.split("\n")[:2]
+    assert title == "real blocks.0.attn.masked_scores[0, 0, 0, 3]"
+    assert shape == "shape () (the whole tensor: (2, 4, 7, 7))"
+    view.show(reveal_for(tensors, "embed", {}))
+    assert view.build(80).plain.split("\n")[0] == "real embed  shape (2, 4, 8)"

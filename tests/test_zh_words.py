@@ -4,7 +4,9 @@ import pytest
 from textual.widgets import Button, Input, Select, Static
 
 from tutor.common.i18n import set_language
-from tutor.course.schema import NumberQuestion, ShapeQuestion, ValuesQuestion
+from tutor.grading.kinds.number import NumberQuestion
+from tutor.grading.kinds.shape import ShapeQuestion
+from tutor.grading.kinds.values import ValuesQuestion
 from tutor.grading.answers import AnswerError, parse_number, parse_shape
 from tutor.grading.attempts import Outcome
 from tutor.grading.number_format import tolerance_in_words

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tutor.course.catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_problems, \
     lesson_files, load_index, load_lesson
+from tutor.authoring.formula_width import formula_size_warnings
 from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.course.loader import LessonFileError, Problem, column_in_value, read_yaml, value_node
 from tutor.course.schema import Lesson
@@ -103,6 +104,7 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
         report.lessons.append(lesson.id)
         pinned = Pinned(path, read_yaml(path)[1])
         formula_ok = check_static(lesson, catalog, pinned)
+        report.warnings += formula_size_warnings(lesson, pinned) if formula_ok else []
         if live:
             from tutor.authoring.check_live import check_live
             from tutor.live.hub import ModelHub
@@ -118,8 +120,10 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             except Exception as error:   # a bug of ours must not hide the other lessons' results
                 pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
         report.problems += pinned.problems
+        report.warnings += pinned.warnings
     overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
-    errors, report.warnings = check_overlays(overlays, catalog)
+    errors, translation_warnings = check_overlays(overlays, catalog)
+    report.warnings += translation_warnings
     report.problems += errors
     report.translations = overlays
     # by file and line; "required field is missing" (always at 1:1) after the located problems
@@ -159,8 +163,8 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
     for i, concept in enumerate(lesson.concepts):
         if concept not in known:
             close = difflib.get_close_matches(concept, list(known), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "see the concepts: list in lessons/index.yaml"
-            pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}")
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}'tutor lessons concepts' lists them all")
     check_placeholder_syntax(lesson, pinned)
     check_choice_texts(lesson, pinned)
     return check_formula_text(lesson, pinned)

@@ -3,53 +3,18 @@
 For each question, the text a learner has seen before answering (the explanation, the
 formula's translation, earlier questions' prompts, hints and reveals, the question's own
 prompt and hints) is filled with the live numbers exactly as the screen fills it, and
-searched for the live answer in the forms people write it:
+searched for the live answer in the forms people write it.  No Textual, no torch: the live
+tensors arrive as numpy arrays.
 
-- a shape as a whole tuple: ``(2, 4, 8)``, ``[2, 4, 8]``, ``2x4x8``, ``2 × 4 × 8``; a 1-axis
-  shape only as ``(8,)``. A tuple inside ``name[...]`` is a probe index, not a shape.
-- a symbolic shape as a bracketed tuple of size names equal to the answer as a formula.
-- values as the whole sequence, in order, each within the question's tolerance.
-- a number at the precision it is shown: ``0.25`` gives away 0.2495 (it rounds to it, or is
-  within the tolerance), ``58%`` gives away 0.58, ``1/4`` gives away 0.25.
-- a choice by its text (at least 12 characters or 3 words), unless every choice is quoted.
-
-Small whole numbers are everywhere in prose as sizes, indices and counts ("row 2", "D = 8"),
-so a whole number written without a decimal point counts only when it is larger than 64,
-or when the text states it as a result (``= 3``, ``is 3``, ``sums to 1``) and not as a size
-(``D = 8``).  No Textual, no torch: the live tensors arrive as numpy arrays.
+Where an answer is written, and in which forms, is each question kind's ``shown_in`` hook (the
+searches are in tutor.grading.answer_text), so a new kind brings its own leak check.
 """
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
-from fractions import Fraction
-
-import numpy as np
 
 from tutor.course.placeholders import Placeholder, PlaceholderError, scan, value_of
-from tutor.course.schema import ChoiceQuestion, NumberQuestion, ShapeQuestion, SymbolicShapeQuestion, ValuesQuestion
-from tutor.grading.answers import AnswerError, parse_symbolic_shape
-from tutor.grading.symbolic import DISTINGUISHING_SIZES
-
-SMALL_WHOLE = 64              # whole numbers up to this are sizes, indices and counts in prose
-MIN_CHOICE_CHARS, MIN_CHOICE_WORDS = 12, 3
-RESULT_WORDS = re.compile(r"(?:=|≈|\bis|\bare|\bequals?|\bgives?|\bexactly|\bcomes out at)\s*$", re.I)
-# "the weights sum to 1" states a sum: it gives away a sum, not a count or an entry that is also 1
-SUM_WORDS = re.compile(r"(?:\bsums? to|\badds? up to|\badd up to|\btotals?)\s*(?:exactly\s*)?$", re.I)
-# "D = 8", "max_norm = 1": a size or setting the learner reasons from, not a result
-SIZE_ASSIGNMENT = re.compile(r"(?<![\w^])[A-Za-z_][\w]*\s*=\s*$")
-ZERO_RESULT = re.compile(r"(?:=|\bequals?|\bsums? to|\badds? up to|\badd up to|\btotals?)\s*$", re.I)
-RELATIVE_CLOSE = 0.2
-WHOLE_CLOSE = 0.05            # "variance 256" states 261.6; "≈ 58" states 57.67
-COUNTING = ("count_zero", "count_nonzero", "argmax", "argmin", "numel")
-EXPRESSION_GOES_ON = re.compile(r"\s*[-+−×·*/^]")   # "= 1 + 2 + …": a term, not a result
-_NUMBER = re.compile(
-    r"(?<![\w.^])(?:(?P<sign>[-−–+])\s?)?(?:(?P<inf>∞|inf(?:inity)?\b)|"
-    r"(?P<num>\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(?P<den>\d+)(?![\d.]))?(?:[eE](?P<exp>[-+−]?\d+))?(?P<pct>%)?)"
-    r"(?![\w]|\.\d)")
-_TUPLE = re.compile(r"(?<![\w\]])[(\[]\s*(?P<body>[^()\[\]]{1,80}?)\s*[)\]]")
-_TIMES = re.compile(r"(?<![\w.])\d+(?:\s*[x×]\s*\d+)+(?![\w.])")
+from tutor.grading.kinds import kind_of
 
 
 @dataclass(frozen=True)
@@ -67,16 +32,6 @@ class Leak:
         return (f"gives away the answer to question {self.question + 1} ({question.id!r}): {self.shown!r} is "
                 f"here, in {where}; reword it so the learner still has to predict (a live number belongs "
                 f"in that question's reveal)")
-
-
-@dataclass(frozen=True)
-class Written:
-    """A number as it appears in the text."""
-    start: int
-    end: int
-    value: float
-    whole: bool         # written as a plain whole number, no point, fraction, exponent or %
-    half_unit: float    # half a unit of its last shown digit
 
 
 def seen_before(lesson, index: int) -> list[tuple[tuple, str]]:
@@ -123,178 +78,10 @@ def raw_offset(offset: int, spans: list[tuple[int, int, int, int]]) -> int:
     return offset + delta
 
 
-def numbers_in(text: str) -> list[Written]:
-    found = []
-    for match in _NUMBER.finditer(text):
-        sign = -1.0 if match.group("sign") in ("-", "−", "–") else 1.0
-        if match.group("inf"):
-            found.append(Written(match.start(), match.end(), sign * math.inf, True, 0.0))
-            continue
-        digits, den, exp, pct = match.group("num"), match.group("den"), match.group("exp"), match.group("pct")
-        decimals = len(digits.partition(".")[2])
-        value = float(Fraction(digits) / (int(den) if den and int(den) else 1))
-        half = 0.5 * 10.0 ** -decimals if not den else 0.005 * value   # 1/4 states 0.2495
-        if exp:
-            scale = 10.0 ** int(exp.replace("−", "-"))
-            value, half = value * scale, half * scale
-        if pct:
-            value, half = value / 100, half / 100
-        whole = not (den or exp or pct or "." in digits)
-        found.append(Written(match.start(), match.end(), sign * value, whole, half if not whole else 0.0))
-    return found
-
-
-def _stated_as_result(text: str, written: Written, is_sum: bool = False) -> bool:
-    """'= 3', 'is 0' (and 'sums to 1' for a sum): stated, not asked ('how many are exactly 0?')
-    and not a size ('D = 8')."""
-    before = text[max(0, written.start - 24):written.start]
-    stated = RESULT_WORDS.search(before) or (is_sum and SUM_WORDS.search(before))
-    if not stated or SIZE_ASSIGNMENT.search(before):
-        return False
-    if EXPRESSION_GOES_ON.match(text, written.end):
-        return False
-    sentence_end = re.search(r"[.?!:;](?=\s|$)|\n\n|$", text[written.end:])
-    return not (sentence_end and sentence_end.group(0) == "?")
-
-
-def _whole(value: float) -> bool:
-    return abs(value - round(value)) <= 1e-6 * max(1.0, abs(value))
-
-
-def number_shown(text: str, value: float, is_sum: bool = False, counting: bool = False) -> Written | None:
-    """The first number in ``text`` that states ``value``: at the precision it is written, or
-    exactly when it is a whole number in a sentence that states a result."""
-    if math.isnan(value):
-        return None
-    for written in numbers_in(text):
-        if math.isinf(value) or math.isinf(written.value):
-            hit = written.value == value and _stated_as_result(text, written)
-        elif written.whole:
-            hit = _whole_shown(text, written, value, is_sum, counting)
-        else:
-            # "0.25" states 0.2495: it is the value rounded to the digits shown (and close: 0.01
-            # is not a statement of 0.007)
-            error = abs(written.value - value)
-            hit = error <= written.half_unit + 1e-12 and error <= RELATIVE_CLOSE * abs(value)
-        if hit:
-            return written
-    return None
-
-
-def _whole_shown(text: str, written: Written, value: float, is_sum: bool, counting: bool) -> bool:
-    """Whole numbers in prose are sizes, indices and counts: one states an answer only when it is
-    larger than SMALL_WHOLE or stated as a result; 0 only after '=', 'equals' or 'sums to';
-    and a 0-9 only states an answer that is itself whole ('≈ 58' may state 57.67, '1' not 0.99)."""
-    if _whole(value):
-        if written.value != round(value):
-            return False
-    elif abs(written.value) <= 9 or abs(written.value - value) > max(0.5, WHOLE_CLOSE * abs(value)):
-        return False
-    if SIZE_ASSIGNMENT.search(text[max(0, written.start - 24):written.start]):
-        return False   # "d_k = 256" is a size the learner reasons from, however large
-    if abs(written.value) > SMALL_WHOLE:
-        return True
-    if counting:
-        return False   # a count or an index: "e^0 = 1" and "row 2" say nothing about "how many"
-    if not _stated_as_result(text, written, is_sum):
-        return False
-    return written.value != 0 or bool(ZERO_RESULT.search(text[max(0, written.start - 24):written.start]))
-
-
-def _tuples(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, body) of bracketed groups and AxBxC products that are not probe indices."""
-    found = [(m.start(), m.end(), m.group("body")) for m in _TUPLE.finditer(text)]
-    found += [(m.start(), m.end(), m.group(0).replace("×", ",").replace("x", ",")) for m in _TIMES.finditer(text)]
-    return found
-
-
-def shape_shown(text: str, shape: tuple[int, ...]) -> tuple[int, int] | None:
-    if not shape:
-        return None
-    for start, end, body in _tuples(text):
-        parts = [p.strip() for p in body.split(",")]
-        trailing = parts and parts[-1] == ""
-        parts = [p for p in parts if p]
-        if not all(p.isdecimal() for p in parts) or tuple(int(p) for p in parts) != shape:
-            continue
-        if len(shape) == 1 and not trailing:
-            continue   # "(8)" is a size in brackets; a 1-axis shape is written (8,)
-        return start, end
-    return None
-
-
-def symbolic_shown(text: str, answer: str) -> tuple[int, int] | None:
-    for start, end, body in _tuples(text):
-        if not re.search(r"[A-Za-z]", body) or "," not in body:
-            continue
-        try:
-            if all(parse_symbolic_shape(body, sizes) == parse_symbolic_shape(answer, sizes) for sizes in DISTINGUISHING_SIZES):
-                return start, end
-        except AnswerError:
-            continue
-    return None
-
-
-def values_shown(text: str, values: np.ndarray, tolerance: float) -> tuple[int, int] | None:
-    values = np.asarray(values, dtype=float).ravel()
-    if values.size == 1:
-        hit = number_shown(text, float(values[0]))
-        return (hit.start, hit.end) if hit else None
-    numbers = numbers_in(text)
-    for k in range(len(numbers) - values.size + 1):
-        window = numbers[k:k + values.size]
-        gaps = [text[a.end:b.start] for a, b in zip(window, window[1:])]
-        if not all(re.fullmatch(r"\s*(?:[,;]|and)?\s*", gap) for gap in gaps):
-            continue
-        if all((w.value == v) if math.isinf(v) or math.isinf(w.value) else
-               abs(w.value - v) <= max(tolerance, w.half_unit) + 1e-9 for w, v in zip(window, values)):
-            # a whole sequence, each within the question's own tolerance: the learner could type it
-            return window[0].start, window[-1].end
-    return None
-
-
-def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s−∞.^/()+×÷·*-]", " ", text.lower()).split()).strip(" .")
-
-
-def choice_shown(text: str, question: ChoiceQuestion, answer: int) -> tuple[int, int] | None:
-    choice = question.choices[answer].strip()
-    try:
-        number = float(choice.replace("−", "-"))
-    except ValueError:
-        number = None
-    if number is not None:
-        hit = number_shown(text, number)
-        return (hit.start, hit.end) if hit else None
-    wanted = _normal(choice)
-    if len(wanted) < MIN_CHOICE_CHARS and len(wanted.split()) < MIN_CHOICE_WORDS:
-        return None
-    haystack = _normal(text)
-    if wanted not in haystack:
-        return None
-    others = [_normal(c) for i, c in enumerate(question.choices) if i != answer]
-    if others and all(o and o in haystack for o in others):
-        return None   # every choice is quoted: the text does not say which is right
-    words = r"\W+".join(re.escape(word) for word in re.findall(r"\w+", choice))
-    found = re.search(words, text, re.I) if words else None
-    return (found.start(), found.end()) if found else (0, len(choice))
-
 
 def answer_in(text: str, question, truth) -> tuple[int, int, str] | None:
     """(start, end, as shown) of the question's answer in ``text``, if it is given away there."""
-    hit = None
-    if isinstance(question, ShapeQuestion):
-        hit = shape_shown(text, truth.value)
-    elif isinstance(question, SymbolicShapeQuestion):
-        hit = symbolic_shown(text, question.answer)
-    elif isinstance(question, ValuesQuestion):
-        hit = values_shown(text, truth.value, question.tolerance)
-    elif isinstance(question, NumberQuestion):
-        found = number_shown(text, float(truth.value), is_sum=question.reduce == "sum",
-                             counting=question.reduce in COUNTING)
-        hit = (found.start, found.end) if found else None
-    elif isinstance(question, ChoiceQuestion):
-        hit = choice_shown(text, question, int(truth.value))
+    hit = kind_of(question).shown_in(question, text, truth)
     return (hit[0], hit[1], text[hit[0]:hit[1]]) if hit else None
 
 
@@ -304,12 +91,13 @@ def find_leaks(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
     shown: dict[tuple, tuple[str, list]] = {}   # each field filled once, though every later question rereads it
     for index, truth in truths.items():
         question = lesson.questions[index]
-        if any(_same_answer(question, truth, lesson.questions[j], truths[j]) for j in truths if j < index):
+        kind = kind_of(question)
+        if any(lesson.questions[j].kind == question.kind and
+               kind.same_answer(question, truth, lesson.questions[j], truths[j]) for j in truths if j < index):
             continue   # the learner predicted this very answer before: seeing it again gives nothing away
         for loc, raw in seen_before(lesson, index):
-            if isinstance(question, ChoiceQuestion) and loc == ("questions", index, "prompt"):
-                continue   # a prompt may name the options it offers
-
+            if kind.prompt_may_show and loc == ("questions", index, "prompt"):
+                continue
             if loc not in shown:
                 shown[loc] = filled(raw, tensors, sizes)
             text, spans = shown[loc]
@@ -317,17 +105,3 @@ def find_leaks(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
             if hit:
                 leaks.append(Leak(loc, raw_offset(hit[0], spans), index, hit[2]))
     return leaks
-
-
-def _same_answer(question, truth, earlier, earlier_truth) -> bool:
-    """Whether an earlier question had this same answer (a shape that stays, a count that repeats)."""
-    if type(question) is not type(earlier) or isinstance(question, ChoiceQuestion):
-        return False
-    if isinstance(question, SymbolicShapeQuestion):
-        return symbolic_shown(f"({earlier.answer.strip('()[] ')})", question.answer) is not None
-    try:
-        mine = np.asarray(truth.value, dtype=float).ravel()
-        theirs = np.asarray(earlier_truth.value, dtype=float).ravel()
-    except (TypeError, ValueError):
-        return False
-    return mine.shape == theirs.shape and bool(np.allclose(mine, theirs, rtol=1e-6, atol=1e-9, equal_nan=True))

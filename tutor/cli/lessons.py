@@ -46,6 +46,9 @@ def add_parser(commands) -> None:
                         help="also run every experiment and list its tensors with shapes (slower)")
     probes.set_defaults(func=run_lessons_probes)
 
+    concepts = sub.add_parser("concepts", help="list the concept ids a lesson's concepts: may name, by track")
+    concepts.set_defaults(func=run_lessons_concepts)
+
     docs = sub.add_parser("docs", help="show the lesson-format guide (every field, each question kind, the checks)",
                           description="Print the lesson-format guide that ships with tutor. "
                                       "--path prints where the file is instead.")
@@ -136,8 +139,12 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     if args.static:
         summary += " (static only: the live model was not run)"
     if report.translations:
-        count, warned = len(report.translations), len(report.warnings)
+        translations = {str(path) for path in report.translations}
+        count, warned = len(report.translations), sum(w.path in translations for w in report.warnings)
         print(f"checked {count} translation{'s' * (count != 1)}: {warned} warning{'s' * (warned != 1)}")
+    lesson_warnings = len(report.warnings) - sum(w.path in {str(p) for p in report.translations} for w in report.warnings)
+    if lesson_warnings:
+        summary += f" ({lesson_warnings} warning{'s' * (lesson_warnings != 1)})"
     if report.ok:
         print(f"{summary}: all valid")
         return 0
@@ -191,6 +198,23 @@ def run_lessons_new(args: argparse.Namespace) -> int:
           f"next: edit it (`tutor lessons docs` explains every field), then run\n"
           f"  tutor lessons check {path}\n"
           f"  tutor --lessons {args.dir}")
+    return 0
+
+
+def run_lessons_concepts(args: argparse.Namespace) -> int:
+    """The ids from lessons/index.yaml with what each means, grouped under their track (the id's
+    prefix), so an author picks one instead of guessing 'la.attention-bias'."""
+    from tutor.common.safe_text import one_line
+    from tutor.course.catalog import load_index
+
+    index = load_index()
+    width = max(map(len, index.concepts), default=0)
+    for track in index.tracks:
+        ids = [concept for concept in index.concepts if concept.split(".", 1)[0] == track.id]
+        if ids:
+            print(f"{track.id}  {one_line(track.title)}")
+            for concept in ids:
+                print(f"  {concept:<{width}}  {one_line(index.concepts[concept])}")
     return 0
 
 

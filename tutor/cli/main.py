@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 from pathlib import Path
 
@@ -73,3 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(_("interrupted"), file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return closed_pipe()
+
+
+def closed_pipe() -> int:
+    """The reader went away (`tutor lessons probes | head`): stop quietly, as cat does, with the
+    status a shell gives a command ended by SIGPIPE.  Python would also complain when it flushes
+    stdout at exit, so stdout now points at /dev/null."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass   # not a real file (a test's capture): nothing will flush into a closed pipe
+    return 128 + 13

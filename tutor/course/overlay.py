@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from tutor.common.wide_wrap import is_wide
-from tutor.course.fields import LongText, ShortText
+from tutor.grading.fields import LongText, ShortText
 from tutor.course.loader import LessonFileError, load_model_file
 from tutor.course.schema import ID_PATTERN, Lesson, Strict
 

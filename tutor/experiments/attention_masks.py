@@ -44,7 +44,7 @@ def padded_batch(tokens, pad_id: int):
                        "are 0), padding.causal_pattern (2, H, L, L) the softmax with the causal mask only, "
                        "padding.leak / padding.leak_masked (2, H, L) the weight each query puts on pad keys "
                        "without / with the padding mask, padding.empty_rows (2, L) 1 where a query may see "
-                       "no key at all")
+                       "no key at all", passes=1, copies=1)
 @one_torch_thread
 def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -43,7 +43,7 @@ def softmax_jacobian_norm(pattern):
                           "attn_scale.jacobian_raw / .jacobian_scaled (B, H, L) the Frobenius norm of each "
                           "row's softmax Jacobian diag(p) - p·pᵀ; means over the rows that see two keys or "
                           "more (query ≥ 1): attn_scale.mean_entropy_raw / _scaled, .mean_top_raw / _scaled, "
-                          ".mean_jacobian_raw / _scaled (1,)")
+                          ".mean_jacobian_raw / _scaled (1,)", passes=1, copies=1)
 @one_torch_thread
 def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -28,7 +28,7 @@ ETA = 0.5                 # curvature.eta: the learning rate of the one-step pre
                          f"(1,) = 2/λ, curvature.eta (1,) = {ETA:g}, curvature.predicted (1,) the quadratic "
                          "model L - η|g|² + η²·gᵀHg/2 of the loss after one gradient step of size η, "
                          "curvature.actual (1,) the loss after that step, curvature.predicted_drop / .actual_drop (1,) "
-                         "the two decreases L - predicted and L - actual")
+                         "the two decreases L - predicted and L - actual", passes=1, copies=1)
 @one_torch_thread
 def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -41,7 +41,8 @@ def run_first_blocks(model, tokens, depth: int):
                       "float64 copy: graphs.depth (N+1,) = 0..N, graphs.nodes (N+1,) the graph's nodes for "
                       "each depth (parameters count as one node each), graphs.per_block (1,) nodes one block "
                       "adds, graphs.nodes_long (1,) nodes at full depth for the input repeated to twice its "
-                      "length (within the block size), graphs.length / .length_long (1,) the two lengths")
+                      "length (within the block size), graphs.length / .length_long (1,) the two lengths",
+            passes=1, copies=1)
 @one_torch_thread
 def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -32,7 +32,7 @@ def real_gradients(context: ExperimentContext, double: bool):
                         "multiplied by, clipping.names (P,) 0..P-1 for the parameter tensors in model order, "
                         "clipping.tensor_before / .tensor_after (P,) each tensor's own gradient norm, "
                         "clipping.loss_x10 / .norm_x10 (1,) the same loss and gradient norm when the "
-                        "loss is multiplied by 10")
+                        "loss is multiplied by 10", passes=1, copies=1)
 @one_torch_thread
 def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -82,7 +82,7 @@ def _cast_back(values, dtype):
                                "percentile, median, largest |g|, with their signs) and .example_fp16 / "
                                ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
                                "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
-                               "relative error |b - g|/|g| on each")
+                               "relative error |b - g|/|g| on each", passes=1, copies=1)
 @one_torch_thread
 def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -4,6 +4,10 @@ A question names a slice (``blocks.0.attn.pattern[0, 0, 2]``); showing only that
 where it sits, and showing the tensor from its corner hides the slice.  So the reveal keeps
 the whole tensor, marks the asked cells (for ``argmax``/``argmin`` only the winning cell),
 and opens the view on them.  Axis names and token labels say what each index means.
+
+A question's ``show:`` is the author saying how much to show: the view is that slice and
+nothing else, because the rest of the tensor may be what a later question asks
+(``tutor.authoring.reveal_leaks`` checks that it is not).
 """
 from __future__ import annotations
 
@@ -37,6 +41,13 @@ class Reveal:
     focus: tuple[int, ...]             # the first asked cell: the view opens here
     token_labels: tuple[tuple[str, ...], ...] = ()   # one tuple per batch row
     title: str = ""                     # shown instead of the reference (experiments' names are internal)
+    asked_shape: tuple[int, ...] | None = None   # the slice's own shape, what a shape question asked about
+    view: tuple = ()                    # the index of the probe on screen: () the whole probe, else show:'s slice
+
+    @property
+    def sliced(self) -> bool:
+        """The question named a part of the tensor: its header gives both shapes."""
+        return self.asked_shape is not None and self.asked_shape != tuple(self.array.shape)
 
     @property
     def highlights(self) -> bool:
@@ -67,15 +78,29 @@ def axis_names(name: str, shape: tuple[int, ...], sizes: dict[str, int]) -> tupl
     return tuple(names)
 
 
+def question_reveal(question, truth_label: str, tensors: dict[str, np.ndarray], sizes: dict[str, int],
+                    token_labels=()) -> Reveal | None:
+    """What the screen shows after ``question`` is answered: its ``show:`` slice alone, or the
+    probe its truth came from, whole, with the asked cells marked."""
+    if question.show:   # a winner is marked when the view is the slice the question reduces
+        reduce = getattr(question, "reduce", None) if question.show == getattr(question, "probe", None) else None
+        return reveal_for(tensors, question.show, sizes, token_labels, reduce, limit=True)
+    return reveal_for(tensors, truth_label, sizes, token_labels, getattr(question, "reduce", None))
+
+
 def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, int],
-               token_labels=(), reduce: str | None = None) -> Reveal | None:
-    """The reveal of ``reference`` (a probe reference), or None when it names nothing to show."""
+               token_labels=(), reduce: str | None = None, limit: bool = False) -> Reveal | None:
+    """The reveal of ``reference`` (a probe reference), or None when it names nothing to show;
+    ``limit`` shows the slice alone instead of the whole probe."""
     if not reference:
         return None
     ref = parse_probe_ref(reference)
     if ref.name not in tensors:
         return None
     array = np.asarray(tensors[ref.name], dtype=float)
+    if limit and ref.index:
+        return _limited(array, ref, sizes, token_labels, reduce)
+    asked_shape = tuple(array[ref.index].shape) if array.ndim else None
     if array.ndim == 0:
         array = array.reshape(1)
     asked = np.zeros(array.shape, dtype=bool)
@@ -90,4 +115,30 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
         cells = winner[None]
     focus = tuple(int(i) for i in cells[0]) if len(cells) else (0,) * array.ndim
     labels = tuple(tuple(row) for row in token_labels)
-    return Reveal(array, reference, axis_names(ref.name, array.shape, sizes), asked, focus, labels)
+    return Reveal(array, reference, axis_names(ref.name, array.shape, sizes), asked, focus, labels,
+                  asked_shape=asked_shape)
+
+
+def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce: str | None) -> Reveal:
+    """The slice alone: the axes it keeps keep their names, and token labels follow the batch
+    rows it keeps (a position axis cut to a range loses its labels rather than mislabel them)."""
+    names = axis_names(ref.name, array.shape, sizes)
+    part = np.asarray(ref.select(array), dtype=float)                              # the show: slice
+    index = ref.index + (slice(None),) * (array.ndim - len(ref.index))
+    kept = tuple(name for name, step in zip(names, index) if not isinstance(step, int))
+    kept = tuple(f"axis {i}" if name.startswith("axis ") else name for i, name in enumerate(kept))   # renumbered
+    rows = tuple(tuple(row) for row in token_labels)
+    if "batch" in names and rows:
+        step = index[names.index("batch")]
+        rows = (rows[min(step, len(rows) - 1)],) if isinstance(step, int) else rows[step]
+    if part.ndim == 0:
+        part, kept = part.reshape(1), kept or ("axis 0",)
+    asked = np.ones(part.shape, dtype=bool)
+    focus = (0,) * part.ndim
+    if reduce in ("argmax", "argmin") and part.size:
+        finite = np.where(np.isnan(part), -np.inf if reduce == "argmax" else np.inf, part)
+        focus = tuple(int(i) for i in np.unravel_index(np.argmax(finite) if reduce == "argmax" else np.argmin(finite),
+                                                       part.shape))
+        asked[:] = False
+        asked[focus] = True
+    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index)

@@ -31,7 +31,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         Binding("f2,ctrl+l", "toggle_theme", N_("Theme")),
         # priority: an answer box would take ctrl+d (delete right); F3 works in any terminal
         Binding("f3,ctrl+d", "dashboard", N_("Dashboard"), priority=True),
-        Binding("f4", "toggle_language", N_("Language: 中文 / English"), show=False),
+        Binding("f4", "toggle_language", N_("Language: {languages}"), show=False),   # names from the catalogs
     ]
 
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,

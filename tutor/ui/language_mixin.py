@@ -4,11 +4,12 @@ Textual builds a class's key bindings once, when the class is defined, so their 
 written in English (marked ``N_``) and translated per instance by ``localize_bindings``;
 that way a language switch needs no re-import.  Switching rebuilds the roadmap from a
 catalog loaded in the new language (lessons come with their overlays), so every screen
-afterwards is in it; the open lesson is left, and reopens where it was from the roadmap.
+afterwards is in it.  An open lesson is kept (its question, typed answer, tries and reveal) and
+rewords itself; the roadmap under it rebuilds in the new language when it is shown again.
 """
 from __future__ import annotations
 
-from tutor.common.i18n import LANGUAGES, N_, SETTING, _, current_language, other_language, set_language
+from tutor.common.i18n import N_, SETTING, _, current_language, language_name, other_language, set_language
 from tutor.common.settings import save_setting
 from tutor.course.catalog import load_catalog
 from tutor.ui.localize import localize_bindings
@@ -22,8 +23,6 @@ class LanguageMixin:
         localize_bindings(self)
 
     def action_toggle_language(self) -> None:
-        from tutor.ui.screens.roadmap import RoadmapScreen
-
         code = set_language(other_language(current_language()))
         try:
             save_setting(self.settings_home, SETTING, code)
@@ -35,8 +34,12 @@ class LanguageMixin:
         dashboard = self.dashboard_screen(create=False)
         if dashboard is not None:
             dashboard.relabel()   # kept, not rebuilt: a training run lives in it
-        while len(self.screen_stack) > 2:   # Textual's default screen, then the roadmap
-            self.pop_screen()
-        self.switch_screen(RoadmapScreen(self.catalog))
+        lesson = self.screen if hasattr(self.screen, "change_language") else None
+        item = self.catalog.get(lesson.lesson.id) if lesson is not None else None
+        if item is not None:   # the learner stays in the lesson; the roadmap under it catches up when shown
+            lesson.change_language(item)
+        else:   # the roadmap, uncovered, rebuilds itself from the new catalog (RoadmapScreen.on_screen_resume)
+            self.show_roadmap()
+            self.screen.follow_catalog()
         self.notify(_("Language: {name}. Lessons without a translation are shown in English, marked [EN].")
-                    .format(name=LANGUAGES[code]), markup=False)
+                    .format(name=language_name(code)), markup=False)

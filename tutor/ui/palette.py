@@ -11,6 +11,8 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from tutor.common.i18n import language_names
+
 
 DASHBOARD_ACTIONS = (   # (name, tab, what to do there, help)
     ("train the model", "tab-train", "start", "start (or resume) training with the Train tab's choices · F5"),
@@ -34,8 +36,8 @@ def dashboard_action(app, tab: str, action: str) -> None:
         screen.query_one(TabbedContent).active = tab
         panel = screen.train_panel
         {"start": screen.action_start, "pause": screen.action_pause, "stop": screen.action_stop,
-         "shipped": panel.reset_to_shipped, "sample": screen.query_one("#sample-panel").sample,
-         "attention": screen.query_one("#attention-view").show}[action]()
+         "shipped": panel.reset_to_shipped, "sample": screen.query_one("#tab-sample").sample,
+         "attention": screen.query_one("#tab-attention").show}[action]()
 
     app.call_after_refresh(run)
 
@@ -52,7 +54,7 @@ class LessonCommands(Provider):
                   ("Stats: answers, accuracy, streak", app.action_open_stats, "how you are doing"),
                   ("Help: keys on every screen", app.action_help, "the same as ? or F1"),
                   ("Toggle light / dark theme", app.action_toggle_theme, "remembered for next time"),
-                  ("Language: 中文 / English", app.action_toggle_language, "F4; remembered for next time")]
+                  (f"Language: {language_names()}", app.action_toggle_language, "F4; remembered for next time")]
         found += [(f"Dashboard: {name}", partial(dashboard_action, app, tab, action), help_text)
                   for name, tab, action, help_text in DASHBOARD_ACTIONS]
         return found

@@ -1,16 +1,17 @@
 """The question kinds: ``kind`` in a lesson file -> the module that parses, computes, grades and nudges it.
 
-To add a kind: write its module here with a ``KIND``, add its question class to the union in
-:mod:`tutor.course.schema`, list it below, and document it in docs/lessons.md. Nothing else
-(the lesson screen, the checker, review) names a kind.
+To add a kind: write its module here with a ``KIND`` (its question class, its hooks, its leak
+search), list it below, and give docs/lessons.md a section with an example.  Nothing else names
+a kind: the lesson schema's question union, the lesson screen, the checker, the leak check,
+review and the registry-driven tests (tests/test_kinds.py) all reach it through ``KINDS``.
 """
 from __future__ import annotations
 
-from tutor.grading.kinds import choice, number, shape, symbolic_shape, values
+from tutor.grading.kinds import choice, formula, number, shape, symbolic_shape, values
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth
 
 KINDS: dict[str, QuestionKind] = {module.KIND.name: module.KIND
-                                  for module in (shape, values, number, choice, symbolic_shape)}
+                                  for module in (shape, values, number, choice, symbolic_shape, formula)}
 
 
 def kind_of(question) -> QuestionKind:

@@ -39,27 +39,53 @@ class AuthorProblem:
 
 @dataclass(frozen=True)
 class QuestionKind:
-    """One kind of question: read the learner's text, compute the truth, judge, nudge, check the author.
+    """One kind of question: its part of the lesson format, and how to read, compute, judge, nudge and check it.
 
-    parse(question, text, sizes) -> value        raises AnswerError on text it cannot read
+    question: the pydantic class of its questions (``kind: Literal[name]`` plus its own fields);
+        the lesson schema's question union is built from these
+    parse(question, text, sizes) -> value        raises AnswerError on text it cannot read (no try spent)
     truth(question, tensors, sizes) -> Truth      raises QuestionError when the lesson is wrong
     matches(question, given, truth) -> bool
     nudge(question, given, truth) -> str          after a wrong answer; never states the answer
+    shown_in(question, text, truth) -> (start, end) | None   where ``text`` gives the answer away (the
+        leak check); required, so that no kind goes unchecked
     closeness(question, truth) -> str             how near counts, in words ('to 2 decimals'); '' if exact by nature
     check_answer(question, truth, tensors, sizes, own_sizes) -> [AuthorProblem]   the live checker's hook
     nonfinite(question, truth) -> bool            the truth holds nan/inf the question does not declare
     attempt_cap(question) -> int | None           most tries that still test anything (choices: one fewer than options)
+    same_answer(question, truth, earlier, earlier_truth) -> bool   an earlier question of this kind had the
+        same answer, so seeing it again gives nothing away (default: equal values)
+    prompt_may_show: the question's own prompt may hold the answer (a choice names its options)
+    wants_distinct_sizes(question) -> bool        check it on sizes that are all different (L != D_head)
+    preview(question, text) -> str | None         shown under the answer box while typing; None: no preview
     """
 
     name: str
+    question: type
     parse: Callable
     truth: Callable
     matches: Callable
     nudge: Callable
+    shown_in: Callable
     closeness: Callable = field(default=lambda question, truth: "")
     check_answer: Callable = field(default=lambda question, truth, tensors, sizes, own_sizes: [])
     nonfinite: Callable = field(default=lambda question, truth: False)
     attempt_cap: Callable = field(default=lambda question: None)
+    same_answer: Callable = field(default=lambda question, truth, earlier, earlier_truth:
+                                  same_values(truth.value, earlier_truth.value))
+    prompt_may_show: bool = False
+    wants_distinct_sizes: Callable = field(default=lambda question: False)
+    preview: Callable = field(default=lambda question, text: None)
+
+
+def same_values(mine, theirs) -> bool:
+    """Equal numbers (shapes, values, counts): a shape that stays, a count that repeats."""
+    try:
+        mine = np.asarray(mine, dtype=float).ravel()
+        theirs = np.asarray(theirs, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return False
+    return mine.shape == theirs.shape and bool(np.allclose(mine, theirs, rtol=1e-6, atol=1e-9, equal_nan=True))
 
 
 def with_reveal(question, tensors: Tensors, value, display: str, array: np.ndarray | None, label: str) -> Truth:

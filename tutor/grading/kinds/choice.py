@@ -9,9 +9,14 @@ the weights, ``answer:`` gives a rule over the live tensors instead (documented 
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import Annotated, Literal, Union
 
+import numpy as np
+from pydantic import Field, model_validator
+
+from tutor.grading.answer_text import choice_shown
 from tutor.grading.answers import parse_choice
+from tutor.grading.fields import ProbeRefText, QuestionBase, Reducer, ShortText, Strict
 from tutor.grading.kinds.base import QuestionKind, Truth, with_reveal
 from tutor.grading.tensor_access import QuestionError, probe_slice, reduce_slice
 
@@ -20,6 +25,76 @@ COMPARISONS = {
     "at_most": lambda value, x: value <= x, "at_least": lambda value, x: value >= x,
     "equals": lambda value, x: value == x,
 }
+
+ChoiceIndex = Annotated[int, Field(ge=0, le=7)]
+
+
+class ArgmaxRule(Strict):
+    """The choice whose value in the slice is largest (the slice holds one value per choice)."""
+    argmax: ProbeRefText
+
+
+class ArgminRule(Strict):
+    argmin: ProbeRefText
+
+
+class SignRule(Strict):
+    """`positive` when the (reduced) value is above 0, `negative` below, `zero` (else `negative`) at 0."""
+    sign: ProbeRefText
+    reduce: Reducer = "value"
+    positive: ChoiceIndex
+    negative: ChoiceIndex
+    zero: ChoiceIndex | None = None
+
+
+class RuleCase(Strict):
+    probe: ProbeRefText
+    reduce: Reducer = "value"
+    below: float | None = None
+    above: float | None = None
+    at_most: float | None = None
+    at_least: float | None = None
+    equals: float | None = None
+    choice: ChoiceIndex
+
+    @model_validator(mode="after")
+    def _one_comparison(self):
+        given = [n for n in COMPARISONS if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError("a case compares once: give exactly one of below, above, at_most, at_least, equals")
+        return self
+
+
+class CasesRule(Strict):
+    """The first case that holds picks its choice; `otherwise` when none does."""
+    cases: list[RuleCase] = Field(min_length=1, max_length=8)
+    otherwise: ChoiceIndex
+
+
+AnswerRule = Union[ArgmaxRule, ArgminRule, SignRule, CasesRule]
+
+
+def _rule_choices(rule) -> list[int]:
+    if isinstance(rule, SignRule):
+        return [i for i in (rule.positive, rule.negative, rule.zero) if i is not None]
+    if isinstance(rule, CasesRule):
+        return [case.choice for case in rule.cases] + [rule.otherwise]
+    return []
+
+
+class ChoiceQuestion(QuestionBase):
+    kind: Literal["choice"]
+    choices: list[ShortText] = Field(min_length=2, max_length=8)
+    # a fixed index (counting from 0) only where the answer cannot depend on the weights
+    answer: Union[Annotated[int, Field(ge=0)], AnswerRule]
+
+    @model_validator(mode="after")
+    def _answer_in_range(self):
+        indices = [self.answer] if isinstance(self.answer, int) else _rule_choices(self.answer)
+        for index in indices:
+            if index >= len(self.choices):
+                raise ValueError(f"answer {index} is not one of the {len(self.choices)} choices (count from 0)")
+        return self
 
 
 def rule_probe(rule) -> str | None:
@@ -74,9 +149,13 @@ def truth(question, tensors, sizes) -> Truth:
 
 KIND = QuestionKind(
     name="choice",
+    question=ChoiceQuestion,
     parse=lambda question, text, sizes: parse_choice(text, question.choices),
     truth=truth,
     matches=lambda question, given, truth: given == truth.value,
     nudge=lambda question, given, truth: "",
     attempt_cap=lambda question: max(1, len(question.choices) - 1),   # else trying every option wins
+    shown_in=lambda question, text, truth: choice_shown(text, question.choices, int(truth.value)),
+    prompt_may_show=True,                          # a prompt may name the options it offers
+    same_answer=lambda question, truth, earlier, earlier_truth: False,   # the same index is another statement
 )

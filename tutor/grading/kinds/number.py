@@ -7,11 +7,35 @@ import numpy as np
 
 from tutor.common.i18n import _
 
+from typing import Literal, Union
+
+from pydantic import Field, model_validator
+
+from tutor.grading.answer_text import number_shown
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.grading.compare import absolute_tolerance, close
+from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.number_format import format_number, tolerance_in_words
 from tutor.grading.tensor_access import probe_slice, reduce_slice
+
+COUNTING = ("count_zero", "count_nonzero", "argmax", "argmin", "numel")
+
+
+class NumberQuestion(QuestionBase):
+    kind: Literal["number"]
+    probe: OptionalProbeRef = None
+    reduce: Reducer = "value"
+    tolerance: float = Field(0.05, ge=0, le=1e6, allow_inf_nan=False)
+    relative: bool = False
+    answer: Union[float, str, None] = None
+    nonfinite: bool = False   # the truth may be nan or ±inf on purpose
+
+    @model_validator(mode="after")
+    def _needs_a_source(self):
+        if self.probe is None and self.answer is None:
+            raise ValueError("a number question needs a probe (preferred) or an answer")
+        return self
 
 
 def truth(question, tensors, sizes) -> Truth:
@@ -49,6 +73,19 @@ def direction_nudge(given: float, expected: float) -> str:
     return _("Too high.") if given > expected else _("Too low.")
 
 
+# An index (argmax/argmin) among this many candidates or fewer is found by bisection in the usual
+# three tries (1 + 2 + 4 = 7) if each wrong try says "too high" or "too low": there the direction
+# would replace looking at the values, so a wrong index hears only that it is wrong.
+BISECTABLE = 2 ** 3 - 1
+
+
+def nudge(question, given: float, truth: Truth) -> str:
+    index = getattr(question, "reduce", None) in ("argmax", "argmin")
+    if index and truth.tensor is not None and np.size(truth.tensor) <= BISECTABLE:
+        return _("Not that index; compare the values it is chosen from again.")
+    return direction_nudge(given, float(truth.value))
+
+
 def closeness(question, truth: Truth) -> str:
     return tolerance_in_words(question.tolerance, question.relative, float(truth.value))
 
@@ -67,17 +104,26 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
                           f"(tolerance {format_number(_tolerance(question, float(truth.value)))})")]
 
 
+def shown_in(question, text: str, truth: Truth) -> tuple[int, int] | None:
+    """A sum may be stated by 'sums to 1'; a count or an index is never a small whole number in prose."""
+    found = number_shown(text, float(truth.value), is_sum=question.reduce == "sum",
+                         counting=question.reduce in COUNTING)
+    return (found.start, found.end) if found else None
+
+
 def nonfinite(question, truth: Truth) -> bool:
     return not question.nonfinite and not np.isfinite(float(truth.value))
 
 
 KIND = QuestionKind(
     name="number",
+    question=NumberQuestion,
     parse=lambda question, text, sizes: parse_number(text),
     truth=truth,
     matches=matches,
-    nudge=lambda question, given, truth: direction_nudge(given, float(truth.value)),
+    nudge=nudge,
     closeness=closeness,
     check_answer=check_answer,
     nonfinite=nonfinite,
+    shown_in=shown_in,
 )

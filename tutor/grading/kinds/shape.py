@@ -1,9 +1,21 @@
 """kind: shape — the learner predicts a probe's concrete shape, e.g. (1, 4, 4, 4)."""
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from tutor.grading.answer_text import shape_shown
 from tutor.grading.answers import parse_shape
+from tutor.grading.fields import ProbeRefText, QuestionBase
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
 from tutor.grading.tensor_access import probe_slice
+
+
+class ShapeQuestion(QuestionBase):
+    kind: Literal["shape"]
+    probe: ProbeRefText
+    answer: list[Annotated[int, Field(ge=0)]] | None = None
 
 
 def truth(question, tensors, sizes) -> Truth:
@@ -21,9 +33,11 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
 
 KIND = QuestionKind(
     name="shape",
+    question=ShapeQuestion,
     parse=lambda question, text, sizes: parse_shape(text),
     truth=truth,
     matches=lambda question, given, truth: given == truth.value,
     nudge=lambda question, given, truth: shape_nudge(given, truth.value),
     check_answer=check_answer,
+    shown_in=lambda question, text, truth: shape_shown(text, truth.value),
 )

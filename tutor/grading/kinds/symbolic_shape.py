@@ -6,11 +6,23 @@ agree on the lesson's sizes (H = 1) is still wrong.
 """
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
+from pydantic import Field
+
 from tutor.common.i18n import _
+from tutor.grading.answer_text import symbolic_shown
 from tutor.grading.answers import parse_symbolic_shape
+from tutor.grading.fields import OptionalProbeRef, QuestionBase
 from tutor.grading.symbolic import same_symbolic_shape
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
 from tutor.grading.tensor_access import probe_slice
+
+
+class SymbolicShapeQuestion(QuestionBase):
+    kind: Literal["symbolic_shape"]
+    answer: Annotated[str, Field(min_length=2, max_length=100)]
+    probe: OptionalProbeRef = None   # checked by substituting the lesson's sizes
 
 
 class Given(tuple):
@@ -54,9 +66,16 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
 
 KIND = QuestionKind(
     name="symbolic_shape",
+    question=SymbolicShapeQuestion,
     parse=parse,
     truth=truth,
     matches=matches,
     nudge=nudge,
     check_answer=check_answer,
+    shown_in=lambda question, text, truth: symbolic_shown(text, question.answer),
+    # an earlier answer equal as a formula ((B, H, L, D/H) after (B, H, L, D_head)) was predicted already
+    same_answer=lambda question, truth, earlier, earlier_truth:
+        symbolic_shown(f"({earlier.answer.strip('()[] ')})", question.answer) is not None,
+    # a shape right only because two sizes are equal (H = 1, L = D_head) must fail on some variant
+    wants_distinct_sizes=lambda question: question.probe is not None,
 )

@@ -5,14 +5,28 @@ import numpy as np
 
 from tutor.common.i18n import _
 
+from typing import Literal, Union
+
+from pydantic import Field
+
+from tutor.grading.answer_text import values_shown
 from tutor.grading.answers import AnswerError, parse_number, parse_values
 from tutor.grading.compare import all_close, close
+from tutor.grading.fields import ProbeRefText, QuestionBase
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.kinds.number import direction_nudge
 from tutor.grading.number_format import format_number, format_values, tolerance_in_words
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
 MAX_VALUES = 64   # more than a learner can reasonably type
+
+
+class ValuesQuestion(QuestionBase):
+    kind: Literal["values"]
+    probe: ProbeRefText
+    tolerance: float = Field(0.05, ge=0, le=100, allow_inf_nan=False)
+    answer: list[Union[float, str]] | None = None
+    nonfinite: bool = False   # the truth may hold nan or ±inf on purpose (e.g. masked scores)
 
 
 def truth(question, tensors, sizes) -> Truth:
@@ -69,12 +83,14 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
 
 KIND = QuestionKind(
     name="values",
+    question=ValuesQuestion,
     parse=lambda question, text, sizes: parse_values(text),
     truth=truth,
     matches=matches,
     nudge=nudge,
     closeness=lambda question, truth: tolerance_in_words(question.tolerance, False),
     check_answer=check_answer,
+    shown_in=lambda question, text, truth: values_shown(text, truth.value, question.tolerance),
     nonfinite=lambda question, truth: not question.nonfinite and
     not bool(np.all(np.isfinite(np.asarray(truth.value, dtype=float)))),
 )

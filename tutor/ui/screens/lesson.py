@@ -20,18 +20,20 @@ from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import preview
 from tutor.grading.attempts import Encounter
-from tutor.grading.kinds import allowed_attempts
 from tutor.progress.records import Mode
 from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
-from tutor.ui.screens.lesson_quiz import QuizMixin, tries
+from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
+from tutor.ui.widgets.answer_preview import AnswerPreview
+from tutor.ui.widgets.formula_box import FormulaBox
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
 
 __all__ = ["LessonScreen", "reflow"]
 
 QUIZ_MIN_LINES = 6   # the question's first line, the answer box and a line of feedback
+QUIZ_ASKING_LINES = 7   # the quiz pane before an answer: its rule, a two-line question, the answer box
 
 
 class QuizPane(VerticalScroll, inherit_bindings=False):
@@ -59,9 +61,39 @@ class RevealRow(Horizontal):
             self.screen.show_reveal()
 
 
+class RevealTable(TensorView):
+    """The reveal's table as the lesson uses it: Tab into it to look around, then Enter moves on as
+    it does in the answer box, and the footer names the key back to the answer box."""
+
+    BINDINGS = [
+        Binding("enter", "screen.move_on", N_("Next"), show=False),
+        Binding("shift+tab", "screen.focus_answer", N_("Answer box")),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        localize_bindings(self)
+
+
 class LessonScreen(LiveMixin, QuizMixin, Screen):
     wanted_mode = Mode.SCORED   # a question not yet resolved is scored; Review asks for review
-    DEFAULT_CSS = "#choices { height: auto; max-height: 10; margin: 0; }"
+    DEFAULT_CSS = """
+    LessonScreen { overflow: hidden; }   /* the panes scroll, never the screen (its scrollbar would shift every line) */
+    #lesson-body { height: 1fr; min-height: 1; padding: 0 1; }
+    #live-status { border-left: thick $primary; padding-left: 1; margin: 1 0; }
+    #formula-row { height: auto; max-height: 12; padding: 0 1; border-top: hkey $primary; }
+    #formula { border: round $accent; padding: 0 1; width: auto; min-width: 9; max-width: 50%; height: auto; }
+    #formula-side { width: 1fr; height: auto; padding-left: 1; }
+    #translation { color: $text-muted; }
+    #formula-check { display: none; }   /* until the live tensors have checked the formula */
+    #quiz { height: auto; max-height: 65%; border-top: hkey $primary; padding: 0 1; }   /* until fit_quiz measures */
+    #answer { margin: 0; }
+    #choices { height: auto; max-height: 10; margin: 0; }
+    #feedback, #hints { margin: 0 1; }
+    #reveal { height: auto; }
+    #your-answer { width: 1fr; min-width: 20; padding: 0 1; border: round $secondary; height: auto; }
+    #real-tensor { width: 3fr; padding: 0 1; height: auto; }
+    """
     BINDINGS = [
         Binding("escape", "back", N_("Roadmap")),
         Binding("ctrl+t", "hint", N_("Hint")),
@@ -101,19 +133,20 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
                          id="live-status")
             yield Static(Prose(reflow(preview(lesson.explanation))), id="explanation")
         with FormulaRow(id="formula-row"):
-            yield Static(Text(lesson.formula.expr), id="formula")
+            yield FormulaBox(lesson.formula.expr, id="formula")
             with Vertical(id="formula-side"):
                 yield Static(Prose(_("In words: ") + preview(lesson.formula.translation)), id="translation")
                 yield Static(id="formula-check")
         with QuizPane(id="quiz"):
             yield Static(id="question")
             yield AnswerInput(placeholder=_("your prediction, then Enter"), id="answer")   # capped, keys in order
+            yield AnswerPreview(id="answer-preview")   # how a formula being typed reads (the kind's preview hook)
             yield OptionList(id="choices")
             yield Static(id="feedback")
             yield Static(id="hints")
             with RevealRow(id="reveal"):
                 yield Static(id="your-answer")
-                yield TensorView(id="real-tensor")
+                yield RevealTable(id="real-tensor")
         yield Footer(show_command_palette=False)   # room for the lesson's keys at 80 columns; ctrl+p still works
 
     def on_mount(self) -> None:
@@ -134,6 +167,19 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         push its last lines under the footer when the formula is tall."""
         used = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer", "#formula-row"))
         self.query_one("#quiz").styles.max_height = max(QUIZ_MIN_LINES, self.size.height - used - 1)
+        self.fit_formula()
+
+    def fit_formula(self) -> None:
+        """A tall formula may take what is left once the prose shows its first explanation line
+        and the quiz its question and answer box; beyond that the box draws the formula on one line.
+        Sized from the pane before an answer, so the formula does not change shape on answering."""
+        row, box = self.query_one("#formula-row"), self.query_one("#formula", FormulaBox)
+        chrome = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer"))
+        prose = self.query_one("#explanation").virtual_region.y + 1   # title, weights and input, one line
+        rows = self.size.height - chrome - QUIZ_ASKING_LINES - prose - row.styles.gutter.height - box.styles.gutter.height
+        if row.styles.max_height is not None:
+            rows = min(rows, int(row.styles.max_height.value) - row.styles.gutter.height - box.styles.gutter.height)
+        box.max_rows = rows
 
     @property
     def question(self):
@@ -141,13 +187,26 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
     def show_question(self) -> None:
         self.remember_position()
+        self.continue_record()
+        self.acted = False
+        self.shown_at = self.app.clock() if self.live is not None else None
+        self.show_prompt()
+        self.feedback("")
+        self.say("#hints", "")
+        self.query_one("#your-answer", Static).update("")
+        self.query_one("#real-tensor", TensorView).clear()
+        self.preview_answer(self.query_one("#answer", Input).value)
+        self.query_one("#reveal").display = False   # nothing to compare yet
+        self.show_record()
+        self.model_changed()   # weights replaced while the learner was on the last question
+
+    def show_prompt(self) -> None:
+        """The question's line (and its choices), in the lesson's language; the attempt state and the
+        question's record stay as they are (F4 rewords them, it does not show the question again)."""
         total = len(self.lesson.questions)
         text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
                     style="bold")
         text.append(self.live_text(self.question.prompt))
-        self.continue_record()
-        self.acted = False
-        self.shown_at = self.app.clock() if self.live is not None else None
         if self.mode is Mode.PRACTICE:
             text.append("\n  " + _("Practice: this question is already scored; answers here are graded but "
                                    "change neither your score nor review."), style="bold magenta")
@@ -156,33 +215,23 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             text.append("\n  " + _("sizes now: {sizes} · ctrl+r draws new ones").format(sizes=self.live.variant),
                         style="italic")
         self.query_one("#question", Static).update(Prose(text))
-        self.feedback("")
-        self.say("#hints", "")
-        self.query_one("#your-answer", Static).update("")
-        self.query_one("#real-tensor", TensorView).clear()
-        self.query_one("#reveal").display = False   # nothing to compare yet
-        self.show_record()
-        self.model_changed()   # weights replaced while the learner was on the last question
 
-    def continue_record(self) -> None:
-        """The question's encounter from its record, however it came back on screen (a restart, Escape
-        and reopen, Ctrl+N/B, Ctrl+R, a reload, new weights): tries and hints used stay used."""
-        allowed = allowed_attempts(self.question, self.lesson.attempts)
-        self.mode, self.encounter, _record = self.app.progress.question(
-            self.lesson.id, self.question.id, self.wanted_mode, allowed)
-        if self.mode is not Mode.PRACTICE and self.encounter.revealed:   # tries left over from more allowed
-            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, allowed, None)
-            self.mode, self.encounter, _record = self.app.progress.question(
-                self.lesson.id, self.question.id, self.wanted_mode, allowed)
-
-    def show_record(self) -> None:
-        """Say what is already used of an open question, and show the hints already seen."""
-        encounter = self.encounter
-        if encounter.hints_used and self.question.hints:
-            self.show_hints(min(encounter.hints_used, len(self.question.hints)))
-        if encounter.results:
-            self.feedback(Text(_("You have already tried this question: {tries} left. Your first attempt "
-                                 "still counts.").format(tries=tries(encounter.attempts_left)), style="yellow"))
+    def change_language(self, item: LoadedLesson) -> None:
+        """F4 while in the lesson: the same lesson (from the catalog in the new language), question,
+        typed answer, tries and reveal; only the words change.  What was already said under the
+        answer box (a verdict, hints) stays in the language it was said in.  The question's record is
+        not asked for again: the encounter on screen goes on."""
+        self.item, self.lesson = item, item.lesson
+        localize_bindings(self)
+        localize_bindings(self.query_one("#real-tensor", RevealTable))
+        self.title = self.lesson.title
+        self.query_one("#lesson-title", Static).update(Prose(Text(self.lesson.title, style="bold")))
+        self.query_one("#answer", Input).placeholder = _("your prediction, then Enter")
+        if self.live is not None:
+            self.show_live_status()
+        self.show_texts()
+        self.show_prompt()
+        self.refresh_bindings()
 
     def remember_position(self) -> None:
         """Saved on every question change, so 'tutor' reopens here next time."""
@@ -205,6 +254,14 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         summary = summarize(self.lesson.id, self.lesson.title, ids, counts, now - self.opened_at,
                             self.app.review_due_for(self.lesson.id, ids), self.app.catalog)
         self.app.push_screen(LessonSummaryScreen(summary, now))
+
+    def action_focus_answer(self) -> None:
+        self.query_one("#answer", Input).focus()
+
+    def action_move_on(self) -> None:
+        """Enter in the reveal table: what Enter in the answer box does after a reveal."""
+        self.action_focus_answer()
+        self.action_next_question()
 
     def action_previous_question(self) -> None:
         if self.question_index > 0:

@@ -17,6 +17,7 @@ from tutor.course.placeholders import fill_report, lesson_problems, preview, sho
 from tutor.live.weights_label import localized_label
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.ui.reload_check import problems_text
+from tutor.ui.widgets.formula_box import FormulaBox
 from tutor.ui.widgets.prose import Prose
 
 
@@ -72,10 +73,17 @@ class LiveMixin:
         if message.generation != self.generation:
             return   # computed for a version of the lesson that has since been reloaded
         self.live = live = message.live
-        self.query_one("#formula", Static).update(Text(message.formula_text))
+        self.query_one("#formula", FormulaBox).show(message.formula_text, self.lesson.formula.expr)
         mark = formula_mark(message.check)
         self.query_one("#formula-check", Static).update(mark)
         self.query_one("#formula-check").display = bool(mark.plain)
+        self.show_live_status()
+        self.show_texts()
+        self.show_question()
+
+    def show_live_status(self) -> None:
+        """Which weights and input the tensors come from, and any live number that could not be filled."""
+        live = self.live
         status = Text()
         status.append(_("Weights: "), style="bold")
         status.append(localized_label(live.weights_label) + "\n")
@@ -91,8 +99,6 @@ class LiveMixin:
         if self.check_problems:
             status.append("\n" + problems_text(self.check_problems), style="bold red")
         self.status(status)
-        self.show_texts()
-        self.show_question()
 
     def on_live_failed(self, message: LiveFailed) -> None:
         if message.generation != self.generation:
@@ -103,6 +109,7 @@ class LiveMixin:
     def status(self, text: Text | str) -> None:
         """The line above the explanation: which weights and input, or what went wrong."""
         self.query_one("#live-status", Static).update(Prose(text))
+        self.call_after_refresh(self.fit_formula)   # a longer status leaves the formula fewer rows
 
     def live_text(self, text: str) -> str:
         """Lesson text with its {{ placeholders }}: … until the live tensors arrive, then their values."""
@@ -140,7 +147,7 @@ class LiveMixin:
         self.question_index = min(self.question_index, len(self.lesson.questions) - 1)
         self.title = self.lesson.title
         self.query_one("#lesson-title", Static).update(Prose(Text(self.lesson.title, style="bold")))
-        self.query_one("#formula", Static).update(Text(self.lesson.formula.expr))
+        self.query_one("#formula", FormulaBox).show(self.lesson.formula.expr, self.lesson.formula.expr)
         self.query_one("#formula-check").display = False
         self.live = None
         self.show_texts()

@@ -1,7 +1,7 @@
 """The lesson screen's question loop: predict, try again, then reveal (a mixin of ``LessonScreen``).
 
 An :class:`~tutor.grading.attempts.Encounter` holds the state of the question on screen, continued
-from the question's record (``LessonScreen.continue_record``). Every graded try goes to
+from the question's record (``continue_record``). Every graded try goes to
 ``app.progress`` as one :class:`~tutor.progress.records.Answer` before its verdict is shown, and
 the store resolves the record when the encounter ends (a right answer, a give-up, or the last
 allowed try). After the reveal Enter moves on; a resolved question shown again is practice,
@@ -17,10 +17,11 @@ from textual.widgets import Input, OptionList, Static
 
 from tutor.common.i18n import _, ngettext
 from tutor.grading.answers import AnswerError
-from tutor.grading.kinds import Truth
+from tutor.grading.kinds import Truth, allowed_attempts, kind_of
 from tutor.grading.quiz import QuestionError, grade, truth_for
-from tutor.grading.reveal_focus import reveal_for
+from tutor.grading.reveal_focus import question_reveal
 from tutor.progress.records import Answer, Mode
+from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
 
@@ -34,6 +35,26 @@ def tries(count: int) -> str:
 
 
 class QuizMixin:
+    def continue_record(self) -> None:
+        """The question's encounter from its record, however it came back on screen (a restart, Escape
+        and reopen, Ctrl+N/B, Ctrl+R, a reload, new weights): tries and hints used stay used."""
+        allowed = allowed_attempts(self.question, self.lesson.attempts)
+        self.mode, self.encounter, _record = self.app.progress.question(
+            self.lesson.id, self.question.id, self.wanted_mode, allowed)
+        if self.mode is not Mode.PRACTICE and self.encounter.revealed:   # tries left over from more allowed
+            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, allowed, None)
+            self.mode, self.encounter, _record = self.app.progress.question(
+                self.lesson.id, self.question.id, self.wanted_mode, allowed)
+
+    def show_record(self) -> None:
+        """Say what is already used of an open question, and show the hints already seen."""
+        encounter = self.encounter
+        if encounter.hints_used and self.question.hints:
+            self.show_hints(min(encounter.hints_used, len(self.question.hints)))
+        if encounter.results:
+            self.feedback(Text(_("You have already tried this question: {tries} left. Your first attempt "
+                                 "still counts.").format(tries=tries(encounter.attempts_left)), style="yellow"))
+
     def show_choices(self) -> None:
         """A choice question's options as a list to pick from (Tab, arrows, Enter); letters still work."""
         options = self.query_one("#choices", OptionList)
@@ -48,6 +69,14 @@ class QuizMixin:
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.submit(event.value)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.preview_answer(event.value)
+
+    def preview_answer(self, text: str) -> None:
+        """The question kind's preview of the text being typed (a formula as it reads), none after the reveal."""
+        preview = None if self.encounter.revealed else kind_of(self.question).preview(self.question, text)
+        self.query_one("#answer-preview", AnswerPreview).show(preview)
 
     def feedback(self, text: Text | str) -> None:
         self.say("#feedback", text)
@@ -89,6 +118,7 @@ class QuizMixin:
                                                                  "answer.").format(feedback=result.feedback),
                                                         style="bold red")))
         else:
+            answer_box.offer_for_replacing()
             left = self.encounter.attempts_left
             verdict = self.labelled(Text("✗ " + result.feedback, style="bold red"))
             verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
@@ -145,6 +175,8 @@ class QuizMixin:
         """Show the real answer (the store has already resolved the record, or this was practice)."""
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
+        if self.lesson.model.vary:   # the question, which shows them, may have scrolled away on a small screen
+            verdict.append("\n" + _("sizes: {sizes}").format(sizes=self.live.variant), style="italic")
         verdict.append("\n" + self.enter_goes_to(), style="dim")
         self.feedback(verdict)
         self.query_one("#answer", Input).value = ""
@@ -154,8 +186,8 @@ class QuizMixin:
         self.query_one("#your-answer", Static).update(
             Group(Text(_("Your answer"), style="bold"), yours, Text(_("Expected"), style="bold"), Text(truth.display)))
         if truth.tensor is not None:
-            reduce = None if self.question.show else getattr(self.question, "reduce", None)
-            reveal = reveal_for(self.live.tensors, truth.tensor_label, self.live.sizes, self.live.token_labels, reduce)
+            reveal = question_reveal(self.question, truth.tensor_label, self.live.tensors, self.live.sizes,
+                                     self.live.token_labels)
             if reveal is not None:
                 reveal = dataclasses.replace(reveal, title=self.reveal_title(truth.tensor_label))
             self.query_one("#real-tensor", TensorView).show(reveal)

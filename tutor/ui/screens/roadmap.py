@@ -17,6 +17,10 @@ REVIEW, STATS = "@review", "@stats"   # tree data of the journey entries; no les
 
 
 class RoadmapScreen(Screen):
+    DEFAULT_CSS = """
+    #roadmap-status { padding: 0 1; color: $text-muted; }
+    #roadmap-tree { height: 1fr; padding: 0 1; }
+    """
     review_tick_seconds = 15.0   # how often the Review entry's due count and countdown are brought up to date
     BINDINGS = [
         Binding("enter", "open_lesson", N_("Open lesson"), show=True),
@@ -32,6 +36,7 @@ class RoadmapScreen(Screen):
         self.catalog = catalog
         self.snapshot = Snapshot()
         self._track_nodes = {}
+        self._wanted = None   # the entry the cursor is about to move to (its data), until the tree is laid out
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -51,7 +56,7 @@ class RoadmapScreen(Screen):
         tree.guide_depth = 3
         self._fill_tree(tree)
         tree.focus()
-        self.call_after_refresh(tree.move_cursor, self._start_node(tree))
+        self.move_cursor_to(self._start_node(tree).data)
         self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
         self.set_interval(self.review_tick_seconds, self.review_tick)
 
@@ -70,13 +75,27 @@ class RoadmapScreen(Screen):
     def lessons_changed(self, reloads) -> None:
         """Hot reload: rebuild the tree from the catalog, keeping the cursor on the same lesson."""
         tree = self.query_one(Tree)
-        selected = tree.cursor_node.data if tree.cursor_node is not None else None
+        selected = self._wanted or (tree.cursor_node.data if tree.cursor_node is not None else None)
         tree.clear()
         self._fill_tree(tree)
         self.query_one("#roadmap-status", Static).update(self._status_line())
-        for node in (n for track in tree.root.children for n in track.children):
-            if selected and node.data == selected:
-                self.call_after_refresh(tree.move_cursor, node)
+        if selected:
+            self.move_cursor_to(selected)
+
+    def move_cursor_to(self, data) -> None:
+        """The cursor goes to the entry with this data (a lesson id, Review) as the tree is once laid
+        out.  By id, not by node: a node kept across a rebuild would put the cursor on whatever entry
+        now has its line, so a lesson of one's own appearing above it made Enter open another lesson."""
+        self._wanted = data
+        self.call_after_refresh(self._settle_cursor)
+
+    def _settle_cursor(self) -> None:
+        data, self._wanted = self._wanted, None
+        tree = self.query_one(Tree)
+        nodes = [*tree.root.children, *(n for track in tree.root.children for n in track.children)]
+        node = next((n for n in nodes if data is not None and n.data == data), None)
+        if node is not None:
+            tree.move_cursor(node)
 
     def _fill_tree(self, tree: Tree) -> None:
         self.snapshot = self.app.progress_snapshot()
@@ -133,7 +152,16 @@ class RoadmapScreen(Screen):
         return next((n for n in lessons if not finished(n)), lessons[0])
 
     def on_screen_resume(self) -> None:
+        self.follow_catalog()
         self.refresh_progress()
+
+    def follow_catalog(self) -> None:
+        """After a language switch the app has a new catalog: rebuild in it, the cursor kept."""
+        if self.catalog is not self.app.catalog:
+            self.catalog = self.app.catalog
+            localize_bindings(self)
+            self.lessons_changed([])
+            self.refresh_bindings()
 
     def refresh_progress(self) -> None:
         """Relabel in place after a lesson or review: the cursor and open tracks stay put."""

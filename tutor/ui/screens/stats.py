@@ -18,6 +18,13 @@ DAYS = 30
 
 
 class StatsScreen(Screen):
+    review_tick_seconds = 15.0   # how often "next review in 2 min" is brought up to date (the app's clock)
+    DEFAULT_CSS = """
+    #stats-body { padding: 0 1; }
+    #stats-summary, #stats-days-axis { margin-bottom: 1; }
+    #stats-days { height: 3; }
+    #stats-tracks { height: auto; }
+    """
     BINDINGS = [
         Binding("escape", "app.pop_screen", N_("Back")),
         Binding("r", "app.open_review", N_("Review")),
@@ -26,6 +33,7 @@ class StatsScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         localize_bindings(self)
+        self.snapshot = Snapshot()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -43,13 +51,27 @@ class StatsScreen(Screen):
         table.add_columns(_("Track"), _("Lessons"), _("Done"), _("First try"), _("Finished"))
         self.show(self.app.progress_snapshot())
         table.focus()
+        self.set_interval(self.review_tick_seconds, self.review_tick)
+
+    def review_tick(self) -> None:
+        """A card falls due with time alone: "next in 2 min" counts down and becomes "1 due now"
+        without a key.  The database is read (and the table redrawn) only once a due time has passed."""
+        if self.snapshot.next_due is not None and self.snapshot.next_due <= self.app.clock():
+            self.show(self.app.progress_snapshot())
+        else:
+            self.show_summary(self.snapshot)
 
     def on_screen_resume(self) -> None:
         self.show(self.app.progress_snapshot())
 
     def show(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        today = self.app.clock().astimezone().date()
+        self.show_summary(snapshot)
+        self.show_days_and_tracks(snapshot, today)
+
+    def show_summary(self, snapshot: Snapshot) -> None:
         now = self.app.clock()
-        today = now.astimezone().date()
         attempts = sum(len(s.finished) for s in snapshot.lessons.values())   # questions, not encounters
         right = sum(len(s.first_try) for s in snapshot.lessons.values())
         summary = Text()
@@ -67,6 +89,7 @@ class StatsScreen(Screen):
                 when=when(snapshot.next_due, now), moment=f"{snapshot.next_due.astimezone():%Y-%m-%d %H:%M}"))
         self.query_one("#stats-summary", Static).update(summary)
 
+    def show_days_and_tracks(self, snapshot: Snapshot, today) -> None:
         counts = recent_days(snapshot.per_day, today, DAYS)
         self.query_one("#stats-days-title", Static).update(Text(
             _("Answers per day, last {days} days (most: {most}, today: {today})").format(

@@ -28,6 +28,12 @@ class AnswerInput(Input):
         for key in ("pageup", "pagedown"):   # a one-line box has no pages: the lesson screen scrolls its prose
             self._bindings.key_to_bindings.pop(key, None)
 
+    def offer_for_replacing(self) -> None:
+        """After a wrong try the old answer stays, selected, as a search box keeps its query: the
+        next key typed replaces it (``256, 256`` then ``64x64`` is ``64x64``, not ``256, 25664x64``),
+        while an arrow key keeps it for editing."""
+        self.select_all()
+
     async def _on_key(self, event: events.Key) -> None:
         """Run the Input's own binding for this key now; anything else goes on to Input._on_key.
 

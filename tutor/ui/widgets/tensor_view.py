@@ -13,6 +13,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
@@ -182,8 +183,7 @@ class TensorView(Static, can_focus=True):
         ndim = reveal.array.ndim
         names = reveal.axis_names
         out = Text(no_wrap=True, overflow="crop")
-        out.append(reveal.title or _("real {name}").format(name=reveal.reference), style="bold")
-        out.append("  " + _("shape {shape}").format(shape=tuple(reveal.array.shape)) + "\n")
+        self._append_title(out, reveal, width)
         names = tuple(axis_word(name) for name in names)
         info = []
         if ndim > 2:
@@ -222,6 +222,19 @@ class TensorView(Static, can_focus=True):
             out.append(_("Tab here, then {keys}").format(keys=" · ".join(keys)), style="dim italic")
         out.rstrip()
         return out
+
+    @staticmethod
+    def _append_title(out: Text, reveal: Reveal, width: int) -> None:
+        """The name, then the shape of what was asked (after a slice question, the slice's, with the
+        whole tensor's beside it); the shape goes on a line of its own rather than be cut."""
+        title = reveal.title or _("real {name}").format(name=reveal.reference)
+        whole = tuple(reveal.array.shape)
+        if reveal.sliced:
+            shape = _("shape {shape} (the whole tensor: {whole})").format(shape=reveal.asked_shape, whole=whole)
+        else:
+            shape = _("shape {shape}").format(shape=whole)
+        out.append(title, style="bold")
+        out.append(("  " if cell_len(title) + 2 + cell_len(shape) <= width else "\n") + shape + "\n")
 
     def _append_header(self, out: Text, layout: _Layout, asked: np.ndarray, palette) -> None:
         cols = layout.cols
