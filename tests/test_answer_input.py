@@ -66,5 +66,5 @@ async def test_the_answer_after_a_wrong_try_replaces_it(tmp_path):
         await type_answer(pilot, "256, 256")
         assert box.value == "256, 256" and box.selected_text == "256, 256"
         await type_answer(pilot, "64x64")
-        assert [(text, correct) for _lesson, _question, text, correct, *_rest in app.answers] == \
+        assert [(answer.answer, answer.correct) for answer in app.progress.session_answers] == \
             [("256, 256", False), ("64x64", True)]

@@ -44,7 +44,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         await pilot.pause()
         assert "(B, H, L, L)" in text_of(screen, "#your-answer")
         assert "blocks.0.attn.scores" in text_of(screen, "#real-tensor")
-        assert [a[3] for a in app.answers] == [True, False]
+        assert [a.correct for a in app.progress.session_answers] == [True, False]
 
         await pilot.press("escape")
         await pilot.pause()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tutor.progress.records import Answer
 from tutor.cli.main import main
 from tutor.progress import open_failure
 from tutor.progress.store import ProgressError, ProgressStore
@@ -76,8 +77,8 @@ async def test_the_app_asks_and_goes_on_without_saving(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, RoadmapScreen)
         assert app.store is None
-        app.record_answer("la-shapes", "q1", "x", False, 0, None)   # kept in memory, nothing written
-    assert app.answers and not (tmp_path / "gone").exists()
+        app.progress.record(Answer("la-shapes", "q1", "x", False, 0, app.clock()))   # kept in memory, nothing written
+    assert app.progress.session_answers and not (tmp_path / "gone").exists()
 
 
 async def test_the_app_quits_when_the_learner_would_rather_fix_it(tmp_path):

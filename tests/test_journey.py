@@ -6,6 +6,8 @@ from datetime import datetime, timedelta, timezone
 from journey_helpers import record_notifications, text_of, type_answer, wait_for_live, write_lesson
 from textual.widgets import Tree
 
+from progress_helpers import answer_once
+from tutor.progress.records import Answer
 from tutor.ui.app import TutorApp
 from tutor.progress.store import ProgressStore
 from tutor.ui.screens.lesson import LessonScreen
@@ -49,9 +51,9 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         assert "✓ Right." in text_of(lesson, "#feedback")
         await pilot.press("escape")
         await pilot.pause()
-        assert labels(app)["zz-journey"] == "◐ 1/2 Journey test lesson · 50% first time"
+        assert labels(app)["zz-journey"] == "✓ 2/2 Journey test lesson · 50% first time"   # finished: not got, right
         await pilot.press("q")
-    assert [(a[1], a[3]) for a in app.answers] == [("sym", False), ("pick", True)]
+    assert [(a.question_id, a.correct) for a in app.progress.session_answers] == [("sym", False), ("pick", True)]
     with ProgressStore(home) as store:
         assert [(a.question_id, a.correct) for a in store.answers()] == [("sym", False), ("pick", True)]
         assert store.last_position() == ("zz-journey", 1)
@@ -94,13 +96,14 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         await pilot.pause()
         now = labels(app)
         assert now["@review"].startswith("Review (0 due) · next in ")
-        assert now["zz-journey"] == "✓ 2/2 Journey test lesson · 67% first time"
+        assert now["zz-journey"] == "✓ 2/2 Journey test lesson · 50% first time"   # review is not a score
 
     with ProgressStore(home) as store:
         last = store.answers()[-1]
         assert (last.question_id, last.correct, last.variant) == ("sym", True, review.live.variant)
         assert store.due_reviews(tomorrow).due == []
-        assert [o.outcome.value for o in store.outcomes()] == ["missed", "first_try", "first_try"]
+        assert [(o.outcome.value, o.role.value) for o in store.outcomes()] == [
+            ("missed", "score"), ("first_try", "score"), ("first_try", "review")]
         assert store.card("zz-journey", "sym").due > tomorrow + timedelta(hours=23)   # FSRS: days later
         assert store.last_position() == ("zz-journey", 1)   # reviewing does not move the resume point
 
@@ -108,8 +111,8 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
 async def test_roadmap_shows_completion_in_words_at_80x24(tmp_path):
     home, lessons = tmp_path / "home", write_lesson(tmp_path / "lessons")
     with ProgressStore(home) as store:
-        store.record_answer("zz-journey", "sym", "(B, H, L, L)", True)
-        store.record_answer("zz-journey", "pick", "a", True)
+        answer_once(store, "zz-journey", "sym", "(B, H, L, L)", True)
+        answer_once(store, "zz-journey", "pick", "a", True)
     app = make_app(home, lessons)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -140,11 +143,11 @@ async def test_a_newer_database_is_refused_but_the_app_runs_without_saving(tmp_p
         assert any("newer version" in m and "NOT be saved" in m and o.get("severity") == "error" for m, o in told)
         assert "NOT being saved" in text_of(app.screen, "#roadmap-status")
         assert labels(app)["@review"].startswith("Review (off")
-        app.record_answer("zz-journey", "sym", "x", False, 0, None)   # kept in memory only, no crash
+        app.progress.record(Answer("zz-journey", "sym", "x", False, 0, app.clock()))   # in memory only, no crash
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, RoadmapScreen)
-    assert app.answers == [("zz-journey", "sym", "x", False, 0, None)]
+    assert [(a.question_id, a.answer) for a in app.progress.session_answers] == [("sym", "x")]
     assert (home / "progress.db").read_bytes() == before
 
 
@@ -159,7 +162,7 @@ async def test_a_corrupt_database_is_moved_aside_and_the_learner_told_where(tmp_
         assert app.store is not None
         moved = [m for m, _ in told if "moved to" in m]
         assert moved and str(app.store.recovered_from) in moved[0]
-        app.record_answer("zz-journey", "sym", "x", False, 0, None)
+        app.progress.record(Answer("zz-journey", "sym", "x", False, 0, app.clock()))
     with ProgressStore(home) as store:
         assert store.answer_count() == 1
 

@@ -7,7 +7,7 @@ from textual.command import CommandList, CommandPalette
 from textual.widgets import Tree
 
 from journey_helpers import text_of, type_answer, wait_for_live, wait_until, write_lesson
-from tutor.grading.attempts import Outcome
+from tutor.progress.records import Mode
 from tutor.ui.app import TutorApp
 from tutor.ui.messages import ModelReady
 from tutor.ui.screens.lesson import LessonScreen
@@ -86,7 +86,7 @@ async def test_a_lesson_ends_with_a_summary_even_when_questions_were_skipped(tmp
         summary = app.screen
         assert isinstance(summary, LessonSummaryScreen)
         text = " ".join(text_of(summary, "#summary-text", width=200).split())
-        assert "Right first time: 0 of 2 questions (2 not answered this time)" in text
+        assert "Right first time: 0 of 2 questions (2 not finished yet)" in text
         assert "Review will bring back nothing from this lesson" in text
         await pilot.press("escape")
         await pilot.pause()
@@ -121,7 +121,7 @@ async def test_the_roadmap_review_count_follows_the_clock(tmp_path, monkeypatch)
     clock = Clock()
     app = make_app(tmp_path, clock)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.record_outcome("zz-journey", "sym", Outcome.MISSED, 1, 0, None)   # due again in 10 minutes
+        app.progress.give_up("zz-journey", "sym", Mode.SCORED, 3, None)   # not got: due again in 10 minutes
         app.screen.refresh_progress()
         assert review_label(app) == "Review (0 due) · next in 10 min"
         clock.now += timedelta(minutes=8)
@@ -151,7 +151,7 @@ async def test_the_stats_screen_follows_the_clock(tmp_path, monkeypatch):
     clock = Clock()
     app = make_app(tmp_path, clock)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.record_outcome("zz-journey", "sym", Outcome.MISSED, 1, 0, None)   # due again in 10 minutes
+        app.progress.give_up("zz-journey", "sym", Mode.SCORED, 3, None)   # not got: due again in 10 minutes
         await pilot.press("s")
         await pilot.pause()
 

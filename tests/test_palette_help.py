@@ -5,6 +5,7 @@ from journey_helpers import record_notifications, text_of, wait_until, write_les
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable, Sparkline
 
+from progress_helpers import answer_once
 from tutor.ui.app import TutorApp
 from tutor.progress.store import ProgressStore
 from tutor.ui.screens.help import HelpScreen
@@ -68,8 +69,8 @@ async def test_the_command_palette_finds_a_lesson_by_name(tmp_path):
 
 async def test_stats_show_answers_accuracy_streak_and_escape_returns(tmp_path):
     with ProgressStore(tmp_path) as store:
-        store.record_answer("la-scaled-scores", "scores-shape", "2x2x4x4", True)
-        store.record_answer("la-scaled-scores", "scores-symbolic", "(B, L)", False)
+        answer_once(store, "la-scaled-scores", "scores-shape", "2x2x4x4", True)
+        answer_once(store, "la-scaled-scores", "scores-symbolic", "(B, L)", False)
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("s")

@@ -12,6 +12,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from progress_helpers import answer_once
 from tutor.progress.io import export_json, import_json, reset
 from tutor.progress.store import (
     SCHEMA_VERSION,
@@ -28,6 +29,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 # reports each commit on stdout (n == 0 means "until killed").
 WRITER = r"""
 import os, sys, time
+from datetime import datetime, timezone
+from tutor.progress.records import Answer
 from tutor.progress.store import ProgressStore
 home, tag, n, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 print("ready", flush=True)
@@ -36,7 +39,8 @@ while not os.path.exists(go):
 store = ProgressStore(home)
 i = 0
 while n == 0 or i < n:
-    store.record_answer("lesson", f"q{i % 7}", f"{tag}-{i}", i % 3 != 0, hints_used=i % 2, variant=f"B={i}")
+    store.record(Answer("lesson", f"q{i % 7}", f"{tag}-{i}", i % 3 != 0, i % 2, datetime.now(timezone.utc),
+                        f"B={i}"))
     i += 1
     print(i, flush=True)
 """
@@ -70,8 +74,8 @@ def test_records_every_field_and_sets_up_wal(tmp_path):
     with ProgressStore(tmp_path / "home") as store:
         assert store.path == tmp_path / "home" / "progress.db"
         local = T0.astimezone(timezone(timedelta(hours=5)))
-        store.record_answer("attn", "q1", "softmax(QKᵀ/√d)", True, hints_used=2, variant="B=3,L=5", now=local)
-        store.record_answer("attn", "q2", "no", False, now=T0 + timedelta(seconds=1))
+        answer_once(store, "attn", "q1", "softmax(QKᵀ/√d)", True, hints_used=2, variant="B=3,L=5", now=local)
+        answer_once(store, "attn", "q2", "no", False, now=T0 + timedelta(seconds=1))
     with ProgressStore(tmp_path / "home") as store:
         first, second = store.answers()
         assert (first.lesson_id, first.question_id, first.answer, first.correct, first.hints_used, first.variant) == (
@@ -79,8 +83,8 @@ def test_records_every_field_and_sets_up_wal(tmp_path):
         assert first.timestamp == T0 and first.timestamp.tzinfo == timezone.utc
         assert second.correct is False and second.variant is None
         # the same answer twice in the same instant is two answers, not a duplicate
-        store.record_answer("attn", "q3", "same", True, now=T0)
-        store.record_answer("attn", "q3", "same", True, now=T0)
+        answer_once(store, "attn", "q3", "same", True, now=T0)
+        answer_once(store, "attn", "q3", "same", True, now=T0)
         assert len(store.answers("attn")) == 4
     con = sqlite3.connect(tmp_path / "home" / "progress.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -101,18 +105,18 @@ def test_lesson_and_track_stats(tmp_path):
     with ProgressStore(tmp_path) as store:
         for i, (lesson, q, ok) in enumerate([("a", "q1", False), ("a", "q1", True), ("a", "q2", False),
                                              ("b", "q1", True)]):
-            store.record_answer(lesson, q, "x", ok, now=T0 + timedelta(minutes=i))
-        a = store.lesson_stats("a")
-        assert a.answered_questions == {"q1", "q2"} and a.correct_questions == {"q1"}
-        assert (a.attempts, a.correct_attempts, a.last_seen) == (3, 1, T0 + timedelta(minutes=2))
-        assert a.accuracy == pytest.approx(1 / 3)
+            answer_once(store, lesson, q, "x", ok, now=T0 + timedelta(minutes=i))
+        a = store.lesson_stats("a")   # q1's second answer is practice: it was already not got
+        assert a.seen == a.finished == {"q1", "q2"} and a.first_try == a.after_retry == set()
+        assert a.missed == {"q1", "q2"} and a.last_seen == T0 + timedelta(minutes=2) and a.accuracy == 0
+        assert [x.mode.value for x in store.answers("a")] == ["scored", "practice", "scored"]
         assert store.lesson_stats("never") == LessonStats()
         assert set(store.all_lesson_stats()) == {"a", "b"}
         tracks = {"basics": [("a", ["q1", "q2", "q3"]), ("b", ["q1"])], "later": [("c", ["q1"])]}
         result = store.track_stats(tracks)
         assert result == track_stats(tracks, store.all_lesson_stats())
-        assert (result["basics"].completed_questions, result["basics"].total_questions) == (2, 4)
-        assert result["basics"].completion == 0.5 and result["basics"].accuracy == 0.5
+        assert (result["basics"].finished_questions, result["basics"].total_questions) == (3, 4)
+        assert result["basics"].completion == 0.75 and result["basics"].accuracy == pytest.approx(1 / 3)
         assert result["later"].completion == 0.0 and result["later"].accuracy is None
 
 
@@ -120,7 +124,7 @@ def test_streak_and_answers_per_day(tmp_path):
     with ProgressStore(tmp_path) as store:
         assert store.streak_days(today=date(2025, 3, 5), tz=timezone.utc) == 0
         for day in (1, 3, 4, 4, 5):
-            store.record_answer("a", f"q{day}", str(day), True, now=T0.replace(day=day, hour=23))
+            answer_once(store, "a", f"q{day}", str(day), True, now=T0.replace(day=day, hour=23))
         per_day = store.answers_per_day(tz=timezone.utc)
         assert per_day == {date(2025, 3, d): n for d, n in [(1, 1), (3, 1), (4, 2), (5, 1)]}
         assert store.streak_days(today=date(2025, 3, 5), tz=timezone.utc) == 3
@@ -185,7 +189,7 @@ def test_garbage_file_is_moved_aside_and_a_fresh_store_starts(tmp_path):
         assert moved.read_bytes() == b"definitely not sqlite" + garbage
         assert Path(str(moved) + "-wal").read_bytes() == b"wal junk"
         assert str(moved) in store.message
-        store.record_answer("a", "q", "x", True)
+        answer_once(store, "a", "q", "x", True)
         assert store.answer_count() == 1
     with ProgressStore(tmp_path) as again:  # the fresh file is healthy: no second recovery
         assert again.recovered_from is None and again.message is None
@@ -194,7 +198,7 @@ def test_garbage_file_is_moved_aside_and_a_fresh_store_starts(tmp_path):
 def test_malformed_pages_are_detected(tmp_path):
     with ProgressStore(tmp_path) as store:
         for i in range(40):
-            store.record_answer("a", f"q{i}", "x" * 2000, True, now=T0 + timedelta(seconds=i))
+            answer_once(store, "a", f"q{i}", "x" * 2000, True, now=T0 + timedelta(seconds=i))
     db = tmp_path / "progress.db"
     data = bytearray(db.read_bytes())
     data[4096 * 2:4096 * 6] = b"\xff" * (4096 * 4)  # keep the header, wreck some pages
@@ -219,9 +223,9 @@ def test_newer_schema_is_refused_untouched(tmp_path):
 
 
 def fill(store):
-    store.record_answer("attn", "q1", "wrong", False, variant="B=2", now=T0)
-    store.record_answer("attn", "q1", "right", True, hints_used=1, now=T0 + timedelta(days=1))
-    store.record_answer("mlp", "q9", "4·d", True, now=T0 + timedelta(days=2))
+    answer_once(store, "attn", "q1", "wrong", False, variant="B=2", now=T0)
+    answer_once(store, "attn", "q1", "right", True, hints_used=1, now=T0 + timedelta(days=1))
+    answer_once(store, "mlp", "q9", "4·d", True, now=T0 + timedelta(days=2))
     store.set_last_position("mlp", 3)
 
 
@@ -231,11 +235,16 @@ def test_export_then_import_twice_adds_nothing_new(tmp_path):
     exported = tmp_path / "progress.json"
     assert export_json(src, exported) == 3
     doc = json.loads(exported.read_text(encoding="utf-8"))
-    assert doc["version"] == 2 and len(doc["outcomes"]) == 3 and {a["attempt"] for a in doc["answers"]} == {1}
+    # attn/q1 was not got; its right answer a day later is practice: one outcome per question
+    assert doc["version"] == 3 and len(doc["outcomes"]) == 2 and {a["attempt"] for a in doc["answers"]} == {1}
+    assert [a["mode"] for a in doc["answers"]] == ["scored", "practice", "scored"]
+    assert [(r["question_id"], r["outcome"]) for r in doc["records"]] == [("q1", "missed"), ("q9", "first_try")]
+    assert doc["lessons"]["attn"] == {"seen": 1, "finished": 1, "first_try": 0, "after_retry": 0, "missed": 1}
     with ProgressStore(tmp_path / "b") as dst:
-        dst.record_answer("other", "q", "x", True, now=T0)
-        assert import_json(dst, exported) == 3
-        assert import_json(dst, exported) == 0
+        answer_once(dst, "other", "q", "x", True, now=T0)
+        assert import_json(dst, exported) == (3, 2, 2)
+        assert import_json(dst, exported) == (0, 0, 0)
+        assert dst.question_records("attn") == src.question_records("attn")
         assert dst.answer_count() == 4
         assert [a for a in dst.answers() if a.lesson_id != "other"] == src.answers()
         assert dst.card("attn", "q1") == src.card("attn", "q1")  # review rebuilt from history
@@ -280,7 +289,7 @@ def test_reset_keeps_a_backup_with_the_old_answers(tmp_path):
         assert backup.parent == tmp_path / "backups"
         assert store.answer_count() == 0 and store.last_position() is None
         assert store.due_reviews(T0 + timedelta(days=365)).due == [] and store.outcomes() == []
-        store.record_answer("a", "q", "after", True)
+        answer_once(store, "a", "q", "after", True)
         assert reset(store, tmp_path / "backups") != backup  # a second reset never overwrites the first
     con = sqlite3.connect(backup)
     assert sorted(r[0] for r in con.execute("SELECT answer FROM answers")) == ["4·d", "right", "wrong"]

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from progress_helpers import answer_once
 from tutor.progress.store import SCHEMA_VERSION, ProgressStore
 from tutor.cli.progress import RESET_PROMPT, add_parser
 
@@ -37,10 +38,10 @@ def home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     now = NOW
     with ProgressStore(home) as store:
-        store.record_answer("attention", "q1", "wrong", False, now=now - timedelta(minutes=25))
-        store.record_answer("attention", "q1", "right", True, now=now - timedelta(minutes=20))
-        store.record_answer("embeddings", "q2", "x", True, now=now)
-        store.record_answer("embeddings", "q3", "y", False, now=now)
+        answer_once(store, "la-tensors", "embed-shape", "wrong", False, now=now - timedelta(minutes=25))
+        answer_once(store, "la-tensors", "embed-shape", "right", True, now=now - timedelta(minutes=20))  # practice
+        answer_once(store, "pr-softmax", "winner", "x", True, now=now)
+        answer_once(store, "pr-softmax", "total", "y", False, now=now)
     return home
 
 
@@ -52,18 +53,18 @@ def count(home):
 def test_summary(home, capsys, monkeypatch):
     code, out, err = run(["--home", str(home)], capsys, monkeypatch)
     assert code == 0 and err == ""
-    assert "Answers: 4" in out and "Right first time: 50%" in out and "Streak: 1 day" in out
-    assert "attention" in out and "embeddings" in out
-    # their lessons are not in the course: said once, never offered (the roadmap skips them too)
-    assert "Reviews due now: 0; 2 more for questions no longer in the course" in out
+    # counted in questions: 3 finished, 1 of them right first time; the practice answer counts nowhere
+    assert "Questions finished: 3" in out and "Right first time: 33%" in out and "Answers: 4" in out
+    assert "Streak: 1 day" in out and "la-tensors" in out and "pr-softmax" in out
+    assert "Reviews due now: 1" in out   # embed-shape, not got 25 minutes ago; total comes back in 10 min
 
 
 def test_summary_due_reviews_agree_with_the_roadmap(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "unused"))
     with ProgressStore(tmp_path / "h") as store:
-        store.record_answer("la-ffn-shapes", "win-shape", "(1, 2)", False, now=NOW - timedelta(hours=2))
-        store.record_answer("la-ffn-shapes", "out-shape", "(1, 2)", True, hints_used=1, now=NOW)
-        store.record_answer("gone-lesson", "q", "x", False, now=NOW - timedelta(hours=2))
+        answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", False, now=NOW - timedelta(hours=2))
+        answer_once(store, "la-ffn-shapes", "out-shape", "(1, 2)", True, hints_used=1, now=NOW)
+        answer_once(store, "gone-lesson", "q", "x", False, now=NOW - timedelta(hours=2))
     code, out, _ = run(["--home", str(tmp_path / "h")], capsys, monkeypatch)
     assert code == 0 and "Reviews due now: 1; 1 more for questions no longer in the course" in out
 
@@ -93,10 +94,11 @@ def test_home_from_environment(home, capsys, monkeypatch):
 def test_export_and_import(home, tmp_path, capsys, monkeypatch):
     file = tmp_path / "out.json"
     code, out, _ = run(["--home", str(home), "--export", str(file)], capsys, monkeypatch)
-    assert code == 0 and "Exported 4 attempts and 4 question outcomes" in out
+    assert code == 0 and "Exported 4 attempts and 3 question records" in out
     assert len(json.loads(file.read_text(encoding="utf-8"))["answers"]) == 4
     other = tmp_path / "other"
-    for expected in ("Imported 4 new answers", "Imported 0 new answers"):
+    for expected in ("Imported 4 new answers, 3 new outcomes and 3 new question records",
+                     "Imported 0 new answers, 0 new outcomes and 0 new question records"):
         code, out, _ = run(["--home", str(other), "--import", str(file)], capsys, monkeypatch)
         assert code == 0 and expected in out
     assert count(other) == 4
@@ -145,3 +147,11 @@ def test_recovery_from_corruption_is_reported(tmp_path, capsys, monkeypatch):
     (tmp_path / "progress.db").write_bytes(b"\x00garbage" * 200)
     code, out, err = run(["--home", str(tmp_path)], capsys, monkeypatch)
     assert code == 0 and "warning" in err and "progress.db.corrupt-" in err
+
+
+def test_summary_of_history_outside_the_course_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "unused"))
+    with ProgressStore(tmp_path / "h") as store:
+        answer_once(store, "gone-lesson", "q", "x", False, now=NOW)
+    code, out, _ = run(["--home", str(tmp_path / "h")], capsys, monkeypatch)
+    assert code == 0 and "1 answer recorded, none to a question the course asks today." in out

@@ -4,6 +4,8 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from progress_helpers import resolve
+from tutor.progress.records import Answer, Mode
 from tutor.grading.attempts import Outcome
 from tutor.progress.review import RATINGS, schedule_after_outcome
 from tutor.progress.store import ProgressStore
@@ -63,27 +65,34 @@ def test_schedule_invariants(outcomes):
             assert card.due > now
 
 
-def test_store_schedules_cards_on_outcomes_not_on_attempts(tmp_path):
+def test_store_schedules_cards_on_resolutions_and_reviews_not_on_tries_or_practice(tmp_path):
     with ProgressStore(tmp_path) as store:
-        store.record_attempt("attn", "q2", "wrong", False, attempt=1, now=T0)
-        assert store.card("attn", "q2") is None          # an open encounter does not move review
-        store.record_outcome("attn", "q2", AGAIN, attempts=3, now=T0)
-        store.record_outcome("attn", "q1", GOOD, attempts=1, now=T0)
-        store.record_outcome("attn", "q3", HARD, attempts=2, hints_used=1, now=T0)
+        store.record(Answer("attn", "q2", "wrong", False, 0, T0))
+        assert store.card("attn", "q2") is None          # an open question does not move review
+        resolve(store, "attn", "q2", AGAIN, T0)
+        resolve(store, "attn", "q1", GOOD, T0)
+        resolve(store, "attn", "q3", HARD, T0)
         assert store.card("attn", "q1") is None
         reviews = store.due_reviews(T0)
         assert reviews.due == [] and T0 < reviews.next_due <= T0 + timedelta(minutes=10)
+        practice, _ = store.record(Answer("attn", "q2", "right", True, 0, T0 + timedelta(minutes=1)))
+        assert practice.mode is Mode.PRACTICE and store.due_reviews(T0).next_due == reviews.next_due
         later = T0 + 2 * DAY
         assert [c.question_id for c in store.due_reviews(later).due] == ["q2", "q3"]  # most overdue first
-        card = store.record_outcome("attn", "q2", GOOD, attempts=1, now=later)
+        resolve(store, "attn", "q2", GOOD, later, mode=Mode.REVIEW)
         assert store.card("attn", "q2").due > later
+        # rated once: a second right answer in the same review is practice and moves nothing
+        due = store.card("attn", "q2").due
+        again, _ = store.record(Answer("attn", "q2", "right", True, 0, later, mode=Mode.REVIEW))
+        assert again.mode is Mode.PRACTICE and store.card("attn", "q2").due == due
+        assert [o.role.value for o in store.outcomes() if o.question_id == "q2"] == ["score", "review"]
     with ProgressStore(tmp_path) as reopened:  # cards persist
-        assert reopened.card("attn", "q2").due > later and card.outcome is GOOD
+        assert reopened.card("attn", "q2").due == due
 
 
 def test_orphan_cards_are_counted_and_never_offered(tmp_path):
     with ProgressStore(tmp_path) as store:
-        store.record_outcome("kept", "q", AGAIN, attempts=3, now=T0)
-        store.record_outcome("removed", "q", AGAIN, attempts=3, now=T0)
+        resolve(store, "kept", "q", AGAIN, T0)
+        resolve(store, "removed", "q", AGAIN, T0)
         reviews = store.due_reviews(T0 + DAY, lambda lesson_id, question_id: lesson_id == "kept")
         assert [c.lesson_id for c in reviews.due] == ["kept"] and reviews.orphans == 1

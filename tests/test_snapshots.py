@@ -11,9 +11,11 @@ import pytest
 from textual.widgets import Input
 
 from journey_helpers import type_answer, wait_for_live, wait_until
+from progress_helpers import resolve
 from tutor.common.i18n import set_language
 from tutor.course.catalog import load_catalog
 from tutor.grading.attempts import Outcome
+from tutor.progress.stats import LessonStats
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.lesson_summary import LessonSummaryScreen, summarize
 from tutor.ui.widgets.sample_panel import SamplePanel
@@ -98,9 +100,9 @@ def test_lesson_summary(app, snap_compare):
         now = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
         lesson = app.catalog.get("la-tensors").lesson
         ids = [question.id for question in lesson.questions]
-        outcomes = {ids[0]: Outcome.FIRST_TRY, ids[1]: Outcome.MISSED, ids[2]: Outcome.AFTER_RETRY}
+        counts = LessonStats(seen=set(ids[:3]), finished=set(ids[:3]), first_try={ids[0]}, after_retry={ids[2]})
         due = {ids[1]: now + timedelta(minutes=10), ids[2]: now + timedelta(days=1)}
-        summary = summarize(lesson.id, lesson.title, ids, outcomes, timedelta(minutes=6, seconds=12), due, app.catalog)
+        summary = summarize(lesson.id, lesson.title, ids, counts, timedelta(minutes=6, seconds=12), due, app.catalog)
         await app.push_screen(LessonSummaryScreen(summary, now))
         await pilot.pause()
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -160,8 +162,8 @@ def test_review_and_stats_in_chinese(zh_app, snap_compare, monkeypatch, key):
     monkeypatch.setattr(review.random, "randrange", lambda start, stop: 7)
 
     with ProgressStore(zh_app.home) as store:
-        store.record_outcome("la-tensors", "embed-shape", Outcome.MISSED, attempts=3, now=ANSWERED)
-        store.record_outcome("la-tensors", "one-token", Outcome.FIRST_TRY, attempts=1, now=ANSWERED)
+        resolve(store, "la-tensors", "embed-shape", Outcome.MISSED, ANSWERED)
+        resolve(store, "la-tensors", "one-token", Outcome.FIRST_TRY, ANSWERED)
 
     async def run_before(pilot):
         app = pilot.app

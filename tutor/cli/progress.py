@@ -13,11 +13,11 @@ import sys
 from datetime import datetime, timezone, tzinfo
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from tutor.progress.store import ProgressError, ProgressStore
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, ngettext
 from tutor.common.safe_text import one_line
 RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
 
@@ -37,6 +37,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     action.add_argument("--import", dest="import_file", metavar="FILE",
                         help="merge answers from a JSON export (safe to repeat)")
     action.add_argument("--reset", action="store_true", help="back up, then clear all progress")
+    action.add_argument("--export-reviews", metavar="FILE.csv",
+                        help="write the review log (card, rating, time, duration) as CSV for FSRS tools")
+    action.add_argument("--optimize", action="store_true",
+                        help="fit FSRS parameters to your own reviews; kept only if they predict better")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask before --reset")
     parser.set_defaults(func=run)
     return parser
@@ -54,12 +58,20 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
             if store.message:
                 print(one_line(f"tutor progress: warning: {store.message}"), file=sys.stderr)
             if getattr(args, "export", None):
-                n = export_json(store, args.export, now=now)
-                outcomes = store.outcome_count()   # a question's outcome is its first attempt: say both
-                out.print(one_line(f"Exported {n} attempts and {outcomes} question outcomes to {args.export}"))
+                n = export_json(store, args.export, now=now, course=_course(getattr(args, "lessons", None) or []))
+                records = len(store.question_records())
+                out.print(one_line(f"Exported {n} attempts and {records} question records to {args.export}"))
             elif getattr(args, "import_file", None):
-                n = import_json(store, args.import_file)
-                out.print(one_line(f"Imported {n} new answers from {args.import_file}"))
+                added = import_json(store, args.import_file)
+                out.print(one_line(f"Imported {added.answers} new answers, {added.outcomes} new outcomes and "
+                                   f"{added.records} new question records from {args.import_file}"))
+            elif getattr(args, "export_reviews", None):
+                from tutor.progress.review_log import export_reviews_csv
+
+                n = export_reviews_csv(store, args.export_reviews)
+                out.print(one_line(f"Exported {n} reviews to {args.export_reviews}"))
+            elif getattr(args, "optimize", False):
+                _optimize(store, out)
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
                     out.print("Nothing was changed.")
@@ -77,6 +89,24 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
     return 0
 
 
+def _optimize(store: ProgressStore, out: Console) -> None:
+    from tutor.progress.review_log import MIN_REVIEWS, optimize
+
+    try:
+        result = optimize(store)
+    except ImportError as error:   # the optimizer's own extras (pandas, tqdm) are not installed
+        raise ProgressError(f"FSRS's optimizer is not available here: {error}") from None
+    if result.needed:
+        out.print(f"{result.reviews} reviews so far count for FSRS (a day or more after the card's last one); "
+                  f"it needs {MIN_REVIEWS}, so {result.needed} more.")
+    elif result.kept:
+        out.print(f"New FSRS parameters fitted to your {result.reviews} reviews and kept: on held-out reviews "
+                  f"their log loss is {result.loss_after:.4f} against {result.loss_before:.4f}.")
+    else:
+        out.print(f"Parameters fitted to your {result.reviews} reviews did not predict held-out reviews better "
+                  f"({result.loss_after:.4f} against {result.loss_before:.4f}); the ones in use are kept.")
+
+
 def _confirm() -> bool:
     sys.stdout.write(RESET_PROMPT)
     sys.stdout.flush()
@@ -87,27 +117,41 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
+def _course(lesson_dirs) -> dict[str, list[str]]:
+    """{lesson: question ids} of the course today: the counts are of these questions only."""
+    from tutor.course.catalog import load_catalog
+
+    return {item.lesson.id: [q.id for q in item.lesson.questions] for item in load_catalog(lesson_dirs).ordered()}
+
+
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
-    stats = store.all_lesson_stats()
-    out.print(one_line(_("Progress in {path}").format(path=store.path)), style="bold")
-    if not stats:
-        out.print(_("No answers recorded yet."))
-        return
-    encounters = sum(s.attempts for s in stats.values())
-    first_try = sum(s.correct_attempts for s in stats.values())
-    accuracy = first_try / encounters if encounters else None
-    out.print(_("Answers: {answers}   Right first time: {accuracy}   Streak: {days} day(s)").format(
-        answers=store.answer_count(), accuracy=_pct(accuracy), days=store.streak_days(tz=tz, now=now)))
-    table = Table(_("Lesson"), _("Questions"), _("Correct"), _("Finished"), _("First time"), _("Last seen"))
-    for lesson_id, s in sorted(stats.items()):
-        last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
-        table.add_row(lesson_id, str(len(s.answered_questions)), str(len(s.correct_questions)),
-                      str(s.attempts), _pct(s.accuracy), last)
-    out.print(table)
     from tutor.course.catalog import load_catalog
     from tutor.ui.progress_labels import question_exists
 
-    reviews = store.due_reviews(now, question_exists(load_catalog(lesson_dirs)))
+    catalog = load_catalog(lesson_dirs)
+    course = {item.lesson.id: [q.id for q in item.lesson.questions] for item in catalog.ordered()}
+    stats = store.all_lesson_stats(course)   # the roadmap's, the summary's and Stats' counts
+    out.print(_("Progress in {path}").format(path=one_line(str(store.path))), style="bold")
+    if not stats:
+        answers = store.answer_count()
+        out.print(_("No answers recorded yet.") if not answers else ngettext(
+            "{count} answer recorded, none to a question the course asks today.",
+            "{count} answers recorded, none to a question the course asks today.", answers).format(count=answers))
+        return
+    finished = sum(len(s.finished) for s in stats.values())
+    first_try = sum(len(s.first_try) for s in stats.values())
+    out.print(_("Questions finished: {finished}   Right first time: {accuracy}   Answers: {answers}   "
+                "Streak: {days} day(s)").format(
+        finished=finished, accuracy=_pct(first_try / finished if finished else None),
+        answers=store.answer_count(), days=store.streak_days(tz=tz, now=now)))
+    table = Table(_("Questions"), _("Finished"), _("First time"), _("After retry"), _("Not got"), _("Last seen"))
+    table.columns.insert(0, Column(_("Lesson"), no_wrap=True))   # ids are what the learner searches for
+    for lesson_id, s in sorted(stats.items()):
+        last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
+        table.add_row(lesson_id, str(len(course[lesson_id])), str(len(s.finished)), _pct(s.accuracy),
+                      str(len(s.after_retry)), str(len(s.missed)), last)
+    out.print(table)
+    reviews = store.due_reviews(now, question_exists(catalog))
     line = _("Reviews due now: {count}").format(count=len(reviews.due))
     if not reviews.due and reviews.next_due:
         line += _(" (next {moment})").format(moment=reviews.next_due.astimezone(tz).strftime('%Y-%m-%d %H:%M'))

@@ -23,7 +23,8 @@ from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
 from tutor.common.safe_text import find_unsafe, neutralise
 from tutor.grading.answers import MAX_ANSWER_CHARS
 from tutor.grading.attempts import Outcome
-from tutor.progress.migrate import v1_outcome
+from tutor.progress.migrate import by_question, derive_question, v1_outcome
+from tutor.progress.records import Mode, QuestionRecord, Role, fold_answer
 from tutor.progress.review import iso, parse_iso
 
 MAX_IMPORT_BYTES = 64 * 1024 * 1024      # ~300,000 answers; a year of daily study is a few thousand
@@ -32,6 +33,7 @@ MAX_HINTS = 100                          # a question has a handful of hints
 MAX_ATTEMPTS = 100                       # a question allows a few attempts (3 by default)
 MAX_ID_CHARS = 200
 MAX_VARIANT_CHARS = 1000
+MAX_DURATION_MS = 7 * 24 * 3600 * 1000   # a question left on screen for a week is still one review
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 # Late enough for any real answer; early enough that review intervals grown from it stay
 # far inside datetime's range (year 9999).
@@ -75,15 +77,17 @@ class ExportedAnswer(BaseModel):
     timestamp: Annotated[str, Field(max_length=64), AfterValidator(_timestamp)]
     lesson_id: Id
     question_id: Id
-    answer: Annotated[str, Field(max_length=MAX_ANSWER_CHARS), PlainText]
+    # control whitespace folded first, as the app stores it (exports before that held a pasted tab)
+    answer: Annotated[str, Field(max_length=MAX_ANSWER_CHARS), AfterValidator(fold_answer), PlainText]
     correct: StrictBool
     hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
     variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
     attempt: Annotated[StrictInt, Field(ge=1, le=MAX_ATTEMPTS)] = 1
+    mode: Annotated[str, AfterValidator(lambda value: Mode(value).value)] = Mode.SCORED.value
 
     def row(self) -> tuple:
         return (self.timestamp, self.lesson_id, self.question_id, self.answer, int(self.correct),
-                self.hints_used, self.variant, self.attempt)
+                self.hints_used, self.variant, self.attempt, self.mode)
 
 
 class ExportedOutcome(BaseModel):
@@ -98,19 +102,41 @@ class ExportedOutcome(BaseModel):
     attempts: Annotated[StrictInt, Field(ge=0, le=MAX_ATTEMPTS)]
     hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
     variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
+    role: Annotated[str, AfterValidator(lambda value: Role(value).value)] = Role.SCORE.value
+    duration_ms: Optional[Annotated[StrictInt, Field(ge=0, le=MAX_DURATION_MS)]] = None
 
     def row(self) -> tuple:
         return (self.timestamp, self.lesson_id, self.question_id, self.outcome, self.attempts, self.hints_used,
-                self.variant)
+                self.variant, self.role, self.duration_ms)
+
+
+class ExportedRecord(BaseModel):
+    """A question's record (version 3 exports)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    lesson_id: Id
+    question_id: Id
+    tries: Annotated[StrictInt, Field(ge=0, le=MAX_ATTEMPTS)]
+    hints_used: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
+    hints_before_first: Annotated[StrictInt, Field(ge=0, le=MAX_HINTS)]
+    variant: Optional[Annotated[str, Field(max_length=MAX_VARIANT_CHARS), PlainText]] = None
+    outcome: Optional[Annotated[str, AfterValidator(lambda value: Outcome(value).value)]] = None
+    updated: Annotated[str, Field(max_length=64), AfterValidator(_timestamp)]
+
+    def record(self) -> QuestionRecord:
+        return QuestionRecord(self.lesson_id, self.question_id, self.tries, self.hints_used, self.hints_before_first,
+                              self.variant, Outcome(self.outcome) if self.outcome else None, parse_iso(self.updated))
 
 
 @dataclass(frozen=True)
 class ExportContent:
     """A whole export file, validated into rows ready to insert."""
 
-    answers: list[tuple]    # (ts, lesson, question, answer, correct, hints, variant, attempt)
-    outcomes: list[tuple]   # (ts, lesson, question, outcome, attempts, hints, variant)
+    answers: list[tuple]    # (ts, lesson, question, answer, correct, hints, variant, attempt, mode)
+    outcomes: list[tuple]   # (ts, lesson, question, outcome, attempts, hints, variant, role, duration_ms)
     position: list | None
+    records: list[QuestionRecord]
 
 
 class LastPosition(BaseModel):
@@ -153,7 +179,10 @@ def parse_export(raw: bytes, source: str, export_format: str, max_version: int) 
         raise fail(f"has export version {shown}; this tutor reads up to {max_version}")
     if version >= 2 and not isinstance(doc.get("outcomes"), list):
         raise fail(f"is a version-{version} export without its 'outcomes' list")
-    records = {"answer": doc["answers"], "outcome": doc.get("outcomes", []) if version >= 2 else []}
+    if version >= 3 and not isinstance(doc.get("records"), list):
+        raise fail(f"is a version-{version} export without its 'records' list")
+    records = {"answer": doc["answers"], "outcome": doc.get("outcomes", []) if version >= 2 else [],
+               "record": doc.get("records", []) if version >= 3 else []}
     for what, items in records.items():
         if len(items) > MAX_ANSWERS:
             raise fail(f"holds {len(items):,} {what}s, more than the {MAX_ANSWERS:,} an import may have")
@@ -164,11 +193,30 @@ def parse_export(raw: bytes, source: str, export_format: str, max_version: int) 
             answer = answer.model_copy(update={"attempt": 1})
             outcome = v1_outcome(answer.correct, answer.hints_used)
             outcomes.append((answer.timestamp, answer.lesson_id, answer.question_id, outcome.value, 1,
-                             answer.hints_used, answer.variant))
+                             answer.hints_used, answer.variant, Role.SCORE.value, None))
         answers.append(answer.row())
     for number, record in enumerate(records["outcome"], 1):
         outcomes.append(_validated(ExportedOutcome, record, f"outcome #{number}", fail).row())
-    return ExportContent(answers, outcomes, _position(doc.get("last_position")))
+    if version >= 3:
+        question_records = [_validated(ExportedRecord, record, f"record #{number}", fail).record()
+                            for number, record in enumerate(records["record"], 1)]
+        return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
+    answers, outcomes, question_records = derive_old(answers, outcomes)
+    return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
+
+
+def derive_old(answers: list[tuple], outcomes: list[tuple]) -> tuple[list[tuple], list[tuple], list[QuestionRecord]]:
+    """A version-1 or -2 file's modes, roles and records, by the rules that migrate a schema-2 database."""
+    by_answers, by_outcomes = by_question(answers), by_question(outcomes)
+    new_answers, new_outcomes, question_records = [], [], []
+    for key in sorted(by_answers.keys() | by_outcomes.keys()):
+        mine, theirs = by_answers.get(key, []), by_outcomes.get(key, [])
+        record, modes, roles = derive_question(mine, theirs)
+        new_answers += [row[:8] + (mode.value,) for row, mode in zip(mine, modes)]
+        new_outcomes += [row[:3] + (outcome,) + row[4:7] + (role.value,) + row[8:]
+                         for row, (role, outcome) in zip(theirs, roles)]
+        question_records.append(record)
+    return new_answers, new_outcomes, question_records
 
 
 def _validated(model, record, what: str, fail):

@@ -9,70 +9,152 @@ locking rules stay defined in one place.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
+from collections import Counter
 import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 from tutor.common.safe_files import UnsafeFileError, write_atomically
-from tutor.progress import review
+from tutor.progress import record_sql, review
 from tutor.progress.import_check import ExportContent, ExportFileError, read_export_file
+from tutor.progress.records import merge_records
 from tutor.progress.review import iso
 from tutor.progress.store import EXPORT_FORMAT, EXPORT_VERSION, ProgressError, ProgressStore, free_name, stamp
 
 
-def export_json(store: ProgressStore, path: str | Path, now: datetime | None = None) -> int:
-    """Write every attempt and every question's outcome to ``path`` (atomically: a reader never
-    sees half a file); returns how many attempts were written."""
+BATCH_ROWS = 500      # rows per import transaction: the app's next answer waits for one batch, never the whole file
+BATCH_PAUSE = 0.005   # seconds between batches, in which a waiting writer (the app) takes the lock
+
+
+def export_document(store: ProgressStore, now: datetime | None = None,
+                    course: Mapping[str, Sequence[str]] | None = None) -> dict:
+    """Every attempt, outcome and question record, and the counts the roadmap shows (``course``:
+    {lesson: question ids} of the course today; without it, every recorded question counts)."""
     answers = [
         {"timestamp": iso(a.timestamp), "lesson_id": a.lesson_id, "question_id": a.question_id,
          "answer": a.answer, "correct": a.correct, "hints_used": a.hints_used, "variant": a.variant,
-         "attempt": a.attempt}
+         "attempt": a.attempt, "mode": a.mode.value}
         for a in store.answers()
     ]
     outcomes = [
         {"timestamp": iso(o.timestamp), "lesson_id": o.lesson_id, "question_id": o.question_id,
-         "outcome": o.outcome.value, "attempts": o.attempts, "hints_used": o.hints_used, "variant": o.variant}
+         "outcome": o.outcome.value, "attempts": o.attempts, "hints_used": o.hints_used, "variant": o.variant,
+         "role": o.role.value, "duration_ms": o.duration_ms}
         for o in store.outcomes()
     ]
+    records = [
+        {"lesson_id": r.lesson_id, "question_id": r.question_id, "tries": r.tries, "hints_used": r.hints,
+         "hints_before_first": r.hints_before_first, "variant": r.variant,
+         "outcome": r.outcome.value if r.outcome else None, "updated": iso(r.updated)}
+        for r in store.question_records()
+    ]
+    lessons = {lesson_id: {"seen": len(s.seen), "finished": len(s.finished), "first_try": len(s.first_try),
+                           "after_retry": len(s.after_retry), "missed": len(s.missed)}
+               for lesson_id, s in sorted(store.all_lesson_stats(course).items())}
     pos = store.last_position()
-    doc = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
-           "exported_at": iso(now or datetime.now(timezone.utc)),
-           "last_position": list(pos) if pos else None, "answers": answers, "outcomes": outcomes}
+    return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
+            "exported_at": iso(now or datetime.now(timezone.utc)),
+            "last_position": list(pos) if pos else None, "answers": answers, "outcomes": outcomes,
+            "records": records, "lessons": lessons}
+
+
+def export_json(store: ProgressStore, path: str | Path, now: datetime | None = None,
+                course: Mapping[str, Sequence[str]] | None = None) -> int:
+    """Write :func:`export_document` to ``path`` (atomically: a reader never sees half a file);
+    returns how many attempts were written."""
+    doc = export_document(store, now, course)
     try:   # never through or over a symlink, FIFO or device; a rename beside the target
         write_atomically(path, json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8"))
     except UnsafeFileError as exc:
         raise ProgressError(str(exc)) from None
-    return len(answers)
+    return len(doc["answers"])
 
 
-def import_json(store: ProgressStore, path: str | Path) -> int:
-    """Merge attempts and outcomes from an export (version 1 or 2); returns how many attempts were new.
+class Imported(NamedTuple):
+    """What an import really added (an outcome or a record can be new where no answer is)."""
 
-    An attempt's identity is (timestamp, lesson, question, answer text) and an
-    outcome's (timestamp, lesson, question), so importing the same file twice,
-    or a file that overlaps this database, adds nothing twice. The whole file
-    is validated before anything is written, and written in one transaction:
-    a bad file changes nothing. Review cards of the touched questions are
-    rebuilt by replaying their full outcome history in time order.
+    answers: int
+    outcomes: int
+    records: int
+
+
+def import_json(store: ProgressStore, path: str | Path) -> Imported:
+    """Merge an export (version 1, 2 or 3) into the store; returns what was new.
+
+    An attempt's identity is (timestamp, lesson, question, answer text) and an outcome's
+    (timestamp, lesson, question), so importing the same file twice, or a file that overlaps this
+    database, adds nothing twice. The whole file is validated before anything is written, so a bad
+    file changes nothing; then rows go in batches of ``BATCH_ROWS``, each its own short
+    transaction, so the app answering meanwhile waits for one batch, not the whole file (an
+    interrupted import is completed by importing the file again). Two histories of one question
+    merge as :func:`tutor.progress.records.merge_records` says (the first resolution is the score;
+    a second one becomes legacy), and each touched question's card is replayed from its outcomes.
     """
     content = read_export(Path(path))
-    with store.transaction() as con:
-        touched, added = set(), 0
-        for row in content.answers:
-            if con.execute("INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used,"
-                           " variant, attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row).rowcount:
-                added += 1
-        for row in content.outcomes:
-            if con.execute("INSERT OR IGNORE INTO outcomes (ts, lesson_id, question_id, outcome, attempts,"
-                           " hints_used, variant) VALUES (?, ?, ?, ?, ?, ?, ?)", row).rowcount:
-                touched.add((row[1], row[2]))
-        for lesson_id, question_id in touched:
-            review.replay(con, lesson_id, question_id)
-        position = content.position
-        if position and not con.execute("SELECT 1 FROM meta WHERE key = 'last_position'").fetchone():
-            con.execute("INSERT INTO meta (key, value) VALUES ('last_position', ?)", (json.dumps(position),))
+    added_answers = _insert(store, content.answers, "answers (ts, lesson_id, question_id, answer, correct,"
+                            " hints_used, variant, attempt, mode)")
+    added_outcomes = _insert(store, content.outcomes, "outcomes (ts, lesson_id, question_id, outcome, attempts,"
+                             " hints_used, variant, role, duration_ms)")
+    added_records = 0
+    replayed = Counter((row[1], row[2]) for row in content.outcomes)   # a card replays its question's outcomes
+    for batch in _batches(content.records, lambda r: 1 + replayed[(r.lesson_id, r.question_id)]):
+        with store.transaction() as con:
+            for theirs in batch:
+                mine = record_sql.load(con, theirs.lesson_id, theirs.question_id)
+                merged = merge_records(mine, theirs)
+                if merged != mine:
+                    added_records += mine is None
+                    record_sql.save(con, merged if mine is None else dataclasses.replace(
+                        merged, review_key=mine.review_key, review_tries=mine.review_tries,
+                        review_hints=mine.review_hints, review_hints_before_first=mine.review_hints_before_first))
+                _one_score(con, merged)
+                review.replay(con, theirs.lesson_id, theirs.question_id)
+    position = content.position
+    if position:
+        with store.transaction() as con:
+            if not con.execute("SELECT 1 FROM meta WHERE key = 'last_position'").fetchone():
+                con.execute("INSERT INTO meta (key, value) VALUES ('last_position', ?)", (json.dumps(position),))
+    return Imported(added_answers, added_outcomes, added_records)
+
+
+def _insert(store: ProgressStore, rows: list[tuple], into: str) -> int:
+    """Rows not already there, ``BATCH_ROWS`` per transaction; returns how many were new."""
+    added = 0
+    for batch in _batches(rows):
+        with store.transaction() as con:
+            for row in batch:
+                added += con.execute(f"INSERT OR IGNORE INTO {into} VALUES ({', '.join('?' * len(row))})",
+                                     row).rowcount
     return added
+
+
+def _batches(rows: list, weight=lambda row: 1) -> Iterator[list]:
+    """Runs of rows weighing at most ``BATCH_ROWS`` together (a heavier row goes alone)."""
+    batch, load = [], 0
+    for row in rows:
+        if batch and load + weight(row) > BATCH_ROWS:
+            yield batch
+            time.sleep(BATCH_PAUSE)
+            batch, load = [], 0
+        batch.append(row)
+        load += weight(row)
+    if batch:
+        yield batch
+
+
+def _one_score(con, record) -> None:
+    """After a merge a question has one score outcome, the record's; any other becomes legacy."""
+    rows = con.execute("SELECT id, outcome, ts FROM outcomes WHERE lesson_id = ? AND question_id = ? AND role = 'score'"
+                       " ORDER BY ts, id", (record.lesson_id, record.question_id)).fetchall()
+    for row_id, _outcome, _ts in rows[1:]:
+        con.execute("UPDATE outcomes SET role = 'legacy' WHERE id = ?", (row_id,))
+    if rows and record.outcome is not None:
+        con.execute("UPDATE outcomes SET outcome = ? WHERE id = ?", (record.outcome.value, rows[0][0]))
 
 
 def reset(store: ProgressStore, backup_dir: str | Path | None = None, now: datetime | None = None) -> Path:
@@ -96,13 +178,13 @@ def reset(store: ProgressStore, backup_dir: str | Path | None = None, now: datet
         finally:
             src.close()
             dst.close()
-        for table in ("answers", "outcomes", "review_cards", "meta"):
+        for table in ("answers", "outcomes", "review_cards", "question_records", "meta"):
             con.execute(f"DELETE FROM {table}")
     return target
 
 
 def read_export(path: Path) -> ExportContent:
-    """Read and validate a whole export file (version 1 or 2), or raise ProgressError.
+    """Read and validate a whole export file (version 1, 2 or 3), or raise ProgressError.
 
     All parsing of import files is in tutor.progress.import_check, which treats the file as
     untrusted input (regular files only, bounded, every field checked).

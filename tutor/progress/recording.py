@@ -1,122 +1,140 @@
-"""Writing the learner's attempts and outcomes (a mixin of :class:`tutor.progress.store.ProgressStore`).
+"""Writing the learner's tries to their question records (a mixin of :class:`tutor.progress.store.ProgressStore`).
 
-Kept apart so the store module stays about opening, migrating and guarding the file. Each write is
-one short transaction through the store's ``transaction()``; time always comes in as ``now``.
+Every write is one short transaction that stores the try, moves the question's record and, when
+that resolves it, its outcome and review card together: a killed app loses at most the try it was
+writing, and the screen shows a verdict only after this returns. The store, not the screen,
+decides whether a try is scored, review or practice, and which attempt it is, from the record:
+so no route through the screens can give a question a second first attempt. Time comes in with
+the answer (or as ``now``), never read here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+import dataclasses
+from collections.abc import Callable
+from datetime import datetime, timedelta
 
-from tutor.grading.attempts import Outcome
-from tutor.progress import review
-from tutor.progress.migrate import v1_outcome
+from tutor.grading.attempts import Encounter
+from tutor.progress import record_sql, review
+from tutor.progress.records import Answer, Mode, QuestionRecord, Role, storable_answer
 from tutor.progress.review import iso, parse_iso
 
 
-@dataclass(frozen=True)
-class Answer:
-    lesson_id: str
-    question_id: str
-    answer: str
-    correct: bool
-    hints_used: int
-    timestamp: datetime
-    variant: str | None = None
-    attempt: int = 1
-
-
-@dataclass(frozen=True)
-class OutcomeRecord:
-    """How one encounter with a question ended; its outcome is judged by the first attempt."""
-
-    lesson_id: str
-    question_id: str
-    outcome: Outcome
-    attempts: int
-    hints_used: int
-    timestamp: datetime
-    variant: str | None = None
-
-
 class RecordingMixin:
-    def record_attempt(
-        self,
-        lesson_id: str,
-        question_id: str,
-        answer: str,
-        correct: bool,
-        hints_used: int = 0,
-        variant: str | None = None,
-        attempt: int = 1,
-        now: datetime | None = None,
-    ) -> Answer:
-        """Store one graded attempt (review moves only when the encounter ends: ``record_outcome``).
+    def record(self, answer: Answer) -> tuple[Answer, QuestionRecord]:
+        """Store one graded try; returns it as stored (mode, attempt, folded text, time) and the record after it."""
+        answer = dataclasses.replace(answer, answer=storable_answer(answer.answer))
 
-        (timestamp, lesson, question, answer) identifies an answer for import;
-        a genuine repeat within the clock's resolution is shifted by 1 µs so it
-        is kept, not mistaken for a duplicate.
-        """
-        now = now or datetime.now(timezone.utc)
-        with self.transaction() as con:
-            now = self._insert_attempt(con, lesson_id, question_id, answer, correct, hints_used, variant, attempt, now)
-        return Answer(lesson_id, question_id, answer, bool(correct), int(hints_used), parse_iso(iso(now)), variant,
-                      attempt)
+        def act(encounter: Encounter) -> int:
+            if answer.hints_used > encounter.hints_used:
+                encounter.hint_shown(answer.hints_used)
+            return encounter.record(answer.correct)
 
-    def record_outcome(
-        self,
-        lesson_id: str,
-        question_id: str,
-        outcome: Outcome | str,
-        attempts: int,
-        hints_used: int = 0,
-        variant: str | None = None,
-        now: datetime | None = None,
-    ) -> OutcomeRecord:
-        """Store how an encounter ended and reschedule its review card, atomically."""
-        now, outcome = now or datetime.now(timezone.utc), Outcome(outcome)
         with self.transaction() as con:
-            now = self._insert_outcome(con, lesson_id, question_id, outcome, attempts, hints_used, variant, now)
-            review.record_review(con, lesson_id, question_id, outcome, now)
-        return OutcomeRecord(lesson_id, question_id, outcome, int(attempts), int(hints_used), parse_iso(iso(now)),
-                             variant)
+            mode, record, attempt = self._advance(con, answer.lesson_id, answer.question_id, answer.mode,
+                                                  answer.tries_allowed, answer.variant, answer.timestamp, act,
+                                                  answer.shown_at)
+            stored = dataclasses.replace(answer, mode=mode, attempt=attempt or answer.attempt)
+            stored = dataclasses.replace(stored, timestamp=self._insert_answer(con, stored))
+        return dataclasses.replace(stored, timestamp=parse_iso(iso(stored.timestamp))), record
 
-    def record_answer(
-        self,
-        lesson_id: str,
-        question_id: str,
-        answer: str,
-        correct: bool,
-        hints_used: int = 0,
-        variant: str | None = None,
-        now: datetime | None = None,
-    ) -> Answer:
-        """One answer that is a whole encounter (one try, then the reveal), as every answer was in version 1."""
-        now = now or datetime.now(timezone.utc)
+    def record_hint(self, lesson_id: str, question_id: str, shown: int, mode: Mode, allowed: int,
+                    now: datetime) -> QuestionRecord:
+        """A hint is part of the record from the moment it is shown: Ctrl+R or a restart keeps it."""
+        def act(encounter: Encounter) -> None:
+            encounter.hint_shown(shown)
+
         with self.transaction() as con:
-            now = self._insert_attempt(con, lesson_id, question_id, answer, correct, hints_used, variant, 1, now)
-            outcome = v1_outcome(correct, hints_used)
-            self._insert_outcome(con, lesson_id, question_id, outcome, 1, hints_used, variant, now)
-            review.record_review(con, lesson_id, question_id, outcome, now)
-        return Answer(lesson_id, question_id, answer, bool(correct), int(hints_used), parse_iso(iso(now)), variant)
+            return self._advance(con, lesson_id, question_id, mode, allowed, None, now, act)[1]
+
+    def record_give_up(self, lesson_id: str, question_id: str, mode: Mode, allowed: int, variant: str | None,
+                       now: datetime, shown_at: datetime | None = None) -> QuestionRecord:
+        """Giving up resolves the question (or the review) as not got."""
+        with self.transaction() as con:
+            return self._advance(con, lesson_id, question_id, mode, allowed, variant, now, Encounter.give_up,
+                                 shown_at)[1]
+
+    def question_record(self, lesson_id: str, question_id: str) -> QuestionRecord | None:
+        with self._lock:
+            return record_sql.load(self._con, lesson_id, question_id)
+
+    def question_records(self, lesson_id: str | None = None) -> list[QuestionRecord]:
+        with self._lock:
+            return record_sql.load_all(self._con, lesson_id)
+
+    def encounter_for(self, lesson_id: str, question_id: str, wanted: Mode, allowed: int,
+                      now: datetime) -> tuple[Mode, Encounter, QuestionRecord]:
+        """What a try on this question would be now, the encounter it would continue (a practice one
+        is fresh), and the question's record (an unseen question: an empty one)."""
+        with self._lock:
+            record = record_sql.load(self._con, lesson_id, question_id)
+            record = record or QuestionRecord(lesson_id, question_id, updated=now)
+            mode, key = self._mode(self._con, record, wanted, now)
+        if mode is Mode.SCORED:
+            return mode, record.encounter(allowed), record
+        return mode, record.review_encounter(allowed, key) if mode is Mode.REVIEW else Encounter(allowed), record
+
+    def _mode(self, con, record: QuestionRecord, wanted: Mode, now: datetime) -> tuple[Mode, str | None]:
+        """Review only while the card is due (once rated it is not); scored only until resolved."""
+        wanted = Mode(wanted)
+        if wanted is Mode.REVIEW:
+            card = review.load_card(con, record.lesson_id, record.question_id)
+            if card is not None and card.due <= now:
+                return Mode.REVIEW, iso(card.due)
+            return Mode.PRACTICE, None
+        if wanted is Mode.SCORED and not record.resolved:
+            return Mode.SCORED, None
+        return Mode.PRACTICE, None
+
+    def _advance(self, con, lesson_id: str, question_id: str, wanted: Mode, allowed: int, variant: str | None,
+                 now: datetime, act: Callable[[Encounter], int | None],
+                 shown_at: datetime | None = None) -> tuple[Mode, QuestionRecord, int | None]:
+        """Move the question's scored or review encounter by ``act``; resolve it when it ends."""
+        record = record_sql.load(con, lesson_id, question_id) or QuestionRecord(lesson_id, question_id, updated=now)
+        mode, key = self._mode(con, record, wanted, now)
+        if mode is Mode.PRACTICE:
+            return mode, record, None
+        encounter = record.encounter(allowed) if mode is Mode.SCORED else record.review_encounter(allowed, key)
+        attempt = None
+        if not encounter.revealed:   # (tries left over from a lesson that since allowed fewer: resolve it)
+            attempt = act(encounter)
+        elif mode is Mode.SCORED:
+            mode = Mode.PRACTICE
+        if mode is Mode.SCORED or (mode is Mode.PRACTICE and not record.resolved):
+            record = record.with_encounter(encounter, variant or record.variant, now)
+            if record.resolved:
+                self._resolve(con, record, encounter, Role.SCORE, now, shown_at)
+        else:
+            record = dataclasses.replace(record, updated=now).with_review(
+                encounter, None if encounter.outcome else key)
+            if encounter.outcome:
+                self._resolve(con, record, encounter, Role.REVIEW, now, shown_at)
+        record_sql.save(con, record)
+        return mode, record, attempt
+
+    def _resolve(self, con, record: QuestionRecord, encounter: Encounter, role: Role, now: datetime,
+                 shown_at: datetime | None) -> None:
+        outcome = encounter.outcome
+        duration = None if shown_at is None else max(0, min(round((now - shown_at).total_seconds() * 1000),
+                                                            7 * 24 * 3600 * 1000))
+        while not con.execute(
+            "INSERT OR IGNORE INTO outcomes (ts, lesson_id, question_id, outcome, attempts, hints_used, variant, role,"
+            " duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (iso(now), record.lesson_id, record.question_id, outcome.value, len(encounter.results),
+             encounter.hints_used, record.variant, role.value, duration),
+        ).rowcount:
+            now += timedelta(microseconds=1)
+        review.record_review(con, record.lesson_id, record.question_id, outcome, now)
 
     @staticmethod
-    def _insert_attempt(con, lesson_id, question_id, answer, correct, hints_used, variant, attempt, now) -> datetime:
+    def _insert_answer(con, a: Answer) -> datetime:
+        """(timestamp, lesson, question, answer) identifies an answer for import; a genuine repeat within
+        the clock's resolution is shifted by 1 µs so it is kept, not mistaken for a duplicate."""
+        now = a.timestamp
         while not con.execute(
-            "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant, attempt)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (iso(now), lesson_id, question_id, answer, int(correct), int(hints_used), variant, int(attempt)),
+            "INSERT OR IGNORE INTO answers (ts, lesson_id, question_id, answer, correct, hints_used, variant, attempt,"
+            " mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (iso(now), a.lesson_id, a.question_id, a.answer, int(a.correct), int(a.hints_used), a.variant,
+             int(a.attempt), a.mode.value),
         ).rowcount:
             now += timedelta(microseconds=1)
         return now
-
-    @staticmethod
-    def _insert_outcome(con, lesson_id, question_id, outcome, attempts, hints_used, variant, now) -> datetime:
-        while not con.execute(
-            "INSERT OR IGNORE INTO outcomes (ts, lesson_id, question_id, outcome, attempts, hints_used, variant)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (iso(now), lesson_id, question_id, Outcome(outcome).value, int(attempts), int(hints_used), variant),
-        ).rowcount:
-            now += timedelta(microseconds=1)
-        return now
-

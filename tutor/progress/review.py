@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -100,14 +100,29 @@ class Card:
     state: CardState
 
 
-def schedule_after_outcome(card: CardState | None, outcome: Outcome | str, now: datetime) -> CardState | None:
+def scheduler(parameters: Sequence[float] | None = None) -> Scheduler:
+    """Our scheduler (one short step, no fuzz) with the learner's fitted FSRS parameters, if any."""
+    if parameters is None:
+        return SCHEDULER
+    return Scheduler(parameters, learning_steps=(RELEARN_DELAY,), relearning_steps=(RELEARN_DELAY,),
+                     enable_fuzzing=False)
+
+
+def learner_parameters(con: sqlite3.Connection) -> list[float] | None:
+    """Parameters ``tutor progress --optimize`` fitted to this learner's reviews (kept in ``meta``)."""
+    row = con.execute("SELECT value FROM meta WHERE key = 'fsrs_parameters'").fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def schedule_after_outcome(card: CardState | None, outcome: Outcome | str, now: datetime,
+                           parameters: Sequence[float] | None = None) -> CardState | None:
     """Next state of a card after one finished question; ``None`` means "no card needed"."""
     outcome, now = Outcome(outcome), now.astimezone(timezone.utc)
     if card is None:
         if outcome is Outcome.FIRST_TRY:
             return None
         card = CardState.of(FsrsCard(card_id=1, due=now))   # card_id is FSRS's own key; ours is the question
-    new, _log = SCHEDULER.review_card(card.fsrs, RATINGS[outcome], review_datetime=now)
+    new, _log = scheduler(parameters).review_card(card.fsrs, RATINGS[outcome], review_datetime=now)
     return CardState.of(new)
 
 
@@ -133,7 +148,7 @@ def save_card(con: sqlite3.Connection, lesson_id: str, question_id: str, state: 
 def record_review(con: sqlite3.Connection, lesson_id: str, question_id: str, outcome: Outcome | str,
                   now: datetime) -> CardState | None:
     """Apply one finished question to the stored card (inside the caller's transaction)."""
-    new = schedule_after_outcome(load_card(con, lesson_id, question_id), outcome, now)
+    new = schedule_after_outcome(load_card(con, lesson_id, question_id), outcome, now, learner_parameters(con))
     if new is not None:
         save_card(con, lesson_id, question_id, new)
     return new

@@ -17,67 +17,73 @@ from tutor.progress.review import parse_iso
 
 @dataclass
 class LessonStats:
-    """``attempts`` counts finished encounters with questions and ``correct_attempts`` those right on the
-    first try without a hint, so ``accuracy`` is first-attempt accuracy: retries cannot raise it."""
+    """A lesson's questions by their record: seen (open or resolved), finished (resolved), and how.
 
-    answered_questions: set[str] = field(default_factory=set)
-    correct_questions: set[str] = field(default_factory=set)   # right at least once (first try or after)
-    attempts: int = 0
-    correct_attempts: int = 0
+    Counted in questions, never in encounters or answers, so "finished" can never exceed the
+    lesson's questions and ``accuracy`` (right first time over finished) cannot be raised by
+    practice, a retry, or reopening the lesson.
+    """
+
+    seen: set[str] = field(default_factory=set)
+    finished: set[str] = field(default_factory=set)
+    first_try: set[str] = field(default_factory=set)
+    after_retry: set[str] = field(default_factory=set)
     last_seen: datetime | None = None
 
     @property
+    def missed(self) -> set[str]:
+        return self.finished - self.first_try - self.after_retry
+
+    @property
     def accuracy(self) -> float | None:
-        return self.correct_attempts / self.attempts if self.attempts else None
+        return len(self.first_try) / len(self.finished) if self.finished else None
 
 
 @dataclass
 class TrackStats:
     total_questions: int = 0
-    completed_questions: int = 0  # answered correctly at least once
-    attempts: int = 0             # finished encounters
-    correct_attempts: int = 0     # of which right first time
+    finished_questions: int = 0   # resolved: right first time, right after retry, or not got
+    first_try: int = 0            # of which right first time
 
     @property
     def completion(self) -> float:
-        return self.completed_questions / self.total_questions if self.total_questions else 0.0
+        return self.finished_questions / self.total_questions if self.total_questions else 0.0
 
     @property
     def accuracy(self) -> float | None:
-        return self.correct_attempts / self.attempts if self.attempts else None
+        return self.first_try / self.finished_questions if self.finished_questions else None
 
 
-def lesson_stats_from_rows(rows: Iterable[tuple[str, str, int, int | None, int | None, str]]) -> dict[str, LessonStats]:
-    """Rows are per question (lesson, question, encounters, right first time, right at all, last ts),
-    so SQLite does the counting and Python only folds questions into lessons."""
+def question_counts(records: Iterable, course: Mapping[str, Sequence[str]] | None = None) -> dict[str, LessonStats]:
+    """The one count of progress: the roadmap, the lesson summary, Stats, ``tutor progress`` and the
+    export all read it. ``records`` are question records; with ``course`` ({lesson: question ids})
+    only the questions the course asks today count, so a renamed question cannot inflate a lesson."""
     out: dict[str, LessonStats] = {}
-    for lesson_id, question_id, encounters, first_try, right, last in rows:
-        s = out.setdefault(lesson_id, LessonStats())
-        s.answered_questions.add(question_id)
-        if right:
-            s.correct_questions.add(question_id)
-        s.attempts += encounters
-        s.correct_attempts += first_try or 0
-        seen = parse_iso(last)
-        s.last_seen = seen if s.last_seen is None else max(s.last_seen, seen)
+    for r in records:
+        if course is not None and r.question_id not in course.get(r.lesson_id, ()):
+            continue
+        s = out.setdefault(r.lesson_id, LessonStats())
+        s.seen.add(r.question_id)
+        if r.outcome is not None:
+            s.finished.add(r.question_id)
+            {"first_try": s.first_try, "after_retry": s.after_retry}.get(r.outcome.value, set()).add(r.question_id)
+        s.last_seen = r.updated if s.last_seen is None else max(s.last_seen, r.updated)
     return out
 
 
 def track_stats(
     tracks: Mapping[str, Sequence[tuple[str, Sequence[str]]]], stats: Mapping[str, LessonStats]
 ) -> dict[str, TrackStats]:
-    """Completion counts only the questions the course lists today, so renamed or
-    removed questions in old history do not inflate it; accuracy is the first
-    attempt of every encounter in the track's lessons."""
+    """Only the questions the course lists today count, so renamed or removed questions in old
+    history do not inflate a track."""
     out: dict[str, TrackStats] = {}
     for track, lessons in tracks.items():
         ts = out[track] = TrackStats()
         for lesson_id, question_ids in lessons:
-            ls = stats.get(lesson_id, LessonStats())
-            ts.total_questions += len(set(question_ids))
-            ts.completed_questions += len(set(question_ids) & ls.correct_questions)
-            ts.attempts += ls.attempts
-            ts.correct_attempts += ls.correct_attempts
+            ls, ids = stats.get(lesson_id, LessonStats()), set(question_ids)
+            ts.total_questions += len(ids)
+            ts.finished_questions += len(ids & ls.finished)
+            ts.first_try += len(ids & ls.first_try)
     return out
 
 

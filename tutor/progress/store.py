@@ -3,16 +3,16 @@
 Why SQLite and these settings: two ``tutor`` processes (say, the app and
 ``tutor progress``) may touch the file at once, and a killed process must lose
 at most the answer it was writing. WAL mode lets readers and one writer work
-side by side, ``busy_timeout`` makes a second writer wait instead of failing,
-and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
+side by side, a second writer waits (``transaction`` polls for the lock) instead of
+failing, and every answer is its own short ``BEGIN IMMEDIATE`` transaction.
 
-Every graded attempt is an ``answers`` row; every finished encounter with a
-question (right, given up, or out of tries) is one ``outcomes`` row, which is
-what accuracy and review are about. Time always comes in as ``now`` (tests and
-imports pass it; the app passes its clock), never read inside a function.
+Every graded try is an ``answers`` row (scored, review or practice); every question has
+one ``question_records`` row (open, then resolved), and each resolution or review rating is
+an ``outcomes`` row, which is what moves the review schedule. Time always comes in with the
+answer or as ``now`` (tests and imports pass it; the app passes its clock), never read inside a function.
 
-The schema version is kept in ``PRAGMA user_version``; version 1 (before
-attempts and outcomes) is migrated in place, see :mod:`tutor.progress.migrate`.
+The schema version is kept in ``PRAGMA user_version``; versions 1 (before attempts and
+outcomes) and 2 (before question records) are migrated in place, see :mod:`tutor.progress.migrate`.
 A file written by a newer tutor is refused untouched (we cannot know what dropping its data would break);
 a file SQLite cannot read is moved aside, never deleted, and a fresh one begins.
 
@@ -26,6 +26,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, timezone, tzinfo
@@ -34,20 +35,24 @@ from pathlib import Path
 import platformdirs
 
 from tutor.grading.attempts import Outcome
-from tutor.progress import open_failure, review
-from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, run_script
+from tutor.progress import open_failure, record_sql, review
+# ProgressError is imported from here by callers.
+from tutor.progress.opening import ProgressError, opening_lock, probe
+from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, migrate_v2_to_v3, run_script
+from tutor.progress.recording import RecordingMixin
 # Answer and OutcomeRecord are imported from here by callers.
-from tutor.progress.recording import Answer, OutcomeRecord, RecordingMixin
+from tutor.progress.records import Answer, Mode, OutcomeRecord, Role
 # LessonStats, TrackStats and track_stats are imported from here by callers.
-from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, lesson_stats_from_rows,
+from tutor.progress.stats import (LessonStats, TrackStats, answers_per_day, question_counts,
                                   streak_ending, track_stats)
 from tutor.progress.review import DueReviews, parse_iso
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 EXPORT_FORMAT = "tutor-progress"
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3
 DB_NAME = "progress.db"
-_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+WRITE_PATIENCE = 5.0       # seconds a write waits for another process's lock before it fails
+BUSY_POLL_MS = 5           # SQLite's own wait per try; transaction() polls around it
 
 _SCHEMA = (
     """
@@ -61,6 +66,7 @@ CREATE TABLE IF NOT EXISTS answers (
     hints_used  INTEGER NOT NULL,
     variant     TEXT,
     attempt     INTEGER NOT NULL DEFAULT 1,
+    mode        TEXT NOT NULL DEFAULT 'scored',
     UNIQUE (ts, lesson_id, question_id, answer)
 );
 CREATE INDEX IF NOT EXISTS answers_lesson ON answers(lesson_id, question_id);
@@ -68,11 +74,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
     + OUTCOMES_DDL
     + review.CARDS_DDL
+    + record_sql.RECORDS_DDL
 )
-
-
-class ProgressError(Exception):
-    """A problem the user can act on; the message is meant to be shown as is."""
 
 
 def resolve_home(explicit: str | Path | None = None) -> Path:
@@ -97,47 +100,6 @@ def free_name(base: Path) -> Path:
     return candidate
 
 
-@contextmanager
-def _opening_lock(home: Path) -> Iterator[None]:
-    """Serialise opening across processes: a second tutor starting while the first creates
-    the database would otherwise probe a half-written file, call it corrupt and move it aside."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: no flock; busy_timeout still guards the writes themselves
-        yield
-        return
-    try:
-        handle = open(home / "progress.lock", "a")
-    except OSError:  # a read-only home: opening will report the real problem
-        yield
-        return
-    with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _probe(path: Path) -> tuple[int, bool]:
-    """(user_version, corrupt) read through a read-only connection, so a file we
-    then refuse is left exactly as it was."""
-    if not path.exists() or path.stat().st_size == 0:
-        return 0, False
-    try:
-        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=5)
-        try:
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            ok = con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
-            return version, not ok
-        finally:
-            con.close()
-    except sqlite3.DatabaseError as exc:
-        if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _CORRUPT_CODES:
-            return 0, True
-        raise ProgressError(open_failure.explain(path, exc)) from exc
-
-
 class ProgressStore(RecordingMixin):
     """Open (creating if needed) the progress database under ``home``.
 
@@ -155,12 +117,25 @@ class ProgressStore(RecordingMixin):
             self.home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ProgressError(f"cannot create tutor home {self.home}: {exc}") from exc
-        with _opening_lock(self.home):
+        with opening_lock(self.home):
             self._open()
+
+    @classmethod
+    def in_memory(cls) -> ProgressStore:
+        """The same rules over a database that lives and dies with this process: a session whose
+        progress cannot be saved still keeps each question's record while it runs."""
+        store = cls.__new__(cls)
+        store.home, store.path, store.recovered_from, store.message = None, None, None, None
+        store._lock = threading.RLock()
+        store._con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        with store.transaction() as con:
+            run_script(con, _SCHEMA)
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return store
 
     def _open(self) -> None:
         """Probe, recover, connect and create the schema; the caller holds the opening lock."""
-        version, corrupt = _probe(self.path)
+        version, corrupt = probe(self.path)
         if corrupt:
             self._move_aside()
         elif version > SCHEMA_VERSION:
@@ -178,10 +153,13 @@ class ProgressStore(RecordingMixin):
             # FULL: one fsync per answer is invisible at human pace and survives power loss too.
             for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = FULL"):
                 self._con.execute(f"PRAGMA {pragma}")
+            self._con.execute(f"PRAGMA busy_timeout = {BUSY_POLL_MS}")   # writes wait in transaction()
             with self.transaction() as con:  # IMMEDIATE: two first-time openers take turns
                 found = con.execute("PRAGMA user_version").fetchone()[0]
                 if found == 1:
                     migrate_v1_to_v2(con)
+                if found in (1, 2):
+                    migrate_v2_to_v3(con)
                 if found < SCHEMA_VERSION:
                     run_script(con, _SCHEMA)
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -212,15 +190,32 @@ class ProgressStore(RecordingMixin):
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction. IMMEDIATE takes the write lock up front, so a
-        busy database makes us wait (busy_timeout) rather than fail mid-way."""
+        busy database makes us wait rather than fail mid-way.
+
+        The wait polls every millisecond (up to ``WRITE_PATIENCE`` seconds) instead of leaving it
+        to SQLite's busy handler, which between tries sleeps up to 100 ms: against another
+        process writing batch after batch (an import) that handler almost never found the lock
+        free, and an answer waited seconds; polling takes the pause between two batches."""
         with self._lock:
-            self._con.execute("BEGIN IMMEDIATE")
+            self._begin()
             try:
                 yield self._con
             except BaseException:
                 self._con.execute("ROLLBACK")
                 raise
             self._con.execute("COMMIT")
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + WRITE_PATIENCE
+        while True:
+            try:
+                self._con.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                busy = getattr(exc, "sqlite_errorcode", 5) & 0xFF in (5, 6)   # SQLITE_BUSY, SQLITE_LOCKED
+                if not busy or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.001)
 
     def _read(self, sql: str, params: Sequence = ()) -> list[tuple]:
         with self._lock:
@@ -239,16 +234,17 @@ class ProgressStore(RecordingMixin):
     # -- answers ----------------------------------------------------------
 
     def answers(self, lesson_id: str | None = None) -> list[Answer]:
-        sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant, attempt FROM answers"
+        sql = "SELECT lesson_id, question_id, answer, correct, hints_used, ts, variant, attempt, mode FROM answers"
         rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
                           (lesson_id,) if lesson_id else ())
-        return [Answer(l, q, a, bool(c), h, parse_iso(t), v, n) for l, q, a, c, h, t, v, n in rows]
+        return [Answer(l, q, a, bool(c), h, parse_iso(t), v, n, Mode(m)) for l, q, a, c, h, t, v, n, m in rows]
 
     def outcomes(self, lesson_id: str | None = None) -> list[OutcomeRecord]:
-        sql = "SELECT lesson_id, question_id, outcome, attempts, hints_used, ts, variant FROM outcomes"
+        sql = "SELECT lesson_id, question_id, outcome, attempts, hints_used, ts, variant, role, duration_ms FROM outcomes"
         rows = self._read(sql + (" WHERE lesson_id = ?" if lesson_id else "") + " ORDER BY ts, id",
                           (lesson_id,) if lesson_id else ())
-        return [OutcomeRecord(l, q, Outcome(o), n, h, parse_iso(t), v) for l, q, o, n, h, t, v in rows]
+        return [OutcomeRecord(l, q, Outcome(o), n, h, parse_iso(t), v, Role(r), d)
+                for l, q, o, n, h, t, v, r, d in rows]
 
     def answer_count(self) -> int:
         return self._read("SELECT COUNT(*) FROM answers")[0][0]
@@ -270,14 +266,10 @@ class ProgressStore(RecordingMixin):
 
     # -- summaries --------------------------------------------------------
 
-    def all_lesson_stats(self) -> dict[str, LessonStats]:
-        """Per question: encounters, right first time, right at all, last seen (an open encounter counts as seen)."""
-        return lesson_stats_from_rows(self._read(
-            "SELECT lesson_id, question_id, COUNT(o.id), SUM(o.outcome = 'first_try'),"
-            " SUM(o.outcome != 'missed'), MAX(seen) FROM ("
-            "  SELECT lesson_id, question_id, NULL AS id, NULL AS outcome, ts AS seen FROM answers"
-            "  UNION ALL SELECT lesson_id, question_id, id, outcome, ts FROM outcomes) AS o"
-            " GROUP BY lesson_id, question_id"))
+    def all_lesson_stats(self, course: Mapping[str, Sequence[str]] | None = None) -> dict[str, LessonStats]:
+        """Per lesson, counted in questions (see :func:`tutor.progress.stats.question_counts`); ``course``
+        ({lesson: question ids}) limits them to the questions the course asks today."""
+        return question_counts(self.question_records(), course)
 
     def lesson_stats(self, lesson_id: str) -> LessonStats:
         return self.all_lesson_stats().get(lesson_id, LessonStats())

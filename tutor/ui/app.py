@@ -49,7 +49,6 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.home = home
         self.preload_model = preload_model
         self.model_status = "loading"
-        self.answers: list[tuple] = []   # this session's answers; the progress store keeps them for good
         # Screens that show the model or the catalog subscribe; the app need not know which they are.
         self.model_signal: Signal[str] = Signal(self, "model-changed")        # data: the new weights' label
         self.lessons_signal: Signal[list] = Signal(self, "lessons-changed")   # data: the hot-reload results
@@ -170,8 +169,3 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
 
         start_live_checks(self, reloads)   # runs each lesson on the model in a worker; problems come back later
         return reloads
-
-    def record_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,
-                      variant: str | None, attempt: int = 1) -> None:
-        self.answers.append((lesson_id, question_id, text, correct, hints, variant))
-        self.save_answer(lesson_id, question_id, text, correct, hints, variant, attempt)

@@ -1,11 +1,12 @@
 """The learner's journey, as a mixin of ``TutorApp``: progress, resume, review, stats, help, theme.
 
 Kept out of app.py so the app stays wiring; everything here is reached through the app
-(screens call ``app.record_answer``, ``app.save_position``, ``app.progress_snapshot``) so
-screens never hold the store themselves.
+(screens call ``app.progress`` with each try, ``app.save_position``, ``app.progress_snapshot``)
+so screens never hold the store themselves.
 
 Database writes run on the UI thread: each is one short SQLite transaction (measured well
-under 1 ms), and doing it inline means quitting right after an answer can never drop it.
+under 1 ms), and doing it inline means the record is written before the verdict is shown,
+and quitting right after an answer can never drop it.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import sqlite3
 from datetime import datetime, timezone
 
 from tutor.common.i18n import _
-from tutor.grading.attempts import Outcome
+from tutor.progress.service import ProgressService
 from tutor.progress.store import ProgressError, ProgressStore, resolve_home
 from tutor.ui.progress_labels import Snapshot, take_snapshot, when
 from tutor.common.safe_text import neutralise
@@ -31,7 +32,6 @@ class JourneyMixin:
     def open_progress(self) -> None:
         """Open the store; a refused database leaves the app usable, just not saving."""
         self.clock = utc_now   # tests replace it to come back "tomorrow"
-        self.outcomes: list[tuple] = []   # this session's finished questions, for tests and the journey
         self.store: ProgressStore | None = None
         self.store_problem: str | None = None
         self._saved_position = None
@@ -40,6 +40,8 @@ class JourneyMixin:
             self.store = ProgressStore(self.home)
         except ProgressError as error:
             self.store_problem = str(error)
+        # lambda: tests replace app.clock after the app is made
+        self.progress = ProgressService(self.store, lambda: self.clock(), self._tell_save_failed)
         self.settings_home = resolve_home(self.home)
 
     def start_journey(self) -> None:
@@ -75,31 +77,9 @@ class JourneyMixin:
             self.exit(return_code=1, message=neutralise(f"tutor: {self.store_problem}"))
 
     def on_unmount(self) -> None:
-        if self.store is not None:
-            self.store.close()
+        self.progress.close()   # writes any answer still queued (a locked database), then closes
 
     # -- progress -------------------------------------------------------
-
-    def save_answer(self, lesson_id: str, question_id: str, text: str, correct: bool, hints: int,
-                    variant: str | None, attempt: int = 1) -> None:
-        """One graded attempt; review is untouched until the question's outcome (``record_outcome``)."""
-        if self.store is None:
-            return
-        try:
-            self.store.record_attempt(lesson_id, question_id, text, correct, hints, variant, attempt, now=self.clock())
-        except (ProgressError, sqlite3.Error) as error:
-            self._tell_save_failed(error)
-
-    def record_outcome(self, lesson_id: str, question_id: str, outcome: Outcome, attempts: int, hints: int,
-                       variant: str | None) -> None:
-        """How the question ended (at its reveal): this is what accuracy and the review schedule use."""
-        self.outcomes.append((lesson_id, question_id, outcome, attempts, hints))
-        if self.store is None:
-            return
-        try:
-            self.store.record_outcome(lesson_id, question_id, outcome, attempts, hints, variant, now=self.clock())
-        except (ProgressError, sqlite3.Error) as error:
-            self._tell_save_failed(error)
 
     def save_position(self, lesson_id: str, question_index: int) -> None:
         if self.store is None or self._saved_position == (lesson_id, question_index):
@@ -113,16 +93,15 @@ class JourneyMixin:
     def _tell_save_failed(self, error: Exception) -> None:
         if not self._save_failed:   # once: a full disk would otherwise notify on every answer
             self._save_failed = True
-            self.notify(_("{error}\nAnswers are kept for this session only.").format(error=error),
+            self.notify(_("{error}\nYour answers are kept and written as soon as the database allows.").format(
+                error=error),
                         title=_("Could not save progress"),
                         severity="error", timeout=20, markup=False)
 
     def last_variant(self, lesson_id: str, question_id: str) -> str | None:
         """The sizes of the last answer to a question, so review can pick different ones."""
-        if self.store is None:
-            return None
-        answers = [a for a in self.store.answers(lesson_id) if a.question_id == question_id]
-        return answers[-1].variant if answers else None
+        record = self.progress.store.question_record(lesson_id, question_id)
+        return record.variant if record else None
 
     def review_due_for(self, lesson_id: str, question_ids: list[str]) -> dict[str, datetime]:
         """When review brings back each of a lesson's questions that has a card (the lesson summary)."""

@@ -56,7 +56,8 @@ def question_exists(catalog) -> Callable[[str, str], bool]:
 def take_snapshot(store: ProgressStore | None, catalog, now: datetime) -> Snapshot:
     if store is None:
         return Snapshot(saving=False)
-    lessons = store.all_lesson_stats()
+    lessons = store.all_lesson_stats({lesson_id: ids for track in course_questions(catalog).values()
+                                      for lesson_id, ids in track})
     reviews = store.due_reviews(now, question_exists(catalog))
     due = []
     for card in reviews.due:
@@ -69,11 +70,12 @@ def take_snapshot(store: ProgressStore | None, catalog, now: datetime) -> Snapsh
 
 
 def lesson_label(item, stats: LessonStats | None) -> str:
-    """'✓ 3/3 Title · 83% first time': done means answered right at least once; the percentage is
-    of questions right on the first attempt, so retrying cannot raise it."""
+    """'✓ 3/3 Title · 67% first time': done means finished (its first attempt resolved: right, right
+    after retry, or not got); the percentage is of those questions right first time, so retrying,
+    practice or reopening the lesson cannot raise it."""
     ids = {q.id for q in item.lesson.questions}
-    done = len(ids & stats.correct_questions) if stats else 0
-    mark = "✓" if ids and done == len(ids) else ("◐" if stats and stats.attempts else "○")
+    done = len(ids & stats.finished) if stats else 0
+    mark = "✓" if ids and done == len(ids) else ("◐" if stats and stats.seen else "○")
     label = f"{mark} {done}/{len(ids)} {item.lesson.title}"
     if stats and stats.accuracy is not None:
         label += _(" · {percent} first time").format(percent=f"{stats.accuracy:.0%}")

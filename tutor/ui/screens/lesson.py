@@ -19,8 +19,8 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import preview
-from tutor.grading.attempts import Encounter, Outcome
-from tutor.grading.kinds import allowed_attempts
+from tutor.grading.attempts import Encounter
+from tutor.progress.records import Mode
 from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
 from tutor.ui.screens.lesson_quiz import QuizMixin
@@ -76,6 +76,7 @@ class RevealTable(TensorView):
 
 
 class LessonScreen(LiveMixin, QuizMixin, Screen):
+    wanted_mode = Mode.SCORED   # a question not yet resolved is scored; Review asks for review
     DEFAULT_CSS = """
     LessonScreen { overflow: hidden; }   /* the panes scroll, never the screen (its scrollbar would shift every line) */
     #lesson-body { height: 1fr; min-height: 1; padding: 0 1; }
@@ -114,7 +115,9 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.live = None
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.encounter = Encounter()
-        self.outcomes: dict[str, Outcome] = {}   # this visit's finished questions, for the summary
+        self.mode = Mode.SCORED   # what a try on the question on screen is: from its record (show_question)
+        self.shown_at = None      # when the question on screen could first be answered (the review log's duration)
+        self.acted = False        # a try, hint or give-up since the question was shown: new weights wait
         self.opened_at = None                    # the app's clock when the lesson opened
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
@@ -184,22 +187,29 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
     def show_question(self) -> None:
         self.remember_position()
+        self.continue_record()
+        self.acted = False
+        self.shown_at = self.app.clock() if self.live is not None else None
         self.show_prompt()
         self.feedback("")
         self.say("#hints", "")
         self.query_one("#your-answer", Static).update("")
         self.query_one("#real-tensor", TensorView).clear()
-        self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
         self.preview_answer(self.query_one("#answer", Input).value)
         self.query_one("#reveal").display = False   # nothing to compare yet
+        self.show_record()
         self.model_changed()   # weights replaced while the learner was on the last question
 
     def show_prompt(self) -> None:
-        """The question's line (and its choices), in the lesson's language; the attempt state stays."""
+        """The question's line (and its choices), in the lesson's language; the attempt state and the
+        question's record stay as they are (F4 rewords them, it does not show the question again)."""
         total = len(self.lesson.questions)
         text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
                     style="bold")
         text.append(self.live_text(self.question.prompt))
+        if self.mode is Mode.PRACTICE:
+            text.append("\n  " + _("Practice: this question is already scored; answers here are graded but "
+                                   "change neither your score nor review."), style="bold magenta")
         self.show_choices()
         if self.live is not None and self.lesson.model.vary:
             text.append("\n  " + _("sizes now: {sizes} · ctrl+r draws new ones").format(sizes=self.live.variant),
@@ -209,7 +219,8 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
     def change_language(self, item: LoadedLesson) -> None:
         """F4 while in the lesson: the same lesson (from the catalog in the new language), question,
         typed answer, tries and reveal; only the words change.  What was already said under the
-        answer box (a verdict, hints) stays in the language it was said in."""
+        answer box (a verdict, hints) stays in the language it was said in.  The question's record is
+        not asked for again: the encounter on screen goes on."""
         self.item, self.lesson = item, item.lesson
         localize_bindings(self)
         localize_bindings(self.query_one("#real-tensor", RevealTable))
@@ -239,7 +250,8 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
         now = self.app.clock()
         ids = [question.id for question in self.lesson.questions]
-        summary = summarize(self.lesson.id, self.lesson.title, ids, self.outcomes, now - self.opened_at,
+        counts = self.app.progress.lesson_counts(self.lesson.id, ids)   # the roadmap's count, not this visit's
+        summary = summarize(self.lesson.id, self.lesson.title, ids, counts, now - self.opened_at,
                             self.app.review_due_for(self.lesson.id, ids), self.app.catalog)
         self.app.push_screen(LessonSummaryScreen(summary, now))
 

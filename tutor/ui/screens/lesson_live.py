@@ -165,8 +165,8 @@ class LiveMixin:
         if self.lesson.model.weights != "trained" or self.live is None or self.live.hub_version == hub.version \
                 or self.on_shipped:
             return
-        busy = self.encounter.results or self.encounter.revealed or self.encounter.hints_used or \
-            self.encounter.gave_up or self.query_one("#answer", Input).value.strip()
+        # this showing's own activity: tries from an earlier showing (the record) do not pin old weights
+        busy = self.acted or self.query_one("#answer", Input).value.strip()
         if busy or not self.is_current:
             return
         self.generation += 1   # a result still being computed with the old weights is dropped

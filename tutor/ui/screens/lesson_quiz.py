@@ -1,9 +1,11 @@
 """The lesson screen's question loop: predict, try again, then reveal (a mixin of ``LessonScreen``).
 
-An :class:`~tutor.grading.attempts.Encounter` holds the state of the question on screen. Every
-graded attempt is saved; when the encounter ends (a right answer, a give-up, or the last allowed
-try) the real answer is revealed once and the outcome is saved. After that nothing typed is
-graded: Enter moves on, so re-typing a revealed answer can never count as knowing it.
+An :class:`~tutor.grading.attempts.Encounter` holds the state of the question on screen, continued
+from the question's record (``continue_record``). Every graded try goes to
+``app.progress`` as one :class:`~tutor.progress.records.Answer` before its verdict is shown, and
+the store resolves the record when the encounter ends (a right answer, a give-up, or the last
+allowed try). After the reveal Enter moves on; a resolved question shown again is practice,
+graded and labelled so, and counted nowhere.
 """
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ from textual.widgets import Input, OptionList, Static
 
 from tutor.common.i18n import _, ngettext
 from tutor.grading.answers import AnswerError
-from tutor.grading.kinds import Truth, kind_of
+from tutor.grading.kinds import Truth, allowed_attempts, kind_of
 from tutor.grading.quiz import QuestionError, grade, truth_for
 from tutor.grading.reveal_focus import question_reveal
+from tutor.progress.records import Answer, Mode
 from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
@@ -32,6 +35,26 @@ def tries(count: int) -> str:
 
 
 class QuizMixin:
+    def continue_record(self) -> None:
+        """The question's encounter from its record, however it came back on screen (a restart, Escape
+        and reopen, Ctrl+N/B, Ctrl+R, a reload, new weights): tries and hints used stay used."""
+        allowed = allowed_attempts(self.question, self.lesson.attempts)
+        self.mode, self.encounter, _record = self.app.progress.question(
+            self.lesson.id, self.question.id, self.wanted_mode, allowed)
+        if self.mode is not Mode.PRACTICE and self.encounter.revealed:   # tries left over from more allowed
+            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, allowed, None)
+            self.mode, self.encounter, _record = self.app.progress.question(
+                self.lesson.id, self.question.id, self.wanted_mode, allowed)
+
+    def show_record(self) -> None:
+        """Say what is already used of an open question, and show the hints already seen."""
+        encounter = self.encounter
+        if encounter.hints_used and self.question.hints:
+            self.show_hints(min(encounter.hints_used, len(self.question.hints)))
+        if encounter.results:
+            self.feedback(Text(_("You have already tried this question: {tries} left. Your first attempt "
+                                 "still counts.").format(tries=tries(encounter.attempts_left)), style="yellow"))
+
     def show_choices(self) -> None:
         """A choice question's options as a list to pick from (Tab, arrows, Enter); letters still work."""
         options = self.query_one("#choices", OptionList)
@@ -83,21 +106,30 @@ class QuizMixin:
         except QuestionError as error:
             self.feedback(question_problem(error))
             return
+        self.acted = True
         attempt = self.encounter.record(result.correct)
-        self.app.record_answer(self.lesson.id, self.question.id, text, result.correct, self.encounter.hints_used,
-                               self.live.variant, attempt)
+        self.app.progress.record(Answer(self.lesson.id, self.question.id, text, result.correct,
+                                        self.encounter.hints_used, self.app.clock(), self.live.variant, attempt,
+                                        self.mode, self.encounter.allowed, self.shown_at))   # before the verdict
         if result.correct:
-            self.reveal(truth, text, Text("✓ " + result.feedback, style="bold green"))
+            self.reveal(truth, text, self.labelled(Text("✓ " + result.feedback, style="bold green")))
         elif self.encounter.revealed:
-            self.reveal(truth, text, Text("✗ " + _("{feedback} That was the last try; here is the real answer.")
-                                          .format(feedback=result.feedback), style="bold red"))
+            self.reveal(truth, text, self.labelled(Text("✗ " + _("{feedback} That was the last try; here is the real "
+                                                                 "answer.").format(feedback=result.feedback),
+                                                        style="bold red")))
         else:
             answer_box.offer_for_replacing()
             left = self.encounter.attempts_left
-            verdict = Text("✗ " + result.feedback, style="bold red")
+            verdict = self.labelled(Text("✗ " + result.feedback, style="bold red"))
             verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
                                    "answer.").format(tries=tries(left)), style="")
             self.feedback(verdict)
+
+    def labelled(self, verdict: Text) -> Text:
+        """A practice verdict says so first: it is graded, and counted nowhere."""
+        if self.mode is not Mode.PRACTICE:
+            return verdict
+        return Text(_("Practice") + " · ", style="bold magenta") + verdict
 
     def action_give_up(self) -> None:
         if self.encounter.revealed or self.live is None:
@@ -108,6 +140,10 @@ class QuizMixin:
             self.feedback(question_problem(error))
             return
         self.encounter.give_up()
+        self.acted = True
+        if self.mode is not Mode.PRACTICE:   # resolved as not got before the answer is shown
+            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, self.encounter.allowed,
+                                      self.live.variant, self.shown_at)
         self.reveal(truth, None, Text(_("Here is the real answer."), style="bold"))
 
     def action_hint(self) -> None:
@@ -116,8 +152,15 @@ class QuizMixin:
             self.say("#hints", Text(_("No hints for this question."), style="dim"))
             return
         shown = min(self.encounter.hints_used + 1, len(hints))
+        self.acted = True
         if not self.encounter.revealed:
             self.encounter.hint_shown(shown)
+            if self.mode is not Mode.PRACTICE:   # part of the record: Ctrl+R or a restart keeps it
+                self.app.progress.hint(self.lesson.id, self.question.id, shown, self.mode, self.encounter.allowed)
+        self.show_hints(shown)
+
+    def show_hints(self, shown: int) -> None:
+        hints = self.question.hints
         lines = [_("Hint {number}: {hint}").format(number=i + 1, hint=self.live_text(hint))
                  for i, hint in enumerate(hints[:shown])]
         self.say("#hints", Text("\n".join(lines), style="cyan"))
@@ -129,11 +172,7 @@ class QuizMixin:
         return _("Enter: next question.")
 
     def reveal(self, truth: Truth, last_answer: str | None, verdict: Text) -> None:
-        """Show the real answer once, and save how the question ended."""
-        encounter = self.encounter
-        self.outcomes.setdefault(self.question.id, encounter.outcome)   # the first visit's outcome is the score
-        self.app.record_outcome(self.lesson.id, self.question.id, encounter.outcome, len(encounter.results),
-                                encounter.hints_used, self.live.variant)
+        """Show the real answer (the store has already resolved the record, or this was practice)."""
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
         if self.lesson.model.vary:   # the question, which shows them, may have scrolled away on a small screen

@@ -1,6 +1,7 @@
 """The end of a lesson: how it went, what review will bring back and when, and the next lesson.
 
-The score is this visit's first attempts (a retry or a hint never raises it), the time comes
+The score is the lesson's question records, counted as the roadmap counts them (a retry, a hint,
+practice or a second visit never raises it), the time comes
 from the app's clock (tests inject one), and the comebacks are the review schedule's own due
 times for this lesson's questions, so the summary promises exactly what Review will do.
 """
@@ -17,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from tutor.common.i18n import N_, _, ngettext
-from tutor.grading.attempts import Outcome
+from tutor.progress.stats import LessonStats
 from tutor.ui.localize import localize_bindings
 from tutor.ui.progress_labels import when
 from tutor.ui.widgets.prose import Prose
@@ -28,21 +29,21 @@ class LessonSummary:
     lesson_id: str
     title: str
     total: int                              # questions in the lesson
-    finished: int                           # of them revealed this visit
+    finished: int                           # of them resolved (ever: their first attempt is the score)
     first_time: int                         # of those, right on the first attempt without a hint
     spent: timedelta
     comebacks: tuple[tuple[int, datetime], ...]   # (question number, due) from the review schedule
     next_lesson: tuple[str, str] | None     # (id, title) in roadmap order; None after the last one
 
 
-def summarize(lesson_id: str, title: str, question_ids: list[str], outcomes: dict[str, Outcome],
+def summarize(lesson_id: str, title: str, question_ids: list[str], counts: LessonStats,
               spent: timedelta, due: dict[str, datetime], catalog) -> LessonSummary:
     order = [item.lesson for item in catalog.ordered()]
     ids = [lesson.id for lesson in order]
     following = order[ids.index(lesson_id) + 1] if lesson_id in ids and ids.index(lesson_id) + 1 < len(ids) else None
     return LessonSummary(
-        lesson_id, title, len(question_ids), sum(1 for q in question_ids if q in outcomes),
-        sum(1 for q in question_ids if outcomes.get(q) is Outcome.FIRST_TRY), max(spent, timedelta(0)),
+        lesson_id, title, len(question_ids), len(counts.finished & set(question_ids)),
+        len(counts.first_try & set(question_ids)), max(spent, timedelta(0)),
         tuple(sorted(((question_ids.index(q) + 1, moment) for q, moment in due.items() if q in question_ids),
                      key=lambda pair: (pair[1], pair[0]))),
         (following.id, following.title) if following is not None else None)
@@ -66,7 +67,7 @@ def summary_text(summary: LessonSummary, now: datetime) -> Text:
                 .format(right=summary.first_time, count=summary.total))
     skipped = summary.total - summary.finished
     if skipped:
-        text.append("  " + _("({count} not answered this time)").format(count=skipped), style="dim")
+        text.append("  " + _("({count} not finished yet)").format(count=skipped), style="dim")
     text.append("\n")
     text.append(_("Time: "), style="bold")
     text.append(duration(summary.spent) + "\n\n")

@@ -3,8 +3,9 @@
 A subclass rather than a new screen, so grading, hints, the reveal and hot reload behave
 exactly as in a lesson; only the order of questions differs.  Lessons that vary their sizes
 get a fresh seed for each review question, so the learner re-derives the answer instead of
-remembering the numbers.  Answers go through ``app.record_answer`` as usual, which is what
-moves each card along its spaced-repetition schedule.
+remembering the numbers.  Tries here are review tries: a due card is rated once, by the first
+encounter with it in review (kept in its record, so Ctrl+R or a restart continues it); once
+rated, its answer seen, answering again is practice and moves nothing.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from textual.widgets import Static
 
 from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
+from tutor.progress.records import Mode
 from tutor.ui.messages import LiveReady
 from tutor.ui.screens.lesson import LessonScreen
 from tutor.ui.widgets.prose import Prose
@@ -28,6 +30,7 @@ def fresh_seed(item: LoadedLesson) -> int | None:
 
 
 class ReviewScreen(LessonScreen):
+    wanted_mode = Mode.REVIEW
     BINDINGS = [
         Binding("ctrl+n", "next_question", N_("Skip")),
         Binding("ctrl+b", "previous_question", N_("Previous question"), show=False),

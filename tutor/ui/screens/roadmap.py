@@ -147,7 +147,7 @@ class RoadmapScreen(Screen):
         def finished(node) -> bool:
             stats = self.snapshot.lessons.get(node.data)
             return stats is not None and {q.id for q in self.catalog.get(node.data).lesson.questions} \
-                <= stats.correct_questions
+                <= stats.finished
 
         return next((n for n in lessons if not finished(n)), lessons[0])
 

@@ -72,8 +72,8 @@ class StatsScreen(Screen):
 
     def show_summary(self, snapshot: Snapshot) -> None:
         now = self.app.clock()
-        attempts = sum(s.attempts for s in snapshot.lessons.values())
-        right = sum(s.correct_attempts for s in snapshot.lessons.values())
+        attempts = sum(len(s.finished) for s in snapshot.lessons.values())   # questions, not encounters
+        right = sum(len(s.first_try) for s in snapshot.lessons.values())
         summary = Text()
         if not snapshot.saving:
             summary.append(_("Progress is not being saved this session; these numbers are empty.") + "\n",
@@ -106,7 +106,8 @@ class StatsScreen(Screen):
         for track in self.app.catalog.index.tracks:
             lessons = len(self.app.catalog.track_lessons(track.id))
             stats = snapshot.tracks.get(track.id)
-            done = f"{stats.completion:.0%} ({stats.completed_questions}/{stats.total_questions})" \
+            done = f"{stats.completion:.0%} ({stats.finished_questions}/{stats.total_questions})" \
                 if stats and stats.total_questions else "-"
             accuracy = f"{stats.accuracy:.0%}" if stats and stats.accuracy is not None else "-"
-            table.add_row(Text(track.title), str(lessons), done, accuracy, str(stats.attempts if stats else 0))
+            table.add_row(Text(track.title), str(lessons), done, accuracy,
+                          str(stats.finished_questions if stats else 0))
