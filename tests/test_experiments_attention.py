@@ -57,6 +57,18 @@ def test_padding_keeps_row0_and_reads_the_models_own_scores(hub, out):
                                atol=1e-6)
 
 
+def test_left_padding_moves_the_real_tokens_until_position_ids_are_shifted(out):
+    """Masking the pads is not enough with learned positions: the real tokens sit in later
+    columns; shifting their position ids back by the pad count gives the unpadded weights."""
+    pad = out["padding"]
+    n_pad = int(pad["padding.n_pad"][0])
+    assert pad["padding.alone"].shape == (pad["padding.pattern"].shape[1], 9 - n_pad)
+    assert pad["padding.gap"].min() > 0.01
+    assert pad["padding.shifted_gap"].max() < 1e-6
+    np.testing.assert_allclose(pad["padding.gap"], np.abs(pad["padding.pattern"][1, :, -1, n_pad:]
+                                                          - pad["padding.alone"]).max(-1), atol=1e-12)
+
+
 def test_single_row_input_pads_a_copy_of_itself(hub):
     pad = EXPERIMENTS["padding"](context(hub.model, ["3142>1"]))
     assert pad["padding.tokens"][1, -3:].tolist() == pad["padding.tokens"][0, :3].tolist()

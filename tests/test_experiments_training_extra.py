@@ -44,6 +44,15 @@ def test_clipping_caps_the_global_norm_at_the_trainers_threshold(out):
     assert out["clipping_wrong"]["clipping.norm_before"][0] > 1 > out["clipping"]["clipping.norm_before"][0]
 
 
+def test_clipping_leaves_adams_first_step_almost_as_it_was(out):
+    """A clipped gradient is a shorter gradient, not a shorter AdamW step: the factor cancels in m/√v."""
+    clip = out["clipping_wrong"]
+    assert clip["clipping.factor"][0] < 0.5
+    assert clip["clipping.adam_ratio"][0] == pytest.approx(1.0, abs=0.05)
+    assert clip["clipping.adam_cos"][0] > 0.95
+    assert clip["clipping.adam_ratio"].shape == clip["clipping.adam_cos"].shape == (3,)
+
+
 def test_mixed_precision_counts_agree_with_the_formats(out):
     mp = out["mixed_precision"]
     assert mp["mixed_precision.zero_bf16"][0] == 0
@@ -68,6 +77,11 @@ def test_curvature_hessian_vector_product_matches_finite_differences(out):
     assert cv["curvature.stable_lr"][0] == pytest.approx(2 / cv["curvature.lambda_max"][0])
     assert abs(cv["curvature.lambda_max"][0]) >= abs(cv["curvature.uHu"][0]) * 0.99  # the sharpest direction
     assert cv["curvature.line"][2] == pytest.approx(cv["curvature.loss"][0])
+    # the best step of the parabola: there the curvature takes back half of the linear gain
+    assert cv["curvature.best_eta"][0] == pytest.approx(1 / cv["curvature.uHu"][0])
+    linear = cv["curvature.best_eta"][0] * cv["curvature.grad_norm"][0] ** 2
+    assert cv["curvature.best_predicted_drop"][0] == pytest.approx(linear / 2)
+    assert cv["curvature.best_actual_drop"][0] > 0
 
 
 def test_curvature_of_a_quadratic_is_exact():

@@ -27,6 +27,7 @@ LAYERS = (
     ("tutor.experiments",),
     ("tutor.live",),
     ("tutor.authoring", "tutor.progress", "tutor.training"),
+    ("tutor.classroom", "tutor.web"),
     ("tutor.ui",),
     ("tutor.cli",),
     ("tutor", "tutor.__main__"),

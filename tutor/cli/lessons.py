@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from string import Template
 
+from tutor.common.safe_text import one_line
+
 
 def add_parser(commands) -> None:
     lessons = commands.add_parser("lessons", help="list, check or create lesson files")
@@ -68,7 +70,7 @@ def run_lessons_docs(args: argparse.Namespace) -> int:
         from importlib.resources import as_file, files
 
         with as_file(files("tutor.docs").joinpath("lessons.md")) as path:
-            print(path)
+            print(one_line(str(path)))
         return 0
     text = guide_text()
     if sys.stdout.isatty():
@@ -121,19 +123,20 @@ def run_lessons_check(args: argparse.Namespace) -> int:
         try:
             hub = hub_for_checkpoint(args.checkpoint)
         except (CheckpointError, OSError, ValueError) as error:
-            print(f"tutor lessons check: --checkpoint {args.checkpoint}: {error}", file=sys.stderr)
+            print(one_line(f"tutor lessons check: --checkpoint {args.checkpoint}: {error}"), file=sys.stderr)
             return 1
     report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants, hub=hub)
     for problem in report.problems:
         print(problem)
     for lesson_id, why in report.skipped:
-        print(f"skipped {lesson_id}: {why}")
+        print(one_line(f"skipped {lesson_id}: {why}"))
     for warning in report.warnings:
-        print(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.field or '(file)'}: {warning.message}")
+        print(one_line(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.field or '(file)'}: "
+                       f"{warning.message}"))
     files = len(report.files)
     summary = f"checked {files} file{'s' * (files != 1)}, {len(report.lessons)} lesson{'s' * (len(report.lessons) != 1)}"
     if hub is not None:
-        summary += f" on {hub.label}"
+        summary += one_line(f" on {hub.label}")
     if report.skipped:
         summary += f" ({len(report.skipped)} skipped for model.requires)"
     if args.static:
@@ -171,7 +174,7 @@ def run_lessons_new(args: argparse.Namespace) -> int:
     from tutor.course.schema import ID_PATTERN
 
     def fail(message: str) -> int:
-        print(f"tutor lessons new: {message}", file=sys.stderr)
+        print(one_line(f"tutor lessons new: {message}"), file=sys.stderr)
         return 1
 
     if not re.fullmatch(ID_PATTERN.strip("^$"), args.id):
@@ -194,10 +197,11 @@ def run_lessons_new(args: argparse.Namespace) -> int:
         path.write_text(template_text(args.id, title, args.track, args.position, path, tracks), encoding="utf-8")
     except OSError as error:
         return fail(f"cannot write {path}: {error.strerror or error}")
-    print(f"wrote {path}\n"
+    shown, folder = one_line(str(path)), one_line(str(args.dir))
+    print(f"wrote {shown}\n"
           f"next: edit it (`tutor lessons docs` explains every field), then run\n"
-          f"  tutor lessons check {path}\n"
-          f"  tutor --lessons {args.dir}")
+          f"  tutor lessons check {shown}\n"
+          f"  tutor --lessons {folder}")
     return 0
 
 

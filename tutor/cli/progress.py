@@ -18,6 +18,7 @@ from rich.table import Table
 from tutor.progress.store import ProgressError, ProgressStore
 
 from tutor.common.i18n import _
+from tutor.common.safe_text import one_line
 RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
 
 
@@ -51,24 +52,24 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
     try:
         with ProgressStore(getattr(args, "home", None)) as store:
             if store.message:
-                print(f"tutor progress: warning: {store.message}", file=sys.stderr)
+                print(one_line(f"tutor progress: warning: {store.message}"), file=sys.stderr)
             if getattr(args, "export", None):
                 n = export_json(store, args.export, now=now)
                 outcomes = store.outcome_count()   # a question's outcome is its first attempt: say both
-                out.print(f"Exported {n} attempts and {outcomes} question outcomes to {args.export}")
+                out.print(one_line(f"Exported {n} attempts and {outcomes} question outcomes to {args.export}"))
             elif getattr(args, "import_file", None):
                 n = import_json(store, args.import_file)
-                out.print(f"Imported {n} new answers from {args.import_file}")
+                out.print(one_line(f"Imported {n} new answers from {args.import_file}"))
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
                     out.print("Nothing was changed.")
                     return 0
                 backup = reset(store, now=now)
-                out.print(f"Progress reset. Backup kept at {backup}")
+                out.print(one_line(f"Progress reset. Backup kept at {backup}"))
             else:
                 _summary(store, out, now, tz, getattr(args, "lessons", None) or [])
     except (ProgressError, OSError, sqlite3.Error) as exc:
-        print(f"tutor progress: error: {exc}", file=sys.stderr)
+        print(one_line(f"tutor progress: error: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("tutor progress: interrupted", file=sys.stderr)
@@ -88,7 +89,7 @@ def _pct(value: float | None) -> str:
 
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
     stats = store.all_lesson_stats()
-    out.print(_("Progress in {path}").format(path=store.path), style="bold")
+    out.print(one_line(_("Progress in {path}").format(path=store.path)), style="bold")
     if not stats:
         out.print(_("No answers recorded yet."))
         return

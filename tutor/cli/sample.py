@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from tutor.common.safe_text import neutralise
+from tutor.common.safe_text import neutralise, one_line
 from tutor.cli.args import positive_int, real_number, whole_number
 from tutor.training.sampling import (MAX_BEAM, MAX_TEMPERATURE, MAX_TOKENS, MIN_TEMPERATURE, MIN_TOP_P,
                                      check_temperature)
@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
     from tutor.model.train import resolve_device
 
     def note(text: str) -> None:
-        print(text, file=sys.stderr)
+        print(one_line(text), file=sys.stderr)   # errors name paths, which may hold ESC
 
     if not args.prompt:
         note("error: the prompt is empty; give some text to continue")

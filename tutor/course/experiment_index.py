@@ -13,7 +13,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "autoregressive": (1, 1),
     "beam": (1, 1),
     "ce_grad": (1.2, 3),
-    "clipping": (1, 1),
+    "clipping": (8, 2),
     "contextual": (1, 1),
     "curvature": (1, 1),
     "decode": (1, 1),

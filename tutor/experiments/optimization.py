@@ -205,7 +205,9 @@ LANDSCAPE_POINTS = 21
                          "norm; landscape.t (21,) from 0 to 1; landscape.path (21,) the loss at "
                          "(1-t)*W0 + t*W from a fresh untrained W0 (same size, seed) to the weights W; "
                          "landscape.bend (19,) = path[k] + path[k+2] - 2*path[k+1], negative where the "
-                         "path bends downwards (impossible for a convex loss)", passes=30, copies=4)
+                         "path bends downwards (impossible for a convex loss)",
+            passes=30, copies=4,
+            derived={"landscape.bend": ("landscape.path",)})
 @one_torch_thread
 def landscape(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

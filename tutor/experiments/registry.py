@@ -14,11 +14,15 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+from tutor.grading.declared_shapes import declare
 
 ExperimentFn = Callable[["ExperimentContext"], "dict[str, np.ndarray]"]
 EXPERIMENTS: dict[str, ExperimentFn] = {}
 DESCRIPTIONS: dict[str, str] = {}
 COSTS: dict[str, tuple[float, float]] = {}   # name -> (forward passes, copies of the weights held at once)
+# output -> the outputs it is computed from by plain arithmetic, not by running the model: a formula
+# that reproduces one of them from its own sources proves only that the arithmetic was redone
+DERIVED_FROM: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass
@@ -30,7 +34,8 @@ class ExperimentContext:
     seed: int
 
 
-def experiment(name: str, description: str, *, passes: float, copies: float):
+def experiment(name: str, description: str, *, passes: float, copies: float,
+               derived: dict[str, tuple[str, ...]] | None = None):
     """Register an experiment under ``name``; its tensors should be named ``name.*``.
 
     ``passes`` and ``copies`` are what it costs beside the lesson's own forward pass: forward
@@ -39,11 +44,16 @@ def experiment(name: str, description: str, *, passes: float, copies: float):
     loads; it reads them from ``tutor/course/experiment_index.py``, which
     ``python -m tutor.experiments.index`` writes from these declarations, so that validating a
     lesson never imports the experiments.
+
+    ``derived`` declares the outputs the experiment computes by arithmetic from its other outputs,
+    so that ``tutor lessons check`` can refuse a formula that merely redoes that arithmetic.
     """
     def register(fn: ExperimentFn) -> ExperimentFn:
         EXPERIMENTS[name] = fn
         DESCRIPTIONS[name] = description
+        declare(name, description)      # reveals name the outputs' axes from the shapes it gives
         COSTS[name] = (passes, copies)
+        DERIVED_FROM.update(derived or {})
         return fn
     return register
 

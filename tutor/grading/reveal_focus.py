@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.grading.declared_shapes import declared_axes
 from tutor.grading.probe_ref import parse_probe_ref
 
 # axis names of the model's probes, by the probe's name without its "blocks.N." prefix
@@ -71,6 +72,9 @@ def axis_names(name: str, shape: tuple[int, ...], sizes: dict[str, int]) -> tupl
         return known
     if name.startswith("params.") and len(shape) == 2:
         return ("in", "out")
+    declared = declared_axes(name)
+    if declared and len(declared) == len(shape):
+        return tuple(word or f"axis {axis}" for axis, word in enumerate(declared))
     names = []
     for axis, length in enumerate(shape):
         matches = [word for size, word in _BY_SIZE if sizes.get(size) == length]
@@ -114,9 +118,16 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
         asked[tuple(winner)] = True
         cells = winner[None]
     focus = tuple(int(i) for i in cells[0]) if len(cells) else (0,) * array.ndim
-    labels = tuple(tuple(row) for row in token_labels)
-    return Reveal(array, reference, axis_names(ref.name, array.shape, sizes), asked, focus, labels,
-                  asked_shape=asked_shape)
+    names = axis_names(ref.name, array.shape, sizes)
+    labels = tuple(tuple(row) for row in token_labels) if reads_the_input(ref.name, names) else ()
+    return Reveal(array, reference, names, asked, focus, labels, asked_shape=asked_shape)
+
+
+def reads_the_input(name: str, names: tuple[str, ...]) -> bool:
+    """Token labels belong only on the lesson's own rows: an experiment output with an axis that is
+    none of the lesson's sizes (a padded batch of 2, a stage, a top-5) is laid out on other rows."""
+    declared = declared_axes(name)
+    return not declared or "batch" in names or None not in declared
 
 
 def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce: str | None) -> Reveal:
@@ -127,7 +138,7 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
     index = ref.index + (slice(None),) * (array.ndim - len(ref.index))
     kept = tuple(name for name, step in zip(names, index) if not isinstance(step, int))
     kept = tuple(f"axis {i}" if name.startswith("axis ") else name for i, name in enumerate(kept))   # renumbered
-    rows = tuple(tuple(row) for row in token_labels)
+    rows = tuple(tuple(row) for row in token_labels) if reads_the_input(ref.name, names) else ()
     if "batch" in names and rows:
         step = index[names.index("batch")]
         rows = (rows[min(step, len(rows) - 1)],) if isinstance(step, int) else rows[step]

@@ -7,10 +7,12 @@ a message, so a slow disk never stalls the UI.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from textual import work
 from textual.widgets import Input
 
+from tutor.common.file_scope import OutsideHomeError, typed_path
 from tutor.common.i18n import _
 from tutor.live.weights_label import localized_label
 from tutor.training import runs as dt
@@ -52,10 +54,27 @@ class CheckpointActions:
         message.stop()
         self.say(message.error, "bold red")
 
+    def typed_file(self, text: str) -> str | None:
+        """The path typed in a box, or None (said in the panel) when it leaves a confined home."""
+        try:
+            return str(typed_path(text, self.app.settings_home, self.app.files_in_home))
+        except OutsideHomeError as error:
+            self.say(str(error), "bold red")
+            return None
+
     def save(self) -> None:
-        path = self.query_one("#train-path", Input).value.strip()
+        typed = self.query_one("#train-path", Input).value.strip()
         data = str(self.hub_meta.get("data") or "model")
-        self.save_to(path or str(dt.default_save_path(self.app.settings_home, data)))
+        path = self.typed_file(typed) if typed else str(dt.default_save_path(self.app.settings_home, data))
+        if path is None:
+            return
+        if Path(path).exists():   # a stat on the UI thread; the write itself is on a worker
+            from tutor.ui.screens.overwrite import OverwriteScreen
+
+            self.app.push_screen(OverwriteScreen(path), lambda overwrite: self.save_to(path) if overwrite else
+                                 self.say(_("Not saved: {path} is left as it was.").format(path=path), "yellow"))
+            return
+        self.save_to(path)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def save_to(self, path: str) -> None:
@@ -82,7 +101,9 @@ class CheckpointActions:
         if not path:
             self.say(_("Type the checkpoint's path in the box beside Load."), "yellow")
             return
-        self.load_from(path)
+        path = self.typed_file(path)
+        if path is not None:
+            self.load_from(path)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def load_from(self, path: str) -> None:

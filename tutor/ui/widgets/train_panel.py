@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from tutor.common.file_scope import typed_path
 from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
@@ -130,8 +131,10 @@ class TrainPanel(CheckpointActions, DashboardTab):
 
     def request(self) -> dt.TrainRequest:
         """The choices on screen; ValueError names the one that is wrong."""
-        return dt.TrainRequest(data=self.query_one("#train-data", Select).value,
-                               path=self.query_one("#train-file", Input).value,
+        data, path = self.query_one("#train-data", Select).value, self.query_one("#train-file", Input).value
+        if data == "file" and path.strip():   # confined to the home when served to others (OutsideHomeError)
+            path = str(typed_path(path.strip(), self.app.settings_home, self.app.files_in_home))
+        return dt.TrainRequest(data=data, path=path,
                                preset=self.query_one("#train-preset", Select).value,
                                lr=dt.parse_lr(self.query_one("#train-lr", Input).value.strip()),
                                start=self.query_one("#train-start", Select).value)
