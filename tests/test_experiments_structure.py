@@ -65,7 +65,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "activations": {"activations.phi": (1, 9, 256), "activations.relu": (1, 9, 256), "activations.dead": (1,)},
     "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
-    "kl": {f"kl.{n}": (V,) for n in ("p", "q")}
+    "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z")}
           | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap")},
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
@@ -244,6 +244,8 @@ def test_cross_entropy_is_entropy_plus_kl_and_kl_is_not_symmetric(trained_out):
     assert abs(value["KL_pq"] - value["KL_qp"]) > 0.5
     assert value["KL_gap"] == pytest.approx(value["KL_qp"] - value["KL_pq"], abs=1e-12)
     assert np.allclose(out["kl.p"].sum(), 1) and np.allclose(out["kl.q"].sum(), 1)
+    # the teacher's entropy is a constant, so autograd finds the soft-target cross-entropy's gradient
+    np.testing.assert_allclose(out["kl.grad_z"], out["kl.q"] - out["kl.p"], atol=1e-12)
 
 
 def test_the_kl_student_is_the_same_for_the_same_seed(hub):

@@ -61,7 +61,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
                     "temperature.winner": (5,), "temperature.hot_change": (1,)},
     "nll": {"nll.targets": (1, 8), "nll.onehot": (1, 8, V), "nll.scored": (1, 8), "nll.p_true": (1, 8),
             "nll.loss": (1, 8), "nll.mean": (1,), "nll.answer_prob": (1, 1), "nll.random_p_true": (1, 8),
-            "nll.random_loss": (1, 8), "nll.random_mean": (1,)},
+            "nll.random_loss": (1, 8), "nll.random_mean": (1,), "nll.perplexity": (1,),
+            "nll.random_perplexity": (1,)},
     "autoregressive": {"autoregressive.tokens": (1, 9), "autoregressive.logits": (1, 9, V),
                        "autoregressive.change": (1, 9)},
     "ce_grad": {"ce_grad.loss": (1,), "ce_grad.N": (1,), "ce_grad.scored": (1, 8), "ce_grad.probs": (1, 8, V),
@@ -202,6 +203,9 @@ def test_nll_is_minus_log_p_of_the_true_token(hub):
     assert out["nll.loss"][0, 4:8].max() < 0.01                    # confident and right
     assert out["nll.loss"][1, 6] > 8 > out["nll.random_loss"][1, 6]  # confident and wrong costs more than ignorance
     assert out["nll.random_mean"][0] == pytest.approx(math.log(V), abs=0.2)
+    # perplexity is e to the trainer's loss, the mean over both rows' scored targets
+    for prefix in ("nll.", "nll.random_"):
+        assert out[prefix + "perplexity"][0] == pytest.approx(math.exp(out[prefix + "loss"][scored].mean()))
 
 
 def test_autoregressive_edit_changes_only_the_last_position(trained_out):

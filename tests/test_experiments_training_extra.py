@@ -102,6 +102,15 @@ def test_label_smoothing_splits_into_hard_and_uniform_parts(out):
     assert ls["label_smoothing.ce_smooth"][0] >= ls["label_smoothing.floor"][0]
 
 
+def test_label_smoothing_gradient_is_prediction_minus_smoothed_target(out):
+    """Autograd's gradient of the smoothed loss is what the lesson's formula question asks for."""
+    ls = out["label_smoothing"]
+    onehot = ls["label_smoothing.onehot"]
+    assert onehot.sum() == 1 and onehot[int(ls["label_smoothing.true"][0])] == 1
+    np.testing.assert_allclose(ls["label_smoothing.dlogits"],
+                               ls["label_smoothing.probs"] - ls["label_smoothing.target"], atol=1e-12)
+
+
 def test_kl_penalty_is_the_closed_form_optimum(out):
     kl = out["kl_hedging"]
     p, betas = kl["kl_penalty.p_ref"][0], kl["kl_penalty.betas"]

@@ -37,7 +37,9 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("kl", "teacher p = the lesson's model, student q = an untrained model of the same size (seeded by the "
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
-                  "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq", passes=1.2, copies=2)
+                  "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq; kl.grad_z (V,) autograd's "
+                  "gradient of KL(p ‖ q) with respect to the student's logits (what distillation follows)",
+            passes=1.2, copies=2)
 @one_torch_thread
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -47,12 +49,17 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     student = seeded_model(context.model.config, context.seed)                # on the CPU
     with torch.no_grad():
         logp = torch.log_softmax(row0_logits(context), -1)                 # (V,)
-        logq = torch.log_softmax(student(context.tokens[:1].cpu())[0, -1].double(), -1)  # (V,)
+        student_logits = student(context.tokens[:1].cpu())[0, -1].double()  # (V,)
+        logq = torch.log_softmax(student_logits, -1)                       # (V,)
     p, q = logp.exp(), logq.exp()
+    with torch.enable_grad():                 # the teacher is fixed: only the student's logits move
+        z = student_logits.clone().requires_grad_(True)                     # (V,)
+        (p * (logp - torch.log_softmax(z, -1))).sum().backward()
     return {
         "kl.p": to_numpy(p), "kl.q": to_numpy(q),
         "kl.H_p": scalar(-(p * logp).sum()), "kl.H_q": scalar(-(q * logq).sum()),
         "kl.H_pq": scalar(-(p * logq).sum()), "kl.H_qp": scalar(-(q * logp).sum()),
         "kl.KL_pq": scalar((p * (logp - logq)).sum()), "kl.KL_qp": scalar((q * (logq - logp)).sum()),
         "kl.KL_gap": scalar((q * (logq - logp)).sum() - (p * (logp - logq)).sum()),
+        "kl.grad_z": to_numpy(z.grad),
     }

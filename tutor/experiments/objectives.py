@@ -21,6 +21,9 @@ BETAS = (0.1, 0.3, 1.0, 3.0)          # kl_penalty: strengths β of the KL penal
                                "and on every other token (ε/V), label_smoothing.target (V,) the smoothed target at "
                                "the last scored position of row 0, label_smoothing.true (1,) its true token id, "
                                "label_smoothing.probs (V,) the model's distribution there, "
+                               "label_smoothing.onehot (V,) the one-hot of its true token, "
+                               "label_smoothing.dlogits (V,) torch's gradient of the smoothed cross-entropy of "
+                               "that one position with respect to its logits, "
                                "label_smoothing.ce_hard (1,) the usual mean cross-entropy, "
                                "label_smoothing.ce_uniform (1,) the mean over scored positions of the average "
                                "-log p over all V tokens, label_smoothing.ce_smooth (1,) torch's cross_entropy "
@@ -53,6 +56,10 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     target[last_true] = on
     last_logits = logits[last_row, last_pos]                                 # (V,)
     others = torch.cat([last_logits[:last_true], last_logits[last_true + 1:]])
+    with torch.enable_grad():                 # autograd's own derivative, for the learner's p − q to meet
+        leaf = last_logits.detach().clone().requires_grad_(True)            # (V,)
+        F.cross_entropy(leaf[None], torch.tensor([last_true], device=leaf.device),
+                        label_smoothing=SMOOTHING).backward()
     flat_logits, flat_targets = logits.reshape(-1, vocab), targets.reshape(-1)
     return {
         "label_smoothing.eps": scalar(SMOOTHING),
@@ -61,6 +68,8 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
         "label_smoothing.target": to_numpy(target),
         "label_smoothing.true": scalar(last_true),
         "label_smoothing.probs": to_numpy(torch.softmax(last_logits, dim=-1)),
+        "label_smoothing.onehot": to_numpy(F.one_hot(torch.tensor(last_true), vocab).double()),
+        "label_smoothing.dlogits": to_numpy(leaf.grad),
         "label_smoothing.ce_hard": scalar(-logp.gather(1, true[:, None]).mean()),
         "label_smoothing.ce_uniform": scalar(-logp.mean(-1).mean()),
         "label_smoothing.ce_smooth": scalar(F.cross_entropy(flat_logits, flat_targets, ignore_index=IGNORE,

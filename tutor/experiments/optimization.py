@@ -127,7 +127,9 @@ ADAM_STEPS = 3
                     "adam.first_ratio (D,) exp_avg after step 1 divided by the first gradient; "
                     "adam.first_step (D,) how far each gain moved in step 1, adam.first_move (D,) its "
                     "size, adam.first_move_in_lr (D,) that size divided by the learning rate; adam.lr (1,)",
-            passes=55, copies=4)
+            passes=55, copies=4,
+            derived={"adam.m_hat": ("adam.exp_avg", "adam.correction"),
+                     "adam.v_hat": ("adam.exp_avg_sq", "adam.correction")})
 @one_torch_thread
 def adam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -72,8 +72,10 @@ def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "nll.targets (B, L-1) ids; nll.onehot (B, L-1, V); nll.p_true (B, L-1); "
                    "nll.loss (B, L-1) = -log p_true; nll.scored (B, L-1) 1 where the trainer scores "
                    "(after '>'); nll.mean (1,) over scored; nll.answer_prob (B, 1) product of "
-                   "p_true over the scored targets; the same for an untrained model of the same "
-                   "size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,)", passes=1.5, copies=1)
+                   "p_true over the scored targets; nll.perplexity (1,) = e to the trainer's own loss "
+                   "(torch's cross_entropy over the scored targets); the same for an untrained model of the "
+                   "same size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,), "
+                   "nll.random_perplexity (1,)", passes=1.5, copies=1)
 @one_torch_thread
 def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -89,12 +91,17 @@ def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]
     fresh = fresh_model(context.model.config, context.seed).to(tokens.device)
     for prefix, model in (("nll.", context.model), ("nll.random_", fresh)):
         with torch.no_grad():
-            logp = torch.log_softmax(model(tokens)[:, :-1].double(), dim=-1)  # (B, L-1, V)
+            logits = model(tokens)[:, :-1].double()                         # (B, L-1, V)
+        logp = torch.log_softmax(logits, dim=-1)                            # (B, L-1, V)
         logp_true = logp.gather(-1, targets[..., None])[..., 0]            # (B, L-1)
         out[prefix + "p_true"] = to_numpy(logp_true.exp())
         out[prefix + "loss"] = to_numpy(-logp_true)
         mean = (-logp_true * scored).sum() / scored.sum().clamp(min=1)
         out[prefix + "mean"] = to_numpy(mean.reshape(1))
+        trainer_loss = torch.nn.functional.cross_entropy(                  # the loss training reports
+            logits.reshape(-1, logits.size(-1)), scored_targets(context).reshape(-1),
+            ignore_index=IGNORE) if bool(scored.any()) else mean             # nothing scored: e^0 = 1
+        out[prefix + "perplexity"] = to_numpy(trainer_loss.exp().reshape(1))
         if prefix == "nll.":
             out["nll.answer_prob"] = to_numpy((logp_true * scored).sum(dim=-1, keepdim=True).exp())
     return out
