@@ -27,6 +27,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "graphs": (1, 1),
     "heads": (1, 1),
     "info": (1, 1),
+    "init_scale": (2, 2),
     "kl": (1.2, 2),
     "kl_penalty": (1, 1),
     "label_smoothing": (1, 1),
