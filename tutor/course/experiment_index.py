@@ -34,6 +34,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "label_smoothing": (1, 1),
     "landscape": (30, 4),
     "linear_attn": (1, 1),
+    "linear_norm": (1, 1),
     "lr_run": (1, 1),
     "lr_schedule": (1, 1),
     "mixed_precision": (1, 1),
