@@ -22,6 +22,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "dot_variance": (2, 1),
     "embedding": (1, 1),
     "finite_diff": (30, 16),
+    "flash": (1, 1),
     "fp16": (1, 1),
     "generate": (3, 1),
     "gradient_descent": (27, 4),
