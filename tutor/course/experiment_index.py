@@ -13,6 +13,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "autograd": (2.5, 3),
     "autoregressive": (1, 1),
     "beam": (1, 1),
+    "bigram": (3, 1),
     "ce_grad": (1.2, 3),
     "clipping": (1, 1),
     "contextual": (1, 1),
