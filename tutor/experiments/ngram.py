@@ -13,7 +13,7 @@ from tutor.common.lazy_import import numpy as np  # numpy loads on first use, no
 from tutor.experiments.common import scalar, to_numpy, tokens_on_device
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
-CHOICES = "e ia"   # candidate next characters a lesson may ask about, in this order
+CHOICES = "e a"   # candidate next characters a lesson may ask about, in this order
 
 
 def _rows_apart(p):
@@ -33,7 +33,7 @@ def _corpus_ids(tokenizer):
                       "character c of each row: bigram.n (B,) how often c is followed by anything; bigram.count "
                       "(B, V) how often by each character; bigram.p (B, V) the mean of the one-hot vectors of the "
                       "characters that follow c; bigram.model_p (B, V) the network's next-token distribution after "
-                      f"the whole row; bigram.choice_p (B, 4) and bigram.model_choice_p (B, 4) both at {CHOICES!r}; "
+                      f"the whole row; bigram.choice_p (B, 3) and bigram.model_choice_p (B, 3) both at {CHOICES!r}; "
                       "bigram.tv (1,) and bigram.model_tv (1,) total variation between rows 0 and 1; "
                       "bigram.pair_p (B, L-1) the bigram probability of each next character of the row; "
                       "bigram.first_p (B,) the corpus frequency of each row's first character; bigram.loglik (B,) "
