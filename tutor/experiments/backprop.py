@@ -1,0 +1,78 @@
+"""Experiment: backpropagation by hand, checked against autograd, through block 0's MLP hidden layer
+and into its query projection W_Q.
+
+Why hooks on a private copy: the lesson's probes are recorded without gradients, and the shared
+model must not be touched; the hooks catch the exact tensors that enter and leave W_Q and W_out
+in the trainer's loss, so every gradient here is autograd's own, not one recomputed from a formula.
+"""
+from __future__ import annotations
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.common import loss_on, private_copy, scalar, scored_targets, to_numpy, tokens_on_device
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+ROUNDING = 1e-12   # a query gradient below this fraction of the largest one is float64 rounding (a
+                   # one-key softmax gives about 1e-18), not a path from the loss
+
+
+@experiment("attn_grad", "one backward pass of the trainer's loss on a float64 copy, rows of all B·L tokens: "
+                         "attn_grad.loss (1,); attn_grad.x (B*L, D) the input of block 0's W_Q (LayerNorm "
+                         "output with gain and shift); attn_grad.dq (B*L, D) dL/d(x W_Q + b_Q), heads side by "
+                         "side; attn_grad.reached (B, L) 1 where a token's query gradient is above rounding "
+                         "(1e-12 of the largest); attn_grad.dq_heads (B, H, L, D_head) the same split by head; attn_grad.dW_Q "
+                         "(D, D) in the (in, out) layout; attn_grad.rank (1,) the rank of dW_Q; "
+                         "attn_grad.dY (B*L, D) dL/d(MLP output) of block 0; attn_grad.pre (B*L, 4D) the MLP's "
+                         "pre-activation; attn_grad.gelu_grad (B*L, 4D) GELU'(pre); attn_grad.dpre (B*L, 4D) "
+                         "dL/dpre", passes=1.2, copies=3)
+@one_torch_thread
+def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+    import torch.nn.functional as F
+
+    model = private_copy(context.model)
+    block = model.blocks[0]
+    caught: dict = {}
+
+    def keep(name_in, name_out):
+        def hook(module, inputs, output):
+            caught[name_in], caught[name_out] = inputs[0], output
+            output.retain_grad()
+        return hook
+
+    handles = [block.attn.W_Q.register_forward_hook(keep("x", "q")),
+               block.mlp.W_in.register_forward_hook(keep("mlp_in", "pre")),
+               block.mlp.W_out.register_forward_hook(keep("post", "y"))]
+    try:
+        with torch.enable_grad():
+            loss = loss_on(model, tokens_on_device(context).cpu(), scored_targets(context).cpu())
+            loss.backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    batch, length, d_model = caught["q"].shape
+    n_head = model.config.n_head
+
+    def flat(t):
+        return t.reshape(batch * length, -1)                                # (B, L, F) -> (B*L, F)
+
+    pre = caught["pre"].detach().requires_grad_(True)                       # (B, L, 4D)
+    with torch.enable_grad():
+        gelu_grad, = torch.autograd.grad(F.gelu(pre).sum(), pre)             # (B, L, 4D): GELU'(pre)
+    dq = caught["q"].grad                                                   # (B, L, D)
+    d_w_q = block.attn.W_Q.weight.grad.T                                    # (D, D) as (in, out)
+    norms = dq.norm(dim=-1)                                                 # (B, L)
+    reached = norms > ROUNDING * norms.max()                                # (B, L): above float64 rounding
+    return {
+        "attn_grad.loss": scalar(loss),
+        "attn_grad.x": to_numpy(flat(caught["x"])),
+        "attn_grad.dq": to_numpy(flat(dq)),
+        "attn_grad.dq_heads": to_numpy(dq.view(batch, length, n_head, d_model // n_head).transpose(1, 2)),
+        "attn_grad.reached": to_numpy(reached.double()),
+        "attn_grad.dW_Q": to_numpy(d_w_q),
+        "attn_grad.rank": scalar(torch.linalg.matrix_rank(d_w_q)),
+        "attn_grad.dY": to_numpy(flat(caught["y"].grad)),
+        "attn_grad.pre": to_numpy(flat(pre)),
+        "attn_grad.gelu_grad": to_numpy(flat(gelu_grad)),
+        "attn_grad.dpre": to_numpy(flat(caught["pre"].grad)),
+    }
