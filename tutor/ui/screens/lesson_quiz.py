@@ -86,6 +86,8 @@ class QuizMixin:
         box = self.query_one(selector, Static)
         box.update(Prose(text))
         box.display = bool(str(text))
+        if box.display:   # a tall formula preview can push a nudge below a 24-line screen: bring it into view
+            box.scroll_visible(animate=False)
 
     def submit(self, text: str) -> None:
         answer_box = self.query_one("#answer", Input)
