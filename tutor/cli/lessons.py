@@ -49,6 +49,13 @@ def add_parser(commands) -> None:
     concepts = sub.add_parser("concepts", help="list the concept ids a lesson's concepts: may name, by track")
     concepts.set_defaults(func=run_lessons_concepts)
 
+    schema = sub.add_parser("schema", help="print the lesson format as JSON Schema (for editors)",
+                            description="Print the lesson format as JSON Schema, built from the tutor's own "
+                                        "schema. 'tutor lessons new' writes it beside a new lesson as "
+                                        "lesson.schema.json so an editor with the YAML language server "
+                                        "completes field names and flags mistakes.")
+    schema.set_defaults(func=run_lessons_schema)
+
     docs = sub.add_parser("docs", help="show the lesson-format guide (every field, each question kind, the checks)",
                           description="Print the lesson-format guide that ships with tutor. "
                                       "--path prints where the file is instead.")
@@ -80,6 +87,19 @@ def run_lessons_docs(args: argparse.Namespace) -> int:
             console.print(Markdown(text))
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def schema_text() -> str:
+    import json
+
+    from tutor.course.schema import lesson_json_schema
+
+    return json.dumps(lesson_json_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def run_lessons_schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(schema_text())
     return 0
 
 
@@ -165,7 +185,7 @@ def run_lessons_new(args: argparse.Namespace) -> int:
 
         return write_overlay_template(args)
     from tutor.course.catalog import load_catalog
-    from tutor.course.schema import ID_PATTERN
+    from tutor.course.schema import ID_PATTERN, SCHEMA_FILE_NAME
 
     def fail(message: str) -> int:
         print(f"tutor lessons new: {message}", file=sys.stderr)
@@ -189,9 +209,10 @@ def run_lessons_new(args: argparse.Namespace) -> int:
     try:
         args.dir.mkdir(parents=True, exist_ok=True)
         path.write_text(template_text(args.id, title, args.track, args.position, path, tracks), encoding="utf-8")
+        (args.dir / SCHEMA_FILE_NAME).write_text(schema_text(), encoding="utf-8")
     except OSError as error:
         return fail(f"cannot write {path}: {error.strerror or error}")
-    print(f"wrote {path}\n"
+    print(f"wrote {path} and {args.dir / SCHEMA_FILE_NAME} (for editors with the YAML language server)\n"
           f"next: edit it (`tutor lessons docs` explains every field), then run\n"
           f"  tutor lessons check {path}\n"
           f"  tutor --lessons {args.dir}")
