@@ -99,6 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     from tutor.model.checkpoint import CheckpointError, default_checkpoint_path, load_checkpoint
     from tutor.model.sample import beam_search, stream
     from tutor.model.train import resolve_device
+    from tutor.common.prompt_chars import prompt_ids
 
     def note(text: str) -> None:
         print(text, file=sys.stderr)
@@ -123,9 +124,11 @@ def _run(args: argparse.Namespace) -> int:
     stop = meta.get("stop") if args.stop is None else args.stop
     stop = stop if isinstance(stop, str) and stop else None
 
-    ids = tokenizer.encode(args.prompt)
-    if set(args.prompt) - set(tokenizer.chars):
-        note("note: characters outside the vocabulary were replaced by '?'")
+    try:
+        ids = prompt_ids(tokenizer, args.prompt)   # ３１４２＞ reads as 3142>
+    except ValueError as exc:
+        note(f"error: {exc}")
+        return 2
     if len(ids) > model.config.block_size:
         note(f"note: the prompt has {len(ids)} characters; only the last {model.config.block_size} "
              f"(the model's block_size) are used")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from tutor.common.i18n import _
+from tutor.common.prompt_chars import prompt_ids
 from tutor.common.safe_text import neutralise, one_line
 
 STRATEGIES = ("greedy", "temperature", "top-k", "top-p", "beam")
@@ -128,7 +129,7 @@ def sample_steps(model, tokenizer, request: SampleRequest, lock=None) -> Iterato
     validate(request)
     guard = lock if lock is not None else contextlib.nullcontext()
     knobs = filters(request)
-    context = tokenizer.encode(request.prompt)
+    context = prompt_ids(tokenizer, request.prompt)
     stop_ids = tokenizer.encode("\n") if request.stop_at_newline else []
     if request.strategy == "beam":
         with guard:
@@ -162,7 +163,7 @@ def attention_pattern(model, tokenizer, text: str, layer: int, head: int, lock=N
     if not (0 <= layer < config.n_layer and 0 <= head < config.n_head):
         raise ValueError(_("this model has layers 0-{layer} and heads 0-{head}").format(
             layer=config.n_layer - 1, head=config.n_head - 1))
-    ids = tokenizer.encode(text)[-config.block_size:]
+    ids = prompt_ids(tokenizer, text)[-config.block_size:]
     with lock if lock is not None else contextlib.nullcontext():
         _logits, probes = run_with_probes(model, torch.tensor([ids]))
     pattern = probes[f"blocks.{layer}.attn.pattern"][0, head].float().numpy()      # (L, L)

@@ -19,6 +19,7 @@ from tutor.common.i18n import N_, _
 from tutor.model.formats import TASKS
 from tutor.common.safe_text import neutralise
 from tutor.live.weights_label import localized_label
+from tutor.common.prompt_chars import fold_full_width
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
 from tutor.ui.relabel import worded, worded_select
@@ -171,7 +172,8 @@ class SamplePanel(Vertical):
                     _("{what} must be a number, not {text}")
                 raise ValueError(message.format(what=what, text=repr(text))) from None
 
-        return SampleRequest(prompt=self.query_one("#sample-prompt", Input).value,
+        # folded here so the output shows the prompt the model read (3142>, not ３１４２＞)
+        return SampleRequest(prompt=fold_full_width(self.query_one("#sample-prompt", Input).value),
                              strategy=self.query_one("#sample-strategy", Select).value,
                              temperature=number("temperature", float, _("the temperature T")),
                              top_k=number("top-k", int, "top-k"), top_p=number("top-p", float, "top-p"),
@@ -220,6 +222,9 @@ class SamplePanel(Vertical):
                 self.post_message(SampleStepped(run_id, step))
                 if self.pace:
                     time.sleep(self.pace)
+        except ValueError as error:   # a character the model cannot read, named by prompt_ids
+            self.post_message(SampleEnded(run_id, str(error)))
+            return
         except Exception as error:   # a bad knob the checks missed, a model that failed to load
             self.post_message(SampleEnded(run_id, f"{type(error).__name__}: {error}"))
             return

@@ -52,10 +52,22 @@ class CheckpointActions:
         message.stop()
         self.say(message.error, "bold red")
 
+    save_armed: str | None = None   # the path a first Save of unchanged weights asked to confirm
+
     def save(self) -> None:
+        """Save trained, unsaved weights at once; anything else (the shipped model, weights just
+        loaded or saved) only after a second Save to the same path, since one stray Tab + Enter
+        wrote the shipped weights out as if they were the learner's."""
         path = self.query_one("#train-path", Input).value.strip()
         data = str(self.hub_meta.get("data") or "model")
-        self.save_to(path or str(dt.default_save_path(self.app.settings_home, data)))
+        target = path or str(dt.default_save_path(self.app.settings_home, data))
+        if not self.unsaved and self.save_armed != target:
+            self.save_armed = target
+            self.say(_("Nothing new to save: these are {label}. Press Save again to write a copy to {path}.").format(
+                label=localized_label(self.app.hub.label), path=target), "yellow")
+            return
+        self.save_armed = None
+        self.save_to(target)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def save_to(self, path: str) -> None:

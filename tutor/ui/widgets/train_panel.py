@@ -106,6 +106,8 @@ class TrainPanel(CheckpointActions, Vertical):
         action = actions.get(event.button.id or "")
         if action is not None:
             event.stop()
+            if action != self.save:
+                self.save_armed = None   # a Save confirms only the Save just before it
             action()
 
     @property
