@@ -15,28 +15,28 @@ from datetime import datetime, timezone, tzinfo
 from rich.console import Console
 from rich.table import Table
 
+from tutor.common.i18n import N_, _
 from tutor.progress.store import ProgressError, ProgressStore
 
-from tutor.common.i18n import _
-RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
+RESET_PROMPT = N_("Reset all progress? A backup is kept. [y/N] ")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "progress",
-        help="show, export, import or reset your progress",
-        description="Without options, print a summary of your progress.",
+        help=_("show, export, import or reset your progress"),
+        description=_("Without options, print a summary of your progress."),
     )
     # SUPPRESS: when the main CLI also has a global --home, an absent
     # subcommand --home must not overwrite the global value with None.
     parser.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
-                        help="tutor data directory (default: $TUTOR_HOME or the platform data dir)")
+                        help=_("tutor data directory (default: $TUTOR_HOME or the platform data dir)"))
     action = parser.add_mutually_exclusive_group()
-    action.add_argument("--export", metavar="FILE", help="write all answers to a JSON file")
+    action.add_argument("--export", metavar="FILE", help=_("write all answers to a JSON file"))
     action.add_argument("--import", dest="import_file", metavar="FILE",
-                        help="merge answers from a JSON export (safe to repeat)")
-    action.add_argument("--reset", action="store_true", help="back up, then clear all progress")
-    parser.add_argument("--yes", "-y", action="store_true", help="do not ask before --reset")
+                        help=_("merge answers from a JSON export (safe to repeat)"))
+    action.add_argument("--reset", action="store_true", help=_("back up, then clear all progress"))
+    parser.add_argument("--yes", "-y", action="store_true", help=_("do not ask before --reset"))
     parser.set_defaults(func=run)
     return parser
 
@@ -51,33 +51,34 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
     try:
         with ProgressStore(getattr(args, "home", None)) as store:
             if store.message:
-                print(f"tutor progress: warning: {store.message}", file=sys.stderr)
+                print(_("tutor progress: warning: {message}").format(message=store.message), file=sys.stderr)
             if getattr(args, "export", None):
                 n = export_json(store, args.export, now=now)
                 outcomes = store.outcome_count()   # a question's outcome is its first attempt: say both
-                out.print(f"Exported {n} attempts and {outcomes} question outcomes to {args.export}")
+                out.print(_("Exported {attempts} attempts and {outcomes} question outcomes to {path}").format(
+                    attempts=n, outcomes=outcomes, path=args.export))
             elif getattr(args, "import_file", None):
                 n = import_json(store, args.import_file)
-                out.print(f"Imported {n} new answers from {args.import_file}")
+                out.print(_("Imported {count} new answers from {path}").format(count=n, path=args.import_file))
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
-                    out.print("Nothing was changed.")
+                    out.print(_("Nothing was changed."))
                     return 0
                 backup = reset(store, now=now)
-                out.print(f"Progress reset. Backup kept at {backup}")
+                out.print(_("Progress reset. Backup kept at {path}").format(path=backup))
             else:
                 _summary(store, out, now, tz, getattr(args, "lessons", None) or [])
     except (ProgressError, OSError, sqlite3.Error) as exc:
-        print(f"tutor progress: error: {exc}", file=sys.stderr)
+        print(_("tutor progress: error: {error}").format(error=exc), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("tutor progress: interrupted", file=sys.stderr)
+        print(_("tutor progress: interrupted"), file=sys.stderr)
         return 130
     return 0
 
 
 def _confirm() -> bool:
-    sys.stdout.write(RESET_PROMPT)
+    sys.stdout.write(_(RESET_PROMPT))
     sys.stdout.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -97,16 +98,25 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
     accuracy = first_try / encounters if encounters else None
     out.print(_("Answers: {answers}   Right first time: {accuracy}   Streak: {days} day(s)").format(
         answers=store.answer_count(), accuracy=_pct(accuracy), days=store.streak_days(tz=tz, now=now)))
+    from rich.text import Text
+
+    from tutor.common.safe_text import one_line
+    from tutor.course.catalog import load_catalog
+    from tutor.ui.widgets.prose import Prose
+    from tutor.ui.progress_labels import question_exists
+
+    catalog = load_catalog(lesson_dirs)
     table = Table(_("Lesson"), _("Questions"), _("Correct"), _("Finished"), _("First time"), _("Last seen"))
     for lesson_id, s in sorted(stats.items()):
         last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
-        table.add_row(lesson_id, str(len(s.answered_questions)), str(len(s.correct_questions)),
+        item = catalog.lessons.get(lesson_id)
+        # the title a learner knows the lesson by; the id only for a lesson no longer in the course
+        name = Prose(Text(one_line(item.lesson.title))) if item is not None else lesson_id
+        table.add_row(name, str(len(s.answered_questions)), str(len(s.correct_questions)),
                       str(s.attempts), _pct(s.accuracy), last)
     out.print(table)
-    from tutor.course.catalog import load_catalog
-    from tutor.ui.progress_labels import question_exists
 
-    reviews = store.due_reviews(now, question_exists(load_catalog(lesson_dirs)))
+    reviews = store.due_reviews(now, question_exists(catalog))
     line = _("Reviews due now: {count}").format(count=len(reviews.due))
     if not reviews.due and reviews.next_due:
         line += _(" (next {moment})").format(moment=reviews.next_due.astimezone(tz).strftime('%Y-%m-%d %H:%M'))

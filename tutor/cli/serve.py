@@ -30,6 +30,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tutor.common.i18n import _
+
 TOKEN_PARAM = "token"
 WILDCARDS = ("0.0.0.0", "::", "")
 
@@ -37,21 +39,21 @@ WILDCARDS = ("0.0.0.0", "::", "")
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "serve",
-        help="serve the app in a web browser (on this machine only, unless --public)",
-        description="Serve the tutor as a web page with textual-serve; open the printed address, which "
-                    "holds a secret token made for this run, in a browser.",
+        help=_("serve the app in a web browser (on this machine only, unless --public)"),
+        description=_("Serve the tutor as a web page with textual-serve; open the printed address, which "
+                    "holds a secret token made for this run, in a browser."),
     )
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
+    parser.add_argument("--port", type=int, default=8000, help=_("port to listen on (default: 8000)"))
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default: 127.0.0.1, this machine only)")
+                        help=_("address to listen on (default: 127.0.0.1, this machine only)"))
     parser.add_argument("--public", action="store_true",
-                        help="allow a --host other than loopback: anyone who can reach it and has the printed "
-                             "address (with its token) can use your tutor")
+                        help=_("allow a --host other than loopback: anyone who can reach it and has the printed "
+                             "address (with its token) can use your tutor"))
     # SUPPRESS: an absent subcommand --home must not overwrite the global --home with None
     parser.add_argument("--home", metavar="DIR", type=Path, default=argparse.SUPPRESS,
-                        help="where progress is kept (as the global --home)")
+                        help=_("where progress is kept (as the global --home)"))
     parser.add_argument("--lessons", metavar="DIR", type=Path, action="append", dest="serve_lessons", default=[],
-                        help="add a folder of your own lessons (as the global --lessons; repeatable)")
+                        help=_("add a folder of your own lessons (as the global --lessons; repeatable)"))
     parser.set_defaults(func=run)
     return parser
 

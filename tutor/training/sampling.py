@@ -83,18 +83,23 @@ def validate(request: SampleRequest) -> None:
     knobs = filters(request)
     temperature_problem = check_temperature(knobs["temperature"])
     if temperature_problem:
-        raise ValueError(f"the temperature {temperature_problem}")
+        raise ValueError(temperature_problem)
+    if knobs.get("top_k") is not None and knobs["top_k"] < 1:
+        raise ValueError(_("top-k must be at least 1, not {value}").format(value=knobs["top_k"]))
+    if knobs.get("top_p") is not None and not 0 < knobs["top_p"] <= 1:
+        raise ValueError(_("top-p must be in (0, 1], not {value}").format(value=f"{knobs['top_p']:g}"))
     if knobs.get("top_p") is not None and knobs["top_p"] < MIN_TOP_P:
         raise ValueError(_("top-p must be between {least} and 1 (1 keeps every token)").format(least=f"{MIN_TOP_P:g}"))
     validate_sampling(knobs["temperature"], knobs.get("top_k"), knobs.get("top_p"))
 
 
 def check_temperature(value: float) -> str | None:
-    """What is wrong with a temperature, worded to follow "the temperature", or None."""
+    """What is wrong with a temperature, as a whole sentence in the interface language, or None."""
     import math
 
     if not math.isfinite(value) or value < 0 or value > MAX_TEMPERATURE or 0 < value < MIN_TEMPERATURE:
-        return f"must be 0 (greedy) or between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g}, not {value:g}"
+        return _("the temperature must be 0 (greedy) or between {least} and {most}, not {value}").format(
+            least=f"{MIN_TEMPERATURE:g}", most=f"{MAX_TEMPERATURE:g}", value=f"{value:g}")
     return None
 
 

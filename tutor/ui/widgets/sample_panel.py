@@ -47,6 +47,13 @@ def is_task_model(label: str) -> bool:
     return any(f"on {task}" in label or f"model: {task}," in label for task in TASKS)
 
 
+def pad_cells(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal cells (a Chinese character takes two)."""
+    from rich.cells import cell_len
+
+    return " " * max(0, width - cell_len(text)) + text
+
+
 def distribution_text(step: SampleStep | None, index: int, count: int, strategy: str) -> Text:
     text = Text()
     if step is None:
@@ -55,7 +62,8 @@ def distribution_text(step: SampleStep | None, index: int, count: int, strategy:
         return text
     text.append(_("token {number}/{count}: ").format(number=index + 1, count=count), style="bold")
     text.append(repr(step.text), style="bold cyan")
-    text.append(f"\n{'':>3} {_('before'):>7} {_('after'):>7}\n", style="dim")
+    before, after = _("before"), _("after")   # outside the f-string, where the catalog tools see them
+    text.append(f"\n{'':>3} {pad_cells(before, 7)} {pad_cells(after, 7)}\n", style="dim")
     for c in step.candidates:
         text.append("→" if c.chosen else " ", style="bold cyan")
         text.append(f"{c.text:>2} {c.before:>7.1%} ", style="bold cyan" if c.chosen else "")

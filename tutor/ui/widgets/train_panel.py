@@ -78,7 +78,7 @@ class TrainPanel(CheckpointActions, Vertical):
             yield worded(Label(), N_("Size"), " {} ")
             yield worded_select([(preset_words(preset), name) for name, preset in dt.PRESETS.items()],
                                 value="standard", allow_blank=False, compact=True, id="train-preset")
-            yield Label(" LR ")
+            yield worded(Label(), N_("LR"), " {} ")
             yield Input("3e-3", compact=True, id="train-lr")
         with Horizontal(classes="dash-row"):
             yield worded(Label(), N_("File"), "{} ")
