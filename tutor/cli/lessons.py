@@ -213,30 +213,31 @@ def run_lessons_new(args: argparse.Namespace) -> int:
     from tutor.course.schema import ID_PATTERN, SCHEMA_FILE_NAME
 
     def fail(message: str) -> int:
-        print(f"tutor lessons new: {message}", file=sys.stderr)
+        print(_("tutor lessons new: {message}").format(message=message), file=sys.stderr)
         return 1
 
     if not re.fullmatch(ID_PATTERN.strip("^$"), args.id):
-        return fail(f"{args.id!r} is not a lesson id; use lower-case letters, digits, '.', '_' and '-' "
-                    "(at most 64 characters, starting with a letter or digit)")
+        return fail(_("{id} is not a lesson id; use lower-case letters, digits, '.', '_' and '-' "
+                      "(at most 64 characters, starting with a letter or digit)").format(id=repr(args.id)))
     catalog = load_catalog()
     tracks = [t.id for t in catalog.index.tracks]
     if args.track not in tracks:
-        return fail(f"unknown track {args.track!r}; use one of: {', '.join(tracks)}")
+        return fail(_("unknown track {track}; use one of: {tracks}").format(track=repr(args.track),
+                                                                           tracks=", ".join(tracks)))
     if args.id in catalog.lessons:
-        return fail(f"a built-in lesson already has the id {args.id!r}; choose another id")
+        return fail(_("a built-in lesson already has the id {id}; choose another id").format(id=repr(args.id)))
     if not 0 <= args.position <= 10_000:
-        return fail("--position must be between 0 and 10000")
+        return fail(_("--position must be between 0 and 10000"))
     path = args.dir / f"{args.id}.yaml"
     if path.exists() and not args.force:
-        return fail(f"{path} already exists; choose another id or add --force to overwrite it")
+        return fail(_("{path} already exists; choose another id or add --force to overwrite it").format(path=path))
     title = args.title or f"New lesson: {args.id}"
     try:
         args.dir.mkdir(parents=True, exist_ok=True)
         path.write_text(template_text(args.id, title, args.track, args.position, path, tracks), encoding="utf-8")
         (args.dir / SCHEMA_FILE_NAME).write_text(schema_text(), encoding="utf-8")
     except OSError as error:
-        return fail(f"cannot write {path}: {error.strerror or error}")
+        return fail(_("cannot write {path}: {error}").format(path=path, error=error.strerror or error))
     print(f"wrote {path} and {args.dir / SCHEMA_FILE_NAME} (for editors with the YAML language server)\n"
           f"next: edit it (`tutor lessons docs` explains every field), then run\n"
           f"  tutor lessons check {path}\n"

@@ -107,12 +107,12 @@ def _run(args: argparse.Namespace) -> int:
         print(text, file=sys.stderr)
 
     if not args.prompt:
-        note("error: the prompt is empty; give some text to continue")
+        note(_("error: the prompt is empty; give some text to continue"))
         return 2
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        note(f"error: {exc}")
+        note(_("error: {error}").format(error=exc))
         return 2
     if device.type == "cpu":
         import torch
@@ -121,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         model, tokenizer, meta = load_checkpoint(path, device)
     except CheckpointError as exc:
-        note(f"error: {exc}")
+        note(_("error: {error}").format(error=exc))
         return 1
     stop = meta.get("stop") if args.stop is None else args.stop
     stop = stop if isinstance(stop, str) and stop else None
@@ -129,18 +129,18 @@ def _run(args: argparse.Namespace) -> int:
     try:
         ids = prompt_ids(tokenizer, args.prompt)   # ３１４２＞ reads as 3142>
     except ValueError as exc:
-        note(f"error: {exc}")
+        note(_("error: {error}").format(error=exc))
         return 2
     if len(ids) > model.config.block_size:
-        note(f"note: the prompt has {len(ids)} characters; only the last {model.config.block_size} "
-             f"(the model's block_size) are used")
+        note(_("note: the prompt has {count} characters; only the last {block} (the model's block_size) are used")
+             .format(count=len(ids), block=model.config.block_size))
         ids = ids[-model.config.block_size:]
     # one character the vocabulary lacks would encode as '?' and stop there: leave it to the text match
     stop_ids = tokenizer.encode(stop) if stop and len(stop) == 1 and stop in tokenizer.chars else ()
 
     if args.beam is not None:
         if args.top_k is not None or args.top_p is not None or args.temperature != 1.0:
-            note("note: --beam searches for the likeliest text; temperature/top-k/top-p are ignored")
+            note(_("note: --beam searches for the likeliest text; temperature/top-k/top-p are ignored"))
         tokens = beam_search(model, ids, args.max_tokens, args.beam, stop_ids=stop_ids,
                              use_cache=not args.no_cache, on_step=BeamProgress(args.max_tokens))
         text = neutralise(tokenizer.decode(tokens), keep="\n\t")

@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        err.print(f"error: {exc}")
+        err.print(_("error: {error}").format(error=exc))
         return 2
     if device.type == "cpu":
         use_training_threads(args.threads)   # the policy the dashboard follows too
@@ -96,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             model, tokenizer, previous = load_checkpoint(args.checkpoint)
         except CheckpointError as exc:
-            err.print(f"error: {exc}")
+            err.print(_("error: {error}").format(error=exc))
             return 1
     else:
         tokenizer = CharTokenizer()
@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
                              lr=args.lr, warmup_steps=args.warmup, eval_interval=args.eval_interval,
                              seed=args.seed, device=str(device))
     except ValueError as exc:
-        err.print(f"error: {exc}")
+        err.print(_("error: {error}").format(error=exc))
         return 2
     out_path = args.out or f"tutor-{args.data if is_task or args.data == 'text' else 'text'}.pt"
 
