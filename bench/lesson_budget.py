@@ -22,7 +22,7 @@ def setup(D, H, N, B, L, experiments):
 
 def worst_allowed():
     """For a few experiment sets, the largest sizes the budget allows (by estimated work)."""
-    from tutor.experiments.registry import lesson_cost
+    from tutor.course.budget import lesson_cost
 
     found = []
     for experiments in ([], HEAVY[:1], HEAVY[:4], HEAVY):
@@ -76,7 +76,7 @@ def main() -> None:
             extra = measure(base | {"experiments": [name]})["seconds"] - forward
             print(f"{name:18s} {extra:6.3f} s  = {extra / forward:5.1f} forward passes")
         return
-    from tutor.experiments.registry import lesson_cost
+    from tutor.course.budget import lesson_cost
 
     refused = setup(512, 16, 8, 16, 64, HEAVY)
     cost = lesson_cost(16, 64, 512, 16, 8, HEAVY)

@@ -1,6 +1,10 @@
 """A class on one server: ``tutor serve`` with N simulated learners over WebSockets on loopback.
 
-Run:  python bench/serve_load.py [--learners 1,5,10] [--keys 24] [--timeout 300]
+Run:  python bench/serve_load.py [--learners 1,5,10] [--keys 24] [--timeout 300] [--no-fork-server]
+
+By default each tab is forked from the server's preloaded process (tutor.web.fork_server);
+``--no-fork-server`` starts each from scratch, as tutor serve did before, to compare.  The
+server's --max-sessions is set to the largest class size.
 
 The script starts the real ``tutor serve`` on a free loopback port with a throwaway --home,
 reads the address it prints (with any access token in it), and fetches that page as a
@@ -240,13 +244,13 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
             "cores_busy": cpu / typing}
 
 
-def start_server(home: str, port: int, cache: str) -> tuple[subprocess.Popen, str]:
+def start_server(home: str, port: int, cache: str, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "COLUMNS": "1000", "XDG_CACHE_HOME": cache, "TERM": "dumb"}
-    command = tutor_command() + ["serve", "--port", str(port), "--home", home]
+    command = tutor_command() + ["serve", "--port", str(port), "--home", home, *extra]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                               start_new_session=True)
     seen = ""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180   # the address comes once the tabs' preloaded process is ready
     while time.monotonic() < deadline:
         if select.select([server.stdout], [], [], 0.1)[0]:
             seen += os.read(server.stdout.fileno(), 65536).decode("utf-8", "replace")
@@ -276,12 +280,15 @@ def main() -> None:
     parser.add_argument("--learners", default="1,5,10", help="class sizes, one after another (default 1,5,10)")
     parser.add_argument("--keys", type=int, default=24, help="letters each learner types (default 24)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per class size (default 300)")
+    parser.add_argument("--no-fork-server", action="store_true",
+                        help="start every tab's tutor from scratch (as before the fork server), to compare")
     args = parser.parse_args()
     sizes = [int(n) for n in args.learners.split(",")]
     if max(sizes) > 40:
         raise SystemExit("at most 40 learners: each session is a process with the model loaded")
     home = tempfile.mkdtemp(prefix="tutor-serve-bench-")
-    server, url = start_server(str(Path(home) / "home"), free_port(), str(Path(home) / "cache"))
+    extra = ("--max-sessions", str(max(sizes)), *(("--no-fork-server",) if args.no_fork_server else ()))
+    server, url = start_server(str(Path(home) / "home"), free_port(), str(Path(home) / "cache"), extra)
     print(f"tutor serve at {urlsplit(url).netloc}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; "
           f"{args.keys} keys per learner", flush=True)
     results = {}

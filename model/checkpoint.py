@@ -21,7 +21,9 @@ from dataclasses import fields
 from pathlib import Path
 
 import torch
+from torch.overrides import TorchFunctionMode
 
+from .archive import MAX_PICKLE_BYTES, ArchiveError, oversized, survey
 from .gpt import GPT, GPTConfig
 from .tokenizer import CharTokenizer
 
@@ -109,18 +111,39 @@ def _show(value, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _read(path: Path) -> dict:
+def _unreadable(path: Path, detail: str) -> CheckpointError:
+    return CheckpointError(f"{path}: not a readable checkpoint (corrupt, truncated or not made by 'tutor train'): "
+                           f"{_show(detail, 200)}")
+
+
+def _check_declared_sizes(path: Path) -> tuple[GPTConfig, dict[str, tuple[int, ...]]]:
+    """Refuse, before torch.load reads a byte of weight, an archive that declares more than its
+    config's weights need (see archive.py: a deflated extra tensor once took 1.36 GB to refuse)."""
     if not path.exists():
         raise CheckpointError(f"{path}: no such checkpoint file")
     if not path.is_file():
         raise CheckpointError(f"{path}: not a file")
     try:
+        surveyed = survey(path)
+    except ArchiveError as exc:
+        raise _unreadable(path, str(exc)) from None
+    payload = surveyed.payload
+    if not isinstance(payload, dict) or type(payload.get("format")) is not str or payload["format"] != FORMAT:
+        raise CheckpointError(f"{path}: not a transformer-tutor checkpoint")
+    config = _config(path, payload.get("config"))
+    expected = _expected_shapes(config)
+    problem = oversized(surveyed, expected, slack=MAX_PICKLE_BYTES + 64 * 1024)
+    if problem:
+        raise CheckpointError(f"{path}: refused before loading: {problem}")
+    return config, expected
+
+
+def _read(path: Path) -> dict:
+    try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, foreign pickle, objects weights_only refuses...
         lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [type(exc).__name__]
-        detail = next((ln for ln in lines if "WeightsUnpickler error" in ln), lines[0])
-        raise CheckpointError(f"{path}: not a readable checkpoint (corrupt, truncated or not "
-                              f"made by 'tutor train'): {_show(detail, 200)}") from None
+        raise _unreadable(path, next((ln for ln in lines if "WeightsUnpickler error" in ln), lines[0])) from None
     if not isinstance(payload, dict) or type(payload.get("format")) is not str or payload["format"] != FORMAT:
         raise CheckpointError(f"{path}: not a transformer-tutor checkpoint")
     version = payload.get("version")
@@ -165,12 +188,30 @@ def _config(path: Path, raw) -> GPTConfig:
         raise CheckpointError(f"{path}: invalid config: {exc}") from None
 
 
-def _check_weights(path: Path, state, config: GPTConfig) -> None:
+class _SkipInitialisers(TorchFunctionMode):
+    """Initialisers do nothing inside it: on the meta device they only cost time, and a lot of it.
+
+    ``normal_`` on a meta tensor runs a Python reference that imports ``torch._dynamo`` on first
+    use: as long as importing torch itself, and the larger part of the app's "model ready".
+    """
+    SKIPPED = frozenset({"normal_", "uniform_", "zeros_", "ones_", "constant_", "zero_", "fill_", "trunc_normal_",
+                         "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_"})
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", None) in self.SKIPPED:   # nn.init passes the tensor by keyword
+            return args[0] if args else (kwargs or {})["tensor"]
+        return func(*args, **(kwargs or {}))
+
+
+def _expected_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
+    with torch.device("meta"), _SkipInitialisers():   # builds the model without allocating its weights
+        return {k: tuple(v.shape) for k, v in GPT(config).state_dict().items()}
+
+
+def _check_weights(path: Path, state, expected: dict[str, tuple[int, ...]]) -> None:
     """Names, shapes and dtypes against the config (on the meta device: nothing allocated), then NaN."""
     if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
         raise CheckpointError(f"{path}: weights are missing")
-    with torch.device("meta"):
-        expected = {k: tuple(v.shape) for k, v in GPT(config).state_dict().items()}
     missing = [k for k in expected if k not in state]
     unexpected = [k for k in state if k not in expected]
     if missing or unexpected:
@@ -251,11 +292,14 @@ def _tokenizer(path: Path, vocab, config: GPTConfig, expected: CharTokenizer | N
 def load_checkpoint(path, device="cpu", expected_tokenizer: CharTokenizer | None = None):
     """-> (GPT in eval mode on ``device``, CharTokenizer, meta dict); raises CheckpointError."""
     path = Path(path)
+    surveyed_config, expected = _check_declared_sizes(path)
     payload = _read(path)
     config = _config(path, payload.get("config"))
+    if config != surveyed_config:
+        raise CheckpointError(f"{path}: the file changed while it was read; try again")
     tokenizer = _tokenizer(path, payload.get("vocab"), config, expected_tokenizer)
     state = payload.get("state_dict")
-    _check_weights(path, state, config)
+    _check_weights(path, state, expected)
     meta = _meta(path, payload.get("meta"))
     model = GPT(config)
     try:

@@ -25,12 +25,13 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.util
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
-from .tokenizer import CharTokenizer
+from .tokenizer import UNKNOWN, CharTokenizer
 
 from .formats import DIGITS, END, IGNORE, SEPARATOR, TASKS
 VAL_FRACTION = 0.1
@@ -202,6 +203,7 @@ class TextCorpus:
     stop: str | None = None
 
     def __post_init__(self) -> None:
+        self.replaced = _outside_vocabulary(self.name, self.text, self.tokenizer)
         ids = torch.tensor(self.tokenizer.encode(self.text), dtype=torch.long)  # (N,)
         cut = int(len(ids) * (1 - VAL_FRACTION))
         self._splits = {"train": ids[:cut], "val": ids[cut:]}
@@ -222,7 +224,29 @@ class TextCorpus:
         return rows[:, :-1].to(device), rows[:, 1:].to(device)
 
     def describe(self) -> dict:
-        return {"data": self.name, "characters": len(self.text), "val_fraction": VAL_FRACTION}
+        return {"data": self.name, "characters": len(self.text), "val_fraction": VAL_FRACTION,
+                "replaced": sum(self.replaced.values())}
+
+    def replaced_note(self) -> str | None:
+        """'3,120 characters outside the vocabulary (U+00E9 é, ...) are trained on as '?'', or None."""
+        if not self.replaced:
+            return None
+        common = sorted(self.replaced, key=self.replaced.get, reverse=True)[:5]
+        shown = ", ".join(f"U+{ord(c):04X} {c}" if c.isprintable() else f"U+{ord(c):04X}" for c in common)
+        more = ", ..." if len(self.replaced) > len(common) else ""
+        return (f"{sum(self.replaced.values()):,} characters outside the model's vocabulary ({shown}{more}) "
+                f"are trained on as {UNKNOWN!r}")
+
+
+def _outside_vocabulary(name: str, text: str, tokenizer: CharTokenizer) -> dict[str, int]:
+    """Each character the vocabulary lacks -> how often it occurs; ValueError when they are most of
+    the text, which would train a model on little but '?' (a tester's text once did, silently)."""
+    counts = dict(Counter(text.translate(dict.fromkeys(map(ord, tokenizer.chars)))))   # what is left: unknown
+    if sum(counts.values()) * 2 > len(text):
+        raise ValueError(f"{name}: {sum(counts.values()):,} of its {len(text):,} characters are outside the model's "
+                         f"vocabulary, so it would be trained mostly on {UNKNOWN!r}; give a text written mostly "
+                         "in the characters it knows (printable ASCII for the built-in model)")
+    return counts
 
 
 def load_dataset(spec: str, block_size: int = 64, tokenizer: CharTokenizer | None = None,

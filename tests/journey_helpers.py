@@ -9,6 +9,8 @@ import io
 from rich.console import Console
 from textual.widgets import Static
 
+POLL = 0.05   # seconds between looks at a condition
+
 LESSON = """\
 format_version: 1
 id: zz-journey
@@ -56,23 +58,31 @@ def text_of(screen, selector: str, width: int = 120) -> str:
     return console.export_text().strip()
 
 
-async def wait_until(pilot, condition, what: str, tries: int = 1200) -> None:
-    """Let the app run (workers, messages) until ``condition()`` holds."""
-    for _ in range(tries):
+async def wait_until(pilot, condition, what: str, *, seconds: float = 120.0, busy: bool = False) -> None:
+    """The one way a Pilot test waits: let the app run (workers, messages, layout) until
+    ``condition()`` holds, then let it settle once more; fail naming ``what`` after ``seconds``.
+
+    ``busy``: a trainer keeps a core busy, and ``pilot.pause()`` waits for an idle CPU (up to a
+    second a call), so only yield to the event loop.  ``seconds`` is an upper bound for a
+    loaded machine, never a measurement: a quiet one is done in a fraction of it.
+    """
+    for _ in range(int(seconds / POLL)):
         if condition():
+            if not busy:
+                await pilot.pause()
             return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
+        await asyncio.sleep(POLL)
+        if not busy:
+            await pilot.pause()
     raise AssertionError(f"timed out waiting for {what}")
 
 
 async def wait_for_live(pilot, screen) -> None:
-    for _ in range(1200):   # an upper bound for a busy machine; a quiet one takes a second
-        if screen.live is not None:
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError("the lesson's live tensors never arrived: " + text_of(screen, "#live-status"))
+    """Until the lesson on ``screen`` has its live tensors; a failure shows what its status line said."""
+    try:
+        await wait_until(pilot, lambda: screen.live is not None, "the lesson's live tensors")
+    except AssertionError as error:
+        raise AssertionError(f"{error}: {text_of(screen, '#live-status')}") from None
 
 
 async def type_answer(pilot, text: str) -> None:

@@ -27,14 +27,16 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         assert text_of(screen, "#real-tensor") == ""
 
         screen.query_one(Input).value = ""
-        await type_answer(pilot, "2x2x4x4")
+        await type_answer(pilot, "2x3x5x5")
         assert "Right" in text_of(screen, "#feedback")
-        assert "(2, 2, 4, 4)" in text_of(screen, "#your-answer")
-        assert "shape (2, 2, 4, 4)" in text_of(screen, "#real-tensor")
+        assert "(2, 3, 5, 5)" in text_of(screen, "#your-answer")
+        # show: limits the reveal to one head's (L, L) table: the whole tensor's axis names
+        # would spell the next question's (B, H, L, L)
+        assert "blocks.0.attn.scores[0, 0]  shape (5, 5)" in text_of(screen, "#real-tensor")
 
         await pilot.press("enter")           # empty line: next question
         await pilot.pause()
-        assert "Question 2/3" in text_of(screen, "#question")
+        assert "Question 2/4" in text_of(screen, "#question")
         await type_answer(pilot, "(B, H, L, D)")
         assert "Not quite" in text_of(screen, "#feedback") and "tries left" in text_of(screen, "#feedback")
         assert text_of(screen, "#your-answer") == ""      # no reveal before a give-up or the last try

@@ -105,7 +105,7 @@ def test_lessons_schema_prints_json_schema_of_every_field_and_kind(capsys):
     assert schema["$schema"].startswith("https://json-schema.org/") and schema["additionalProperties"] is False
     assert set(schema["properties"]) == set(Lesson.model_fields)
     mapping = schema["properties"]["questions"]["items"]["discriminator"]["mapping"]
-    assert set(mapping) == set(QUESTION_KINDS)
+    assert set(mapping) == set(QUESTION_KINDS) and "formula" in mapping   # every registered kind, formula too
 
 
 def test_lessons_new_points_the_yaml_language_server_at_a_schema_beside_it(tmp_path, capsys):

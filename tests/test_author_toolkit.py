@@ -27,7 +27,7 @@ def edit(text: str, old: str, new: str) -> str:
 
 def test_token_ids_from_the_docs_example_pass_the_live_check(tmp_path):
     # before: TypeError 'in <string>' requires string as left operand, not int
-    text = edit(template(), 'text: ["3141", "2718"]', "tokens: [[19, 20, 21, 22], [23, 24, 25, 26]]")
+    text = edit(template(), 'text: ["31415", "27182"]', "tokens: [[19, 20, 21, 22, 23], [24, 25, 26, 27, 28]]")
     report = check_paths([write(tmp_path, "t.yaml", text)])
     assert report.ok, report.text()
 
@@ -53,7 +53,7 @@ def test_an_infinite_tolerance_is_refused(tmp_path, tolerance):
 def test_a_choice_text_that_is_a_choice_number_is_reported(tmp_path):
     # before: choices ["2", "1"] were graded by position: typing "1" picked choice a) "2"
     text = edit(template(), '''      - "e^0 = 1, so a 0 would still get weight; e^(−∞) = 0 removes the position."
-      - "−∞ is faster to compute."''', '      - "2"\n      - "1"\n      - "0"')
+      - "−∞ is faster to compute, and a 0 would remove the position as well."''', '      - "2"\n      - "1"\n      - "0"')
     report = check_paths([write(tmp_path, "c.yaml", text)], live=False)
     fields = {p.field: p.message for p in report.problems}
     assert set(fields) == {"questions.4.choices.0", "questions.4.choices.1"}, report.text()
@@ -79,7 +79,7 @@ def test_a_wrong_symbolic_shape_never_grades_right_by_coincidence(tmp_path):
 
 def test_the_check_tries_sizes_that_tell_the_size_names_apart(tmp_path):
     # a file answer right only because H = 1 makes D equal D/H
-    text = edit(template(), "  n_head: 2 ", "  n_head: 1 ")
+    text = edit(template(), "  n_head: 3 ", "  n_head: 1 ")
     text = edit(text, 'answer: "(B, H, L, L)"', 'answer: "(B, H, L, D)"')
     text = edit(text, 'probe: "blocks.0.attn.pattern"   # the check', 'probe: "blocks.0.attn.q"   # the check')
     report = check_paths([write(tmp_path, "s.yaml", text)])

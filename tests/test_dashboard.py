@@ -8,6 +8,7 @@ import pytest
 from textual import events
 from textual.widgets import Input, Select
 
+from journey_helpers import wait_until
 from tutor.training import runs as dt
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.dashboard import DashboardScreen
@@ -23,14 +24,6 @@ def tiny_preset(monkeypatch):
     monkeypatch.setattr(SamplePanel, "pace", 0.0)
 
 
-async def until(pilot, condition, seconds: float = 120.0, what: str = "") -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)   # not pilot.pause(): it waits for an idle CPU, rare while training
-    raise AssertionError(f"timed out waiting for {what or condition}")
-
-
 async def key(pilot, name: str) -> None:
     """Press a key while training runs: Pilot.press waits for the process to go idle (up to 2 s a
     key), which it never does while a trainer keeps a core busy."""
@@ -42,7 +35,8 @@ async def key(pilot, name: str) -> None:
 async def click(pilot, selector: str) -> None:
     """A button ignores clicks while it still shows its last press (about 0.2 s)."""
     button = pilot.app.screen.query_one(selector)
-    await until(pilot, lambda: not button.has_class("-active"), 2, "the button to be clickable")
+    await wait_until(pilot, lambda: not button.has_class("-active"),
+                     "the button to be clickable", busy=True, seconds=2)
     await pilot.click(selector)
     await pilot.pause()
 
@@ -115,9 +109,10 @@ async def test_start_pause_resume_stop_publishes_the_weights_to_the_lessons(tmp_
         screen = await open_dashboard(pilot, app)
         panel = screen.train_panel
         await train(pilot, screen, "long")
-        await until(pilot, lambda: panel.state == "training" and panel.metrics is not None, what="training")
+        await wait_until(pilot, lambda: panel.state == "training" and panel.metrics is not None,
+                         "training", busy=True)
         await key(pilot, "f6")
-        await until(pilot, lambda: panel.state == "paused" and panel.run.trainer.paused, what="the pause")
+        await wait_until(pilot, lambda: panel.state == "paused" and panel.run.trainer.paused, "the pause", busy=True)
         step = -1
         for _ in range(50):                               # a step already in flight may finish (slow when busy)
             if panel.run.trainer.step_count == step:
@@ -127,11 +122,11 @@ async def test_start_pause_resume_stop_publishes_the_weights_to_the_lessons(tmp_
         await asyncio.sleep(0.5)
         assert panel.run.trainer.step_count == step       # a paused trainer takes no more steps
         await key(pilot, "f5")                            # resume
-        await until(pilot, lambda: panel.state == "training", what="the resume")
-        await until(pilot, lambda: panel.val_points, what="an evaluation")
+        await wait_until(pilot, lambda: panel.state == "training", "the resume", busy=True)
+        await wait_until(pilot, lambda: panel.val_points, "an evaluation", busy=True)
         assert app.hub.label.startswith("your model: sort") and "to go" in app.hub.label
         await key(pilot, "f7")
-        await until(pilot, lambda: not panel.training_active and panel.state == "idle", what="the stop")
+        await wait_until(pilot, lambda: not panel.training_active and panel.state == "idle", "the stop", busy=True)
         assert "stopped after" in message(screen)
         assert app.hub.label.startswith("your model: sort,") and "to go" not in app.hub.label
         assert app.hub.model.config.d_model == 64 and not app.hub.model.training
@@ -144,17 +139,17 @@ async def test_a_finished_run_shows_in_an_open_lesson_when_the_learner_comes_bac
         app.open_lesson("pr-masked-softmax")
         await pilot.pause()
         lesson = app.screen
-        await until(pilot, lambda: lesson.live is not None, what="the lesson's tensors")
+        await wait_until(pilot, lambda: lesson.live is not None, "the lesson's tensors", busy=True)
         shipped = lesson.live.tensors["blocks.0.attn.pattern"].copy()
         assert "shipped" in lesson.live.weights_label
         screen = await open_dashboard(pilot, app)
         await train(pilot, screen)
-        await until(pilot, lambda: screen.train_panel.state == "idle" and app.hub.label.startswith("your"),
-                    what="the run to finish")
+        await wait_until(pilot, lambda: screen.train_panel.state == "idle" and app.hub.label.startswith("your"),
+                         "the run to finish", busy=True)
         assert "trained 30 steps" in message(screen)
         await pilot.press("escape")
-        await until(pilot, lambda: lesson.live is not None and lesson.live.weights_label.startswith("your model"),
-                    what="the lesson to recompute")
+        await wait_until(pilot, lambda: lesson.live is not None and lesson.live.weights_label.startswith("your model"),
+                         "the lesson to recompute", busy=True)
         assert "your model: sort, 30 steps" in message(lesson, "#live-status")
         assert abs(lesson.live.tensors["blocks.0.attn.pattern"] - shipped).max() > 1e-3
 
@@ -167,7 +162,7 @@ async def test_sampling_top_k_1_equals_greedy_and_shows_the_distribution(tmp_pat
         panel = screen.query_one(SamplePanel)
         assert screen.query_one("#sample-prompt", Input).has_focus
         await pilot.press("enter")                         # greedy on "3142>"
-        await until(pilot, lambda: not panel.running and panel.steps, what="greedy output")
+        await wait_until(pilot, lambda: not panel.running and panel.steps, "greedy output", busy=True)
         greedy = panel.output
         assert greedy == "1234\n"                          # the shipped model sorts
         first = panel.steps[0].candidates
@@ -178,30 +173,32 @@ async def test_sampling_top_k_1_equals_greedy_and_shows_the_distribution(tmp_pat
         screen.query_one("#sample-temperature", Input).value = "1.5"
         screen.query_one("#sample-seed", Input).value = "7"
         await click(pilot, "#sample-go")
-        await until(pilot, lambda: not panel.running and panel.steps, what="top-k output")
+        await wait_until(pilot, lambda: not panel.running and panel.steps, "top-k output", busy=True)
         assert panel.output == greedy
         assert [c.after for c in panel.steps[0].candidates[1:]] == [0.0] * (len(panel.steps[0].candidates) - 1)
 
         for strategy in ("temperature", "top-p", "beam"):
             choose(screen, "#sample-strategy", strategy)
             await click(pilot, "#sample-go")
-            await until(pilot, lambda: not panel.running and panel.steps, what=strategy)
+            await wait_until(pilot, lambda: not panel.running and panel.steps, strategy, busy=True)
             assert panel.output and "sampling" not in message(screen, "#sample-message")
         await click(pilot, "#sample-prev")
         assert panel.shown == 0
 
         await pilot.press("f8")                            # Attention: the sample's text, tokens on both axes
-        await until(pilot, lambda: screen.query_one("#attention-view").shown is not None, what="the heatmap")
+        await wait_until(pilot, lambda: screen.query_one("#tab-attention").shown is not None,
+                         "the heatmap", busy=True)
         assert screen.query_one("#attn-text", Input).value == "3142>" + panel.output.rstrip("\n")
         await pilot.press("f8", "f8")                      # back to Sample: a new output is shown next time
         choose(screen, "#sample-strategy", "greedy")
         await pilot.press("enter")
-        await until(pilot, lambda: not panel.running and panel.output == greedy, what="greedy again")
+        await wait_until(pilot, lambda: not panel.running and panel.output == greedy, "greedy again", busy=True)
         await pilot.press("f8", "f8")
         assert screen.query_one("#attn-text", Input).value == "3142>1234"
         choose(screen, "#attn-layer", 1)
         choose(screen, "#attn-head", 3)
-        await until(pilot, lambda: screen.query_one("#attention-view").shown == (1, 3), what="layer 1 head 3")
+        await wait_until(pilot, lambda: screen.query_one("#tab-attention").shown == (1, 3),
+                         "layer 1 head 3", busy=True)
 
 
 async def test_sampling_errors_are_said_in_the_panel(tmp_path):
@@ -251,11 +248,13 @@ async def test_training_errors_end_with_a_message_and_the_app_keeps_going(tmp_pa
             screen.query_one("#train-file", Input).value = setup.get("path", "")
             screen.query_one("#train-lr", Input).value = setup.get("lr", "3e-3")
             await train(pilot, screen)
-            await until(pilot, lambda: expected in message(screen) and not panel.training_active, what=expected)
+            await wait_until(pilot, lambda: expected in message(screen) and not panel.training_active,
+                             expected, busy=True)
             assert panel.state == "idle" and app.hub.model is None   # nothing was handed to the lessons
             await pilot.pause()                            # focus moved off the disabled Start: let it settle
             await pilot.press("f8")                        # still answering keys
-            await until(pilot, lambda: screen.query_one("#dash-tabs").active == "tab-sample", what="F8 switches tab")
+            await wait_until(pilot, lambda: screen.query_one("#dash-tabs").active == "tab-sample",
+                             "F8 switches tab", busy=True)
             # the Tabs widget confirms a switch with a message of its own: let it arrive before the next
             # case sets the tab back, or it would undo that (a test-only race: a learner presses keys)
             await pilot.pause()
@@ -274,11 +273,12 @@ async def test_checkpoints_save_load_refuse_a_wrong_shape_and_reset(tmp_path):
         screen = await open_dashboard(pilot, app)
         path = screen.query_one("#train-path", Input)
         await train(pilot, screen)
-        await until(pilot, lambda: screen.train_panel.state == "idle" and "trained" in message(screen), what="run")
+        await wait_until(pilot, lambda: screen.train_panel.state == "idle" and "trained" in message(screen),
+                         "run", busy=True)
         trained = app.hub.model
         path.value = str(tmp_path / "mine.pt")
         await click(pilot, "#train-save")
-        await until(pilot, lambda: "Saved" in message(screen), what="the save")
+        await wait_until(pilot, lambda: "Saved" in message(screen), "the save", busy=True)
         assert not screen.train_panel.unsaved
 
         for name, expected in (("wide.pt", "written for the shipped shape"), ("junk.pt", "not a readable checkpoint"),
@@ -286,14 +286,14 @@ async def test_checkpoints_save_load_refuse_a_wrong_shape_and_reset(tmp_path):
             version = app.hub.version
             path.value = str(tmp_path / name)
             await click(pilot, "#train-load")
-            await until(pilot, lambda: expected in message(screen), what=expected)
+            await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
             assert app.hub.version == version and app.hub.model is trained
 
         await click(pilot, "#train-reset")
-        await until(pilot, lambda: "shipped" in app.hub.label, what="the reset")
+        await wait_until(pilot, lambda: "shipped" in app.hub.label, "the reset", busy=True)
         path.value = str(tmp_path / "mine.pt")
         await click(pilot, "#train-load")
-        await until(pilot, lambda: "checkpoint mine.pt" in app.hub.label, what="the load")
+        await wait_until(pilot, lambda: "checkpoint mine.pt" in app.hub.label, "the load", busy=True)
         assert "trained on sort, 30 steps" in app.hub.label
         for a, b in zip(app.hub.model.parameters(), trained.parameters()):
             assert torch.equal(a, b)
@@ -305,32 +305,31 @@ async def test_quitting_while_training_offers_to_keep_the_weights_and_the_next_s
         screen = await open_dashboard(pilot, app)
         panel = screen.train_panel
         await train(pilot, screen, "long")
-        await until(pilot, lambda: panel.metrics is not None, what="training")
+        await wait_until(pilot, lambda: panel.metrics is not None, "training", busy=True)
         await key(pilot, "ctrl+q")
-        await asyncio.sleep(0.05)
-        assert type(app.screen).__name__ == "KeepWeightsScreen"
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "KeepWeightsScreen", "the question", busy=True)
         await key(pilot, "escape")                       # cancel: still training
-        await asyncio.sleep(0.05)
+        await wait_until(pilot, lambda: app.screen is screen, "the question to close", busy=True)
         assert panel.training_active
         await key(pilot, "ctrl+q")
-        await asyncio.sleep(0.05)
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "KeepWeightsScreen", "the question again", busy=True)
         await key(pilot, "k")
-        await until(pilot, lambda: not app.is_running, what="the app to quit")
+        await wait_until(pilot, lambda: not app.is_running, "the app to quit", busy=True)
     assert not panel.training_active
     kept = tmp_path / "checkpoints" / "last.pt"
     assert kept.is_file()
 
     again = TutorApp(preload_model=True, home=tmp_path, watch_interval=None)
     async with again.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: again.model_status == "ready", what="the model")
+        await wait_until(pilot, lambda: again.model_status == "ready", "the model", busy=True)
         assert again.hub.label.startswith("your model, kept from last time (trained on sort")
         assert again.hub.meta.get("data") == "sort"      # lessons with requires: know its task
         screen = await open_dashboard(pilot, again)
         await click(pilot, "#train-reset")
-        await until(pilot, lambda: "shipped" in again.hub.label, what="the reset")
+        await wait_until(pilot, lambda: "shipped" in again.hub.label, "the reset", busy=True)
     third = TutorApp(preload_model=True, home=tmp_path, watch_interval=None)
     async with third.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: third.model_status == "ready", what="the model")
+        await wait_until(pilot, lambda: third.model_status == "ready", "the model", busy=True)
         assert third.hub.label.startswith("shipped")
 
 
@@ -339,15 +338,15 @@ async def test_quit_without_keeping_and_plain_quit_when_nothing_was_trained(tmp_
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_dashboard(pilot, app)
         await train(pilot, screen, "long")
-        await until(pilot, lambda: screen.train_panel.metrics is not None, what="training")
+        await wait_until(pilot, lambda: screen.train_panel.metrics is not None, "training", busy=True)
         await key(pilot, "ctrl+q")
-        await asyncio.sleep(0.05)
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "KeepWeightsScreen", "the question", busy=True)
         await key(pilot, "d")
-        await until(pilot, lambda: not app.is_running, what="the app to quit")
+        await wait_until(pilot, lambda: not app.is_running, "the app to quit", busy=True)
     assert not (tmp_path / "checkpoints" / "last.pt").exists()
 
     plain = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
     async with plain.run_test(size=(80, 24)) as pilot:
         await open_dashboard(pilot, plain)
         await key(pilot, "ctrl+q")
-        await until(pilot, lambda: not plain.is_running, what="a plain quit")
+        await wait_until(pilot, lambda: not plain.is_running, "a plain quit", busy=True)

@@ -2,8 +2,6 @@
 
 With Textual's Pilot at 80x24 on the shipped model; no training.
 """
-import asyncio
-
 import pytest
 from textual.widgets import Button, Input
 
@@ -14,18 +12,12 @@ from tutor.ui.app import TutorApp
 from tutor.ui.screens.dashboard import DashboardScreen
 from tutor.ui.widgets.sample_panel import SamplePanel
 
+from journey_helpers import wait_until
+
 
 @pytest.fixture(autouse=True)
 def no_pace(monkeypatch):
     monkeypatch.setattr(SamplePanel, "pace", 0.0)
-
-
-async def until(condition, what: str, seconds: float = 60.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def message(screen, selector: str) -> str:
@@ -67,11 +59,11 @@ async def test_save_of_unchanged_weights_waits_for_a_second_save(tmp_path):
         screen.query_one("#train-path", Input).value = str(target)
         screen.query_one("#train-save", Button).focus()
         await pilot.press("enter")          # one stray Tab + Enter: before, this wrote the shipped weights
-        await pilot.pause()
-        assert "Press Save again" in message(screen, "#train-message") and not target.exists()
+        await wait_until(pilot, lambda: "Press Save again" in message(screen, "#train-message"), "the first Save's note")
+        assert not target.exists()
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(lambda: "Saved" in message(screen, "#train-message"), "the confirmed save")
+        await wait_until(pilot, lambda: "Saved" in message(screen, "#train-message"), "the confirmed save")
         assert target.exists()
 
 
@@ -86,28 +78,28 @@ async def test_sample_and_attention_boxes_fold_full_width_and_name_foreign_chara
         for prompt in ("3142>", "３１４２＞"):
             screen.query_one("#sample-prompt", Input).value = prompt
             panel.query_one("#sample-go", Button).press()
-            await until(lambda: "\n" in message(screen, "#sample-output") or "1234" in message(screen, "#sample-output"),
+            await wait_until(pilot, lambda: "\n" in message(screen, "#sample-output") or "1234" in message(screen, "#sample-output"),
                         "a sample")
-            await until(lambda: not panel.running, "the end of the sample")
+            await wait_until(pilot, lambda: not panel.running, "the end of the sample")
             outputs.append(message(screen, "#sample-output"))
         assert outputs[0] == outputs[1] and "?" not in outputs[1]
         screen.query_one("#sample-prompt", Input).value = "31中>"
         await pilot.pause(0.3)
         panel.query_one("#sample-go", Button).press()
-        await until(lambda: "'中' (U+4E2D)" in message(screen, "#sample-message"), "the named character")
+        await wait_until(pilot, lambda: "'中' (U+4E2D)" in message(screen, "#sample-message"), "the named character")
 
         screen.query_one("#dash-tabs").active = "tab-attention"
         await pilot.pause()
         view = screen.query_one("#attention-view")
         screen.query_one("#attn-text", Input).value = "３１４２＞"
         view.show()
-        await until(lambda: view.drawn is not None, "the pattern")
+        await wait_until(pilot, lambda: view.drawn is not None, "the pattern")
         assert view.drawn.labels == ["3", "1", "4", "2", ">"]
         # which model drew it: the app's model, named under the map
         assert f"Drawn by: {app.hub.label}" in message(screen, "#attn-message")
         screen.query_one("#attn-text", Input).value = "3é"
         view.show()
-        await until(lambda: "'é' (U+00E9)" in message(screen, "#attn-message"), "the named character")
+        await wait_until(pilot, lambda: "'é' (U+00E9)" in message(screen, "#attn-message"), "the named character")
 
 
 async def test_focus_is_plain_to_see_on_the_dashboard(tmp_path):

@@ -1,10 +1,10 @@
 """The shipped text model makes decoding strategies differ; the Sample tab offers it; buttons that
 can do nothing are greyed; the command palette reaches the dashboard's actions."""
-import asyncio
-
 import pytest
+from textual.command import CommandList
 from textual.widgets import Button, Input, Select, TabbedContent
 
+from journey_helpers import wait_until
 from tutor.live.hub import load_named
 from tutor.training.runs import shape_problem
 from tutor.training.sampling import SampleRequest, sample_steps
@@ -43,15 +43,6 @@ def test_sort_models_are_recognised_from_their_label():
     assert not is_task_model("your model: notes.txt, 300 steps")
 
 
-async def until(condition, pilot, what: str) -> None:
-    for _ in range(400):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture
 def no_pace(monkeypatch):
     monkeypatch.setattr(SamplePanel, "pace", 0.0)
@@ -60,7 +51,7 @@ def no_pace(monkeypatch):
 async def test_sample_tab_says_when_strategies_look_alike_and_offers_the_text_model(no_pace):
     app = TutorApp(watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(lambda: app.model_status == "ready", pilot, "the model")
+        await wait_until(pilot, lambda: app.model_status == "ready", "the model")
         await pilot.press("f3")
         await pilot.pause()
         screen = app.screen
@@ -84,7 +75,7 @@ async def test_sample_tab_says_when_strategies_look_alike_and_offers_the_text_mo
             panel.query_one("#sample-stop", type(panel.query_one("#sample-stop"))).value = False
             await pilot.pause()
             panel.sample()
-            await until(lambda: not panel.running, pilot, f"{strategy} to finish")
+            await wait_until(pilot, lambda: not panel.running, f"{strategy} to finish")
             outputs.append(panel.output)
         assert len(set(outputs)) == 4, outputs
         assert "shipped text model" in str(panel.query_one("#sample-message").content)
@@ -97,17 +88,16 @@ async def test_the_palette_reaches_dashboard_actions(no_pace):
         "attention heatmap", "back to the shipped model"]
     app = TutorApp(watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(lambda: app.model_status == "ready", pilot, "the model")
+        await wait_until(pilot, lambda: app.model_status == "ready", "the model")
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"attention heatmap")
-        await asyncio.sleep(0.5)      # the palette searches in a worker
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count, "the palette's matches")
         await pilot.press("enter")
         screen = app.dashboard_screen()
-        await until(lambda: app.screen is screen and screen.query_one(TabbedContent).active == "tab-attention",
-                    pilot, "the Attention tab")
-        await until(lambda: screen.query_one("#attention-view").shown is not None, pilot, "the heatmap")
+        await wait_until(pilot, lambda: app.screen is screen and screen.query_one(TabbedContent).active == "tab-attention",
+                         "the Attention tab")
+        await wait_until(pilot, lambda: screen.query_one("#tab-attention").shown is not None, "the heatmap")
         dashboard_action(app, "tab-sample", "sample")
-        await until(lambda: screen.query_one(SamplePanel).output != "", pilot, "a sample")
+        await wait_until(pilot, lambda: screen.query_one(SamplePanel).output != "", "a sample")
         assert screen.query_one(TabbedContent).active == "tab-sample"

@@ -39,19 +39,8 @@ def small():
 
 @pytest.fixture(scope="module")
 def trained_out(hub):
-    """Every experiment once on the trained model; also proves the shared weights survive."""
-    before = {k: v.clone() for k, v in hub.model.state_dict().items()}
-    out = {name: run(name, context(hub.model, [TEXT])) for name in TRAINING_EXPERIMENTS}
-    after = hub.model.state_dict()
-    assert before.keys() == after.keys()
-    assert all(torch.equal(before[k], after[k]) for k in before), "an experiment modified the shared model"
-    assert all(p.grad is None for p in hub.model.parameters()), "an experiment left gradients on the shared model"
-    assert not hub.model.training
-    return out
-
-
-def test_every_experiment_is_registered():
-    assert set(TRAINING_EXPERIMENTS) <= set(EXPERIMENTS)
+    """Every experiment once on the trained model (test_experiments_registry checks it is left as it was)."""
+    return {name: run(name, context(hub.model, [TEXT])) for name in TRAINING_EXPERIMENTS}
 
 
 EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
@@ -349,7 +338,7 @@ def catalog():
     "pr-softmax", "pr-masked-softmax", "pr-softmax-stability", "pr-temperature", "pr-autoregressive",
     "pr-cross-entropy", "pr-confident-wrong",
     "ca-gradient", "ca-chain-rule", "ca-softmax-ce-grad", "ca-autograd", "ca-vanishing-exploding",
-    "op-gradient-descent", "op-sgd-momentum", "op-adam", "op-lr-schedule", "op-landscape"])
+    "op-gradient-descent", "op-sgd-momentum", "op-adam", "op-lr-schedule"])   # op-landscape's bend is only shown
 def test_lesson_formula_agrees_with_the_model(hub, catalog, lesson_id):
     from tutor.live.formula_check import check_formula
     from tutor.live.compute import compute_live

@@ -73,7 +73,7 @@ async def test_pilot_full_width_shape_answer_is_graded_right(tmp_path):
         await pilot.pause()
         screen = app.screen
         await wait_for_live(pilot, screen)
-        await type_as_an_input_method_does(pilot, "（２，２，４，４）")
+        await type_as_an_input_method_does(pilot, "（２，３，５，５）")
         assert "Right" in text_of(screen, "#feedback")
-        assert "(2, 2, 4, 4)" in text_of(screen, "#your-answer")
+        assert "(2, 3, 5, 5)" in text_of(screen, "#your-answer")
         assert app.answers[-1][3] is True

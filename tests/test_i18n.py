@@ -6,9 +6,11 @@ from textual.widgets import Tree
 
 from tutor.cli.main import main
 from tutor.common import i18n_tools
-from tutor.common.i18n import _, current_language, language_code, language_from_environment, resolve_language, \
-    set_language
+from tutor.common.i18n import DEFAULT, LANGUAGES, NAME_CONTEXT, _, current_language, language_code, \
+    language_from_environment, language_name, language_names, resolve_language, set_language, shipped_languages
 from tutor.ui.app import TutorApp
+
+CATALOGS = i18n_tools.translated_languages()   # every shipped catalog, not only zh
 
 
 @pytest.fixture(autouse=True)
@@ -46,31 +48,74 @@ def test_command_line_beats_setting_beats_locale():
     assert resolve_language(None, {"not": "a string"}, {}) == "en"   # a damaged settings file is ignored
 
 
-def test_every_marked_string_is_translated_and_no_entry_is_stale():
+def test_there_is_a_catalog_besides_english():
+    assert CATALOGS and set(CATALOGS) == set(LANGUAGES) - {DEFAULT}
+
+
+@pytest.mark.parametrize("language", CATALOGS)
+def test_every_marked_string_is_translated_and_no_entry_is_stale(language):
     """Extract with Babel's Python API and compare with the shipped .po, entry by entry."""
-    marked = {message.id for message in i18n_tools.extract_catalog() if message.id}
-    catalog = i18n_tools.read_po("zh")
-    shipped = {message.id: message for message in catalog if message.id}
+    marked = {(message.context, message.id) for message in i18n_tools.extract_catalog() if message.id}
+    catalog = i18n_tools.read_po(language)
+    shipped = {(message.context, message.id): message for message in catalog if message.id}
     assert marked, "no marked strings found: the extractor is not looking at tutor/"
-    assert sorted(marked - set(shipped), key=str) == [], "marked in the code, missing from zh/tutor.po"
-    assert sorted(set(shipped) - marked, key=str) == [], "in zh/tutor.po, no longer in the code (run update)"
+    assert sorted(marked - set(shipped), key=str) == [], f"marked in the code, missing from {language}/tutor.po"
+    assert sorted(set(shipped) - marked, key=str) == [], f"in {language}/tutor.po, no longer in the code (run update)"
     untranslated = [key for key, message in shipped.items()
                     if message.fuzzy or not all(message.string if isinstance(message.string, tuple) else
                                                 (message.string,))]
     assert untranslated == []
 
 
-def test_the_shipped_mo_is_compiled_from_the_po():
-    mo = i18n_tools.po_path("zh").with_suffix(".mo")
-    assert mo.read_bytes() == i18n_tools.compiled_bytes(i18n_tools.read_po("zh")), \
+@pytest.mark.parametrize("language", CATALOGS)
+def test_the_shipped_mo_is_compiled_from_the_po(language):
+    mo = i18n_tools.po_path(language).with_suffix(".mo")
+    assert mo.read_bytes() == i18n_tools.compiled_bytes(i18n_tools.read_po(language)), \
         "run: python -m tutor.common.i18n_tools compile"
 
 
-def test_translations_keep_their_format_fields():
+@pytest.mark.parametrize("language", CATALOGS)
+def test_each_catalog_names_its_own_language(language):
+    name = language_name(language)
+    assert name and name != language_name(DEFAULT), f"{language}/tutor.po does not translate the language's name"
+    assert name in language_names()
+
+
+def test_a_new_catalog_is_a_new_language_with_the_name_it_gives_itself(tmp_path):
+    from babel.messages.catalog import Catalog
+
+    catalog = Catalog(locale="fr", domain="tutor")
+    catalog.add("English", "Français", context=NAME_CONTEXT)
+    folder = tmp_path / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "tutor.mo").write_bytes(i18n_tools.compiled_bytes(catalog))
+    assert shipped_languages(tmp_path) == ("en", "fr")
+    assert language_name("fr", tmp_path) == "Français"
+    assert shipped_languages() == LANGUAGES == (DEFAULT, *CATALOGS)
+
+
+async def test_f4_and_the_palette_name_every_catalog_s_language(tmp_path):
+    from tutor.ui.localize import binding_label
+    from tutor.ui.palette import LessonCommands
+
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        names = [language_name(code) for code in LANGUAGES]
+        f4 = next(binding for binding in type(app).BINDINGS if binding.key == "f4")
+        palette = [name for name, *_ in LessonCommands(app.screen)._commands() if name.startswith("Language")]
+        for label in (binding_label(f4.description), palette[0]):
+            assert all(name in label for name in names), label
+        set_language("zh")
+        assert binding_label(f4.description) == "语言：" + " / ".join(names)
+
+
+@pytest.mark.parametrize("language", CATALOGS)
+def test_translations_keep_their_format_fields(language):
     """A {name} lost or renamed in translation would raise KeyError on screen."""
     import string
 
-    for message in i18n_tools.read_po("zh"):
+    for message in i18n_tools.read_po(language):
         if not message.id:
             continue
         ids = message.id if isinstance(message.id, tuple) else (message.id,)

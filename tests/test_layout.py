@@ -1,7 +1,8 @@
-"""The package layout holds: no import cycles, imports run downwards, and the wheel ships every package.
+"""The package layout holds: no import cycles, imports run down the README's layers, and the wheel
+ships every package.
 
-Run as a script (``python tests/test_layout.py``) it prints the import graph's cycles (none) and
-each package's imports, for anyone reshaping the tree.
+Run as a script (``python tests/test_layout.py``) it prints the import graph's cycles and every
+import that runs upwards (none of either), for anyone reshaping the tree.
 """
 from __future__ import annotations
 
@@ -14,6 +15,23 @@ ROOT = Path(__file__).resolve().parents[1]
 # The repository folder that each installed top-level name maps to (see pyproject's package-dir).
 FOLDERS = {"tutor.model": ROOT / "model", "tutor.lessons": ROOT / "lessons", "tutor.docs": ROOT / "docs",
            "tutor": ROOT / "tutor"}
+# The README's layers, lowest first.  A module imports its own package and packages of lower layers,
+# never one beside or above it: the course validates lessons without the experiments (it reads their
+# names and costs from course/experiment_index.py), and nothing below the UI knows the UI exists.
+LAYERS = (
+    ("tutor.model", "tutor.lessons", "tutor.docs", "tutor.locale"),   # the GPT and shipped data: no tutor imports
+    ("tutor.common",),
+    ("tutor.formulas",),
+    ("tutor.grading",),
+    ("tutor.course",),
+    ("tutor.experiments",),
+    ("tutor.live",),
+    ("tutor.authoring", "tutor.progress", "tutor.training"),
+    ("tutor.classroom", "tutor.web"),
+    ("tutor.ui",),
+    ("tutor.cli",),
+    ("tutor", "tutor.__main__"),
+)
 # Lower packages may not import these higher ones (grading and lesson logic never import Textual).
 NO_TEXTUAL = ("tutor.model", "tutor.common", "tutor.formulas", "tutor.grading", "tutor.course", "tutor.live",
               "tutor.experiments", "tutor.training", "tutor.progress", "tutor.authoring")
@@ -106,6 +124,34 @@ def _package_face_edges(edges: dict[str, set[str]]) -> dict[str, set[str]]:
     return {m: {t for t in targets if not m.startswith(t + ".")} for m, targets in edges.items()}
 
 
+def layer_of(module: str) -> tuple[int, str]:
+    """(rank, package) of the layer package that holds ``module``: the longest name that prefixes it."""
+    found = [(rank, package) for rank, packages in enumerate(LAYERS) for package in packages
+             if module == package or module.startswith(package + ".")]
+    return max(found, key=lambda item: len(item[1])) if found else (-1, "")
+
+
+def upward_imports(edges: dict[str, set[str]]) -> list[str]:
+    """Every import of a package in the same layer or a higher one, as 'a (layer) imports b (layer)'."""
+    found = []
+    for module, targets in sorted(edges.items()):
+        rank, package = layer_of(module)
+        for target in sorted(targets):
+            target_rank, target_package = layer_of(target)
+            if target_package != package and target_rank >= rank:
+                found.append(f"{module} ({package}, layer {rank}) imports {target} ({target_package}, layer {target_rank})")
+    return found
+
+
+def test_every_package_has_a_layer():
+    unplaced = sorted({module for module in modules() if layer_of(module)[0] < 0})
+    assert unplaced == [], f"add these to LAYERS in tests/test_layout.py and to the README: {unplaced}"
+
+
+def test_imports_run_down_the_layers():
+    assert upward_imports(_package_face_edges(graph())) == []
+
+
 def test_no_import_cycles():
     assert cycles(_package_face_edges(graph())) == []
 
@@ -140,7 +186,11 @@ def test_the_wheel_lists_every_package():
 if __name__ == "__main__":
     edges = _package_face_edges(graph())
     found = cycles(edges)
-    print(f"{len(edges)} modules, {sum(len(t) for t in edges.values())} imports, {len(found)} cycles")
+    upward = upward_imports(edges)
+    print(f"{len(edges)} modules, {sum(len(t) for t in edges.values())} imports, {len(found)} cycles, "
+          f"{len(upward)} upward imports")
     for component in found:
         print("cycle:", " -> ".join(component))
-    sys.exit(1 if found else 0)
+    for line in upward:
+        print("upward:", line)
+    sys.exit(1 if found or upward else 0)

@@ -66,14 +66,14 @@ def test_the_check_reports_the_leak_at_its_line_and_column(tmp_path):
     text = template_text("leaky", "Leaky", "pr", 100, Path("leaky.yaml"), ["pr"])
     old = "  weights one position gives to the positions it may look at."
     assert old in text
-    text = text.replace(old, "  weights one position gives to the positions it may look at; they are (2, 2, 4, 4).")
+    text = text.replace(old, "  weights one position gives to the positions it may look at; they are (2, 3, 5, 5).")
     path = tmp_path / "leaky.yaml"
     path.write_text(text, encoding="utf-8")
     report = check_paths([path])
     [problem] = report.problems
     line = text.splitlines()[problem.line - 1]
     assert problem.field == "explanation" and "question 1 (questions.0, 'pattern-shape')" in problem.message
-    assert line[problem.column - 1:].startswith("(2, 2, 4, 4)"), (line, problem.column)
+    assert line[problem.column - 1:].startswith("(2, 3, 5, 5)"), (line, problem.column)
 
 
 def test_a_live_number_in_a_placeholder_is_checked_as_the_learner_sees_it(tmp_path):

@@ -28,8 +28,8 @@ def test_scores_shape_answer_comes_from_the_model():
     live = compute_live(lesson, ModelHub())
     question = lesson.questions[0]
     truth = truth_for(question, live.tensors, live.sizes)
-    assert truth.value == (2, 2, 4, 4)
-    assert grade(question, "2x2x4x4", truth, live.sizes).correct
+    assert truth.value == (2, 3, 5, 5)
+    assert grade(question, "2x3x5x5", truth, live.sizes).correct
     assert not grade(question, "(2, 4, 4)", truth, live.sizes).correct
 
 

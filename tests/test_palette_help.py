@@ -1,8 +1,7 @@
 """Keyboard-first: the help screen, the command palette, stats, the theme key, Escape."""
-import asyncio
 import re
 
-from journey_helpers import record_notifications, text_of, write_lesson
+from journey_helpers import record_notifications, text_of, wait_until, write_lesson
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable, Sparkline
 
@@ -59,11 +58,7 @@ async def test_the_command_palette_finds_a_lesson_by_name(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"journey test")
-        for _ in range(40):   # the palette searches in the background
-            await asyncio.sleep(0.05)
-            await pilot.pause()
-            if app.screen.query_one(CommandList).option_count:
-                break
+        await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count, "the palette's matches")
         await pilot.press("enter")
         await pilot.pause()
         await pilot.pause()

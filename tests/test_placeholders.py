@@ -269,7 +269,7 @@ def test_static_check_refuses_placeholders_in_choices_and_the_title(tmp_path):
 
     path, text = _lesson_with(tmp_path, "Row 1's sum?")
     text = text.replace('title: "Placeholders"', 'title: "Placeholders {{ D }}"')
-    text = text.replace('      - "−∞ is faster to compute."', '      - "{{ D }} is faster."')
+    text = text.replace('      - "−∞ is faster to compute, and a 0 would remove the position as well."', '      - "{{ D }} is faster."')
     path.write_text(text, encoding="utf-8")
     report = check_paths([path], live=False)
     assert {p.field for p in report.problems} == {"title", "questions.4.choices.1"}, report.text()

@@ -1,6 +1,9 @@
 """``tutor serve``: loopback by default, --public for other addresses, and nothing without the run's token,
 from another Host (DNS rebinding) or from another site's page (Origin)."""
+import contextlib
 import shlex
+import shutil
+import ssl
 import socket
 import subprocess
 import sys
@@ -10,8 +13,10 @@ import time
 import aiohttp
 import pytest
 
-from tutor.cli.main import main
-from tutor.cli.serve import AccessPolicy, app_command, display_host, is_loopback
+from tutor.cli.main import build_parser, main
+from tutor.cli.serve import app_command
+from tutor.common.i18n import set_language
+from tutor.web.access import AccessPolicy, display_host, is_loopback
 
 
 def free_port() -> int:
@@ -20,25 +25,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """A running ``tutor serve`` on a free port: (base URL, token); stopped after the module."""
-    home = tmp_path_factory.mktemp("serve-home")
+@contextlib.contextmanager
+def running_serve(home, *options: str):
+    """A running ``tutor serve`` on a free port: (base URL, token, port); stopped on leaving."""
     port = free_port()
     log = home / "stdout.txt"
     with open(log, "w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "tutor", "--home", str(home), "serve", "--port", str(port)],
-                                  stdout=out, stderr=subprocess.STDOUT, text=True)
+        server = subprocess.Popen([sys.executable, "-m", "tutor", "--home", str(home), "serve", "--port", str(port),
+                                   *options], stdout=out, stderr=subprocess.STDOUT, text=True)
     try:
         found = None
-        deadline = time.monotonic() + 60   # a deadline for a hung start, not a speed check
+        deadline = time.monotonic() + 240   # a deadline for a hung start, not a speed check
         while found is None and time.monotonic() < deadline:
             assert server.poll() is None, log.read_text()
-            found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", log.read_text())
+            found = re.search(r"(https?://127\.0\.0\.1:\d+)/\?token=([\w-]+)", log.read_text())
             time.sleep(0.1)
         assert found, f"no address printed: {log.read_text()}"
         base, token = found.groups()
-        assert base == f"http://127.0.0.1:{port}" and len(token) >= 40
+        assert base.endswith(f"://127.0.0.1:{port}") and len(token) >= 40
         yield base, token, port
     finally:
         server.terminate()
@@ -49,10 +53,24 @@ def served(tmp_path_factory):
             server.wait()
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with running_serve(tmp_path_factory.mktemp("serve-home")) as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def _english_afterwards():
+    """main(["--lang", "zh", ...]) switches the process's language; later tests expect English."""
+    yield
+    set_language("en")
+
+
 async def get(url: str, headers: dict | None = None, cookies: dict | None = None):
     async with aiohttp.ClientSession(cookies=cookies) as session:
         async with session.get(url, headers=headers or {}, allow_redirects=False) as response:
-            return response.status, await response.text(), response.headers.getall("Set-Cookie", [])
+            body = (await response.read()).decode("utf-8", "replace")   # a font file is bytes
+            return response.status, body, response.headers.getall("Set-Cookie", [])
 
 
 async def websocket_status(url: str, headers: dict | None = None, cookies: dict | None = None) -> int:
@@ -71,7 +89,7 @@ async def test_the_right_token_gets_the_page_and_a_strict_http_only_cookie(serve
     status, body, cookies = await get(f"{base}/?token={token}")
     assert status == 200
     assert "textual.js" in body and "Transformer math tutor" in body
-    assert f"ws://127.0.0.1:{port}/ws" in body
+    assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in body
     cookie = next(c for c in cookies if c.startswith(f"tutor_token_{port}="))
     assert token in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
 
@@ -126,6 +144,8 @@ def test_the_policy_accepts_this_server_names_and_refuses_others():
     public = AccessPolicy("secret", "0.0.0.0", 8000)   # --public on every address: IPs, not other names
     assert public.refusal("192.168.1.5:8000", "http://192.168.1.5:8000", "secret") is None
     assert public.refusal("evil.example:8000", None, "secret") is not None
+    local_name = socket.gethostname().lower().split(".")[0] + ".local"   # mDNS, as a classroom's laptops name it
+    assert public.refusal(f"{local_name}:8000", f"http://{local_name}:8000", "secret") is None
     assert public.refusal("192.168.1.5:8000", None, "wrong") is not None
 
 
@@ -142,14 +162,121 @@ def test_loopback_detection(host, loopback):
     assert is_loopback(host) is loopback
 
 
-def test_the_served_command_is_this_tutor_with_the_same_home_and_lessons(tmp_path):
-    command = shlex.split(app_command(tmp_path / "home dir", [tmp_path / "mine"]))
+def test_the_served_command_is_this_tutor_with_the_same_home_lessons_and_language(tmp_path):
+    command = shlex.split(app_command(tmp_path / "home dir", [tmp_path / "mine"], "zh", False))
     assert command[:3] == [sys.executable, "-m", "tutor"]
-    assert command[3:] == ["--home", str((tmp_path / "home dir").resolve()), "--lessons", str(tmp_path / "mine")]
-    assert shlex.split(app_command(None, [])) == [sys.executable, "-m", "tutor"]
+    assert command[3:] == ["--home", str((tmp_path / "home dir").resolve()), "--lessons", str(tmp_path / "mine"),
+                           "--lang", "zh"]
+    assert shlex.split(app_command(tmp_path, [], None, True))[3:] == ["--home", str(tmp_path), "--files-in-home"]
+
+
+def test_every_global_option_reaches_the_per_tab_command(tmp_path, monkeypatch):
+    """`tutor --lang zh serve` served English: the tabs ran without the options the server was given.
+    Every global option of the parser is set here, so one added later without being passed on fails."""
+    from tutor.web import server as web_server
+
+    commands = []
+
+    class Recorded:
+        def serve(self):
+            pass
+
+    monkeypatch.setattr(web_server, "make_server", lambda command, *a, **k: commands.append(command) or Recorded())
+    given = {"--lang": "zh", "--home": str(tmp_path / "home"), "--lessons": str(tmp_path / "mine"),
+             "--files-in-home": None}
+    globals_ = {option for action in build_parser()._actions for option in action.option_strings
+                if option.startswith("--") and option not in ("--help", "--version")}
+    assert globals_ == set(given), "a new global option must be passed to each tab (and listed here)"
+    argv = [part for option, value in given.items() for part in ([option] if value is None else [option, value])]
+    assert main(argv + ["serve", "--port", "8124"]) == 0
+    command = shlex.split(commands[0])
+    for option, value in given.items():
+        assert option in command and (value is None or command[command.index(option) + 1] == value), option
+    main(["--home", str(tmp_path), "serve", "--public", "--host", "0.0.0.0", "--port", "8124"])
+    assert "--files-in-home" in shlex.split(commands[1])   # --public confines every tab's files to the home
 
 
 def test_browsers_are_sent_to_a_usable_address():
     assert display_host("127.0.0.1") == "127.0.0.1"
     assert display_host("::1") == "[::1]"
     assert display_host("0.0.0.0") not in ("0.0.0.0", "")
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1"])
+async def test_the_page_links_to_the_host_the_browser_used(served, host):
+    """With --public, a page opened by IP or by a .local name linked to gethostname() and hung."""
+    base, token, port = served
+    status, body, _ = await get(f"{base}/?token={token}", headers={"Host": f"{host}:{port}"})
+    assert status == 200
+    assert f'data-session-websocket-url="ws://{host}:{port}/ws"' in body
+    assert 'href="static/css/xterm.css"' in body   # beside the page: kept under a proxy's /user/NAME/tutor/
+
+
+def referenced(text: str) -> list[str]:
+    """Every address a page or stylesheet makes the browser fetch: src, href, url(...), @import."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)   # CSS comments name sites without fetching them
+    found = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", text)
+    found += re.findall(r"""url\(\s*["']?([^"')]+)["']?\s*\)""", text)
+    found += re.findall(r"""@import\s+["']([^"']+)["']""", text)
+    return found
+
+
+async def test_nothing_on_the_page_is_fetched_from_another_machine(served):
+    """The page fetched its font from an internet font service: an offline class got a fallback font."""
+    base, token, port = served
+    cookie = {f"tutor_token_{port}": token}
+    _status, page, _ = await get(f"{base}/?token={token}")
+    assert not re.search(r"(https?:)?//[a-z0-9]", page.replace("ws://127.0.0.1", ""), re.I)
+    seen, queue = set(), [("static/", link) for link in referenced(page)]
+    assert any(link.endswith(".ttf") for _, link in queue)    # the shipped font, served from here
+    while queue:
+        folder, link = queue.pop()
+        path = (folder + link) if not link.startswith("/") else link.lstrip("/")
+        path = "/".join(part for part in path.replace("static/static/", "static/").split("/") if part != ".")
+        if path in seen:
+            continue
+        seen.add(path)
+        assert not re.match(r"[a-z]+:", link, re.I), link           # no scheme: nothing outside this server
+        status, text, _ = await get(f"{base}/{path}", cookies=cookie)
+        assert status == 200, path
+        if path.endswith((".css", ".js")):
+            assert not re.search(r"https?://", re.sub(r"/\*.*?\*/", "", text, flags=re.S)), path
+            queue += [(path.rsplit("/", 1)[0] + "/", found) for found in referenced(text) if path.endswith(".css")]
+    assert {"static/css/xterm.css", "static/js/textual.js"} <= seen
+
+
+async def test_max_sessions_refuses_the_next_tab_with_a_clear_page(tmp_path):
+    with running_serve(tmp_path, "--max-sessions", "1") as (base, token, port):
+        ws = base.replace("http", "ws") + "/ws"
+        cookie = {f"tutor_token_{port}": token}
+        async with aiohttp.ClientSession(cookies=cookie) as session:
+            async with session.ws_connect(ws, headers={"Origin": base}) as first:   # the one session allowed
+                status, body, _ = await get(f"{base}/?token={token}")
+                assert status == 503 and "Too many open sessions" in body and "--max-sessions" in body
+                assert await websocket_status(ws, headers={"Origin": base}, cookies=cookie) == 503
+                await first.send_json(["ping", "still here"])
+                reply = await first.receive_json(timeout=60)   # the open session goes on being served
+                assert reply == ["pong", "still here"]
+
+
+async def test_with_a_certificate_the_page_and_its_websocket_are_served_over_tls(tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    with running_serve(tmp_path, "--certfile", str(cert), "--keyfile", str(key)) as (base, token, port):
+        assert base == f"https://127.0.0.1:{port}"
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False   # a certificate for an IP address in CN only: fine for this check
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"{base}/?token={token}", ssl=context) as response:
+                page = await response.text()
+                cookie = response.headers.get("Set-Cookie", "")
+        assert response.status == 200 and f'data-session-websocket-url="wss://127.0.0.1:{port}/ws"' in page
+        assert "Secure" in cookie   # the token never travels over plain HTTP
+
+
+def test_a_key_without_a_certificate_is_refused(tmp_path, capsys):
+    assert main(["serve", "--keyfile", str(tmp_path / "key.pem")]) == 2
+    assert "--certfile" in capsys.readouterr().err

@@ -5,13 +5,12 @@ screens (so no "model ready in 1.5s" subtitle), no pacing, and each snapshot tak
 screen's workers have finished.  After a deliberate layout change, regenerate them with
 ``python -m pytest tests/test_snapshots.py --snapshot-update`` and look at the SVGs.
 """
-import asyncio
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from textual.widgets import Input
 
-from journey_helpers import type_answer, wait_for_live
+from journey_helpers import type_answer, wait_for_live, wait_until
 from tutor.common.i18n import set_language
 from tutor.course.catalog import load_catalog
 from tutor.grading.attempts import Outcome
@@ -26,16 +25,6 @@ SIZE = (80, 24)
 def app(tmp_path, monkeypatch):
     monkeypatch.setattr(SamplePanel, "pace", 0.0)
     return TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
-
-
-async def settle(pilot, condition, what: str) -> None:
-    for _ in range(400):
-        if condition():
-            await pilot.pause()
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def no_blinking(screen) -> None:
@@ -57,7 +46,8 @@ def lesson_steps(reveal: bool):
         no_blinking(app.screen)
         if reveal:
             await type_answer(pilot, "1")
-            await settle(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
+            await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0,
+                             "the verdict scrolled to the top")
         await pilot.pause()
     return run_before
 
@@ -97,7 +87,7 @@ def test_reveal_of_a_slice(app, snap_compare):
         await wait_for_live(pilot, app.screen)
         no_blinking(app.screen)
         await pilot.press("ctrl+g")
-        await settle(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
+        await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "the verdict scrolled to the top")
         await pilot.pause()
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -142,7 +132,7 @@ def dashboard_steps(tab_presses: int):
             await pilot.press("f8")
             await pilot.pause()
         if tab_presses == 2:
-            await settle(pilot, lambda: screen.query_one("#attention-view").shown is not None, "the heatmap")
+            await wait_until(pilot, lambda: screen.query_one("#tab-attention").shown is not None, "the heatmap")
         await pilot.pause()
     return run_before
 
@@ -203,10 +193,10 @@ def test_palette_in_chinese(zh_app, snap_compare):
 
         app = pilot.app
         await pilot.press("ctrl+p")
-        await settle(pilot, lambda: app.screen.query(CommandList) and
-                     app.screen.query_one(CommandList).option_count > 5, "the palette's entries")
+        await wait_until(pilot, lambda: app.screen.query(CommandList) and
+                                app.screen.query_one(CommandList).option_count > 5, "the palette's entries")
         await pilot.press(*"截图")
-        await settle(pilot, lambda: app.screen.query_one(CommandList).option_count >= 1, "the search")
+        await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count >= 1, "the search")
         no_blinking(app.screen)
         await pilot.pause()
     assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)

@@ -83,9 +83,9 @@ async def reveal_text(lesson: str, question: int, answer: str, size=(80, 24)) ->
 
 @pytest.mark.asyncio
 async def test_one_hot_reveal_shows_the_one_at_index_20_at_80_columns():
-    first, after_end = await reveal_text("la-embedding-lookup", 1, "20")
+    first, after_end = await reveal_text("la-embedding-lookup", 0, "20")
     header = next(line for line in first.splitlines() if " 20 " in line)
-    row = next(line for line in first.splitlines() if line.startswith("▸ 0 '3'"))
+    row = next(line for line in first.splitlines() if line.startswith("▸"))   # show: the one-hot row alone
     column = header.index(" 20 ") + 2   # cells are right-aligned under their index
     assert row[column] == "1", first            # the 1 sits under its index
     assert "⋯" in row and "cols" in first       # and the hidden columns are said to be hidden
@@ -98,6 +98,24 @@ async def test_masked_softmax_reveal_marks_the_asked_row():
     marked = [line for line in first.splitlines() if line.startswith("▸")]
     assert len(marked) == 1 and marked[0].startswith("▸ 2 '4'"), first
     assert "query × key" in first
+
+
+def test_experiment_outputs_are_named_by_their_declared_axes_not_by_coincident_sizes():
+    """A top-5 axis is not a position when L = 5, a stage axis is not a batch when N + 1 = B, and a
+    padded batch's columns are not the lesson's tokens (issue 21)."""
+    import tutor.experiments  # noqa: F401  (registers the descriptions that declare the axes)
+
+    sizes = {"B": 1, "L": 5, "V": 96, "D": 64, "H": 4}
+    assert axis_names("next_token.top_probs", (1, 5, 5), sizes) == ("batch", "position", "axis 2")
+    assert axis_names("contextual.cos_static", (3, 3), {"B": 3, "L": 9}) == ("axis 0", "batch")
+    assert axis_names("padding.gap", (4,), {"B": 2, "L": 4, "H": 4}) == ("head",)
+    pattern = np.zeros((2, 4, 9, 9))
+    padded = reveal_for({"padding.pattern": pattern}, "padding.pattern[1, 0, -1]", {"B": 2, "L": 9, "H": 4},
+                        [list("3142>1234"), list("9075>0579")])
+    assert padded.labels_for(3, (1, 0)) is None          # the padded row is not '9075>0579'
+    top = reveal_for({"next_token.top_probs": np.zeros((1, 5, 5))}, "next_token.top_probs[0, 4, 0]", sizes,
+                     [list("3142>")])
+    assert top.labels_for(1, (0,)) == tuple("3142>") and top.labels_for(2, (0, 4)) is None
 
 
 def test_a_slice_reveal_heads_with_the_slice_shape_and_keeps_it_whole_at_80_columns():

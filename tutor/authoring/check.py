@@ -10,6 +10,7 @@ and torch loads only for the live layer.
 from __future__ import annotations
 
 import difflib
+import errno
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,9 +51,14 @@ def lesson_targets(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
         return lesson_files(builtin_lessons_dir()), []
     files, problems = [], []
     for path in paths:
-        if path.is_dir():
+        loop = _link_loop(path)
+        if loop:
+            problems.append(Problem(str(path), 1, 1, "", loop))
+        elif path.is_dir():
             found = lesson_files(path)
-            files += found
+            looped = [f for f in found if _link_loop(f)]
+            problems += [Problem(str(f), 1, 1, "", _link_loop(f)) for f in looped]
+            files += [f for f in found if f not in looped]
             if not found:
                 problems.append(Problem(str(path), 1, 1, "", "no lesson files (*.yaml) in this folder"))
         elif path.exists() or path.is_symlink():
@@ -60,6 +66,20 @@ def lesson_targets(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
         else:
             problems.append(Problem(str(path), 1, 1, "", "no such file or folder"))
     return list(dict.fromkeys(files)), problems
+
+
+def _link_loop(path: Path) -> str | None:
+    """Why ``path`` cannot be followed (a symbolic link that leads back to itself), or None.
+
+    Found here so the problem names the path given: resolving it later raised from deep in the
+    catalog, and the message blamed the built-in lessons/index.yaml:1:1.
+    """
+    try:
+        path.resolve(strict=True)
+    except (RuntimeError, OSError) as error:
+        if isinstance(error, RuntimeError) or getattr(error, "errno", None) == errno.ELOOP:
+            return "a symbolic link that leads back to itself (a loop); point it at a lesson file or folder"
+    return None
 
 
 def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
@@ -71,7 +91,7 @@ def build_catalog(files: list[Path], context_dirs: list[Path] = ()) -> Catalog:
     for folder in dict.fromkeys([builtin_lessons_dir(), *context_dirs, *siblings]):
         if folder.is_dir():
             for path in lesson_files(folder):
-                if path.resolve() not in checked:
+                if not _link_loop(path) and path.resolve() not in checked:   # a looping context file is not ours
                     add_lesson_file(catalog, path, builtin=True)
     catalog.broken.clear()          # context files are not ours to report
     for path in files:
@@ -120,9 +140,10 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             except Exception as error:   # a bug of ours must not hide the other lessons' results
                 pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
         report.problems += pinned.problems
+        report.warnings += pinned.warnings
     overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
-    errors, overlay_warnings = check_overlays(overlays, catalog)
-    report.warnings += overlay_warnings
+    errors, translation_warnings = check_overlays(overlays, catalog)
+    report.warnings += translation_warnings
     report.problems += errors
     report.translations = overlays
     # by file and line; "required field is missing" (always at 1:1) after the located problems
@@ -209,6 +230,7 @@ def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
 def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
     from tutor.live.formula_check import parse_spec
     from tutor.formulas.parse import FormulaError, formula_symbols
+    from tutor.authoring.formula_provenance import redone_arithmetic
 
     spec = lesson.formula
     try:
@@ -236,4 +258,7 @@ def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
     for i, name in enumerate(spec.matrices):
         if name not in symbols:
             pinned.add(("formula", "matrices", i), f"{name!r} is not in the formula; remove it")
+    circular = redone_arithmetic(spec, KNOWN_SIZES)
+    if circular:
+        pinned.add(("formula", "reproduces"), circular)
     return True

@@ -30,10 +30,9 @@ def variants(lesson: Lesson, count: int):
     (for symbolic shapes), then the ranges' corners, then draws."""
     yield None, lesson, ""
     if any(kind_of(q).wants_distinct_sizes(q) for q in lesson.questions):
-        fixed = distinguishing_sizes(lesson)
-        if fixed:
-            setup = lesson.model.model_copy(update={"vary": {k: (v, v) for k, v in fixed.items()}})
-            yield 0, lesson.model_copy(update={"model": setup}), "sizes that tell every size name apart"
+        distinct = distinguishing_variant(lesson)
+        if distinct:
+            yield 0, distinct, "sizes that tell every size name apart"
     vary = lesson.model.vary
     if not vary:
         return
@@ -45,10 +44,20 @@ def variants(lesson: Lesson, count: int):
         yield seed, lesson, f"variant seed {seed}"
 
 
+def distinguishing_variant(lesson: Lesson) -> Lesson | None:
+    """The lesson at sizes where every size name differs (None: no such sizes fit)."""
+    fixed = distinguishing_sizes(lesson)
+    if not fixed:
+        return None
+    setup = lesson.model.model_copy(update={"vary": {k: (v, v) for k, v in fixed.items()}})
+    return lesson.model_copy(update={"model": setup})
+
+
 def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: bool = True) -> None:
     from tutor.live.compute import compute_live
 
     seen: set[str] = set()
+    own = None
     for seed, variant_lesson, label in variants(lesson, count):
         pinned.first_only = bool(label)
         try:
@@ -61,9 +70,32 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
         seen.add(live.variant)
         where = f" (with {live.variant}: {label})" if label else ""
         if not label:
+            own = live
             _check_vocabulary(lesson, hub, pinned)
         LiveChecker(lesson, live, pinned, where, own_sizes=not label).run(formula_ok)
     pinned.first_only = False
+    if own is not None:
+        _check_axis_sizes(lesson, hub, pinned, own)
+
+
+def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own) -> None:
+    """Shape-like questions whose own sizes cannot tell two axes apart (tutor.authoring.axis_sizes)."""
+    from tutor.authoring.axis_sizes import same_size_axes
+    from tutor.live.compute import compute_live
+
+    if not any(q.kind in ("shape", "symbolic_shape", "values") for q in lesson.questions):
+        return
+    variant = distinguishing_variant(lesson)
+    if variant is None:
+        return
+    try:
+        distinct = compute_live(variant, hub, 0)
+    except Exception:   # already reported by check_live for these sizes, when it runs them
+        return
+    for found in same_size_axes(lesson, own, distinct):
+        question = lesson.questions[found.index]
+        pinned.add(("questions", found.index, "probe" if getattr(question, "probe", None) else "answer"),
+                   found.message(lesson))
 
 
 def distinguishing_sizes(lesson: Lesson) -> dict[str, int] | None:
@@ -142,6 +174,15 @@ class LiveChecker:
 
         for leak in find_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths):
             self.pinned.add(leak.loc, leak.message(self.lesson), placeholder_at(self.pinned, leak.loc, leak.offset))
+        from tutor.authoring.reveal_leaks import find_reveal_leaks
+
+        for shown in find_reveal_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths,
+                                       self.live.token_labels):
+            self.pinned.add(shown.loc, shown.message(self.lesson))
+        from tutor.authoring.choice_giveaway import long_right_choices
+
+        for found in long_right_choices(self.lesson, self.truths):
+            self.pinned.warn(("questions", found.index, "choices", found.choice), found.message(self.lesson))
         if self.pinned.path.is_file():   # translations beside the file get the same guard
             from tutor.authoring.overlay_leaks import overlay_leaks
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tutor.authoring.leaks import find_leaks
 from tutor.authoring.pinned import Pinned, placeholder_at
-from tutor.common.i18n import DEFAULT, LANGUAGES
+from tutor.common.i18n import DEFAULT, LANGUAGES, language_name
 from tutor.course.loader import Problem, read_model_file
 from tutor.course.overlay import LessonOverlay, apply_overlay, overlay_path
 from tutor.course.schema import Lesson
@@ -34,7 +34,7 @@ def overlay_leaks(lesson: Lesson, lesson_path: Path, tensors, sizes, truths: dic
             loc = _overlay_field(lesson, leak.loc)
             # explanations are re-joined from the file's lines, so offsets are only exact elsewhere
             at = None if loc[0] == "explanation" else placeholder_at(pinned, loc, leak.offset)
-            pinned.add(loc, f"({LANGUAGES[language]}) {leak.message(translated)}", at)
+            pinned.add(loc, f"({language_name(language)}) {leak.message(translated)}", at)
         problems += pinned.problems
     return problems
 

@@ -17,6 +17,7 @@ class Pinned:
     def __init__(self, path: Path, root: yaml.Node | None):
         self.path, self.root = path, root
         self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []   # worth a look, not a failure
         self.first_only = False   # set while checking extra size variants: one report per field is enough
 
     def add(self, loc: tuple, message: str, at: tuple[int, int] | None = None) -> None:
@@ -26,6 +27,12 @@ class Pinned:
             return
         if problem not in self.problems:
             self.problems.append(problem)
+
+    def warn(self, loc: tuple, message: str) -> None:
+        line, col = locate(self.root, loc)
+        warning = Problem(str(self.path), line, col, ".".join(str(p) for p in loc), message)
+        if warning not in self.warnings:
+            self.warnings.append(warning)
 
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from string import Template
 
 from tutor.common.i18n import _
+from tutor.common.safe_text import one_line
 
 
 def add_parser(commands) -> None:
@@ -87,7 +88,7 @@ def run_lessons_docs(args: argparse.Namespace) -> int:
         from importlib.resources import as_file, files
 
         with as_file(files("tutor.docs").joinpath(guide_name())) as path:
-            print(path)
+            print(one_line(str(path)))
         return 0
     text = guide_text()
     if sys.stdout.isatty():
@@ -155,15 +156,16 @@ def run_lessons_check(args: argparse.Namespace) -> int:
         try:
             hub = hub_for_checkpoint(args.checkpoint)
         except (CheckpointError, OSError, ValueError) as error:
-            print(f"tutor lessons check: --checkpoint {args.checkpoint}: {error}", file=sys.stderr)
+            print(one_line(f"tutor lessons check: --checkpoint {args.checkpoint}: {error}"), file=sys.stderr)
             return 1
     report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants, hub=hub)
     for problem in report.problems:
         print(problem)
     for lesson_id, why in report.skipped:
-        print(_("skipped {lesson}: {why}").format(lesson=lesson_id, why=why))
+        print(one_line(_("skipped {lesson}: {why}").format(lesson=lesson_id, why=why)))
     for warning in report.warnings:
-        print(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.field or '(file)'}: {warning.message}")
+        print(one_line(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.field or '(file)'}: "
+                       f"{warning.message}"))
     print(check_summary(report, hub.label if hub is not None else None, args.static))
     return 0 if report.ok else 1
 
@@ -177,7 +179,7 @@ def check_summary(report, model_label: str | None, static: bool) -> str:
         files=ngettext("checked {count} file", "checked {count} files", files).format(count=files),
         lessons=ngettext("{count} lesson", "{count} lessons", lessons).format(count=lessons))
     if model_label is not None:
-        summary += _(" on {label}").format(label=model_label)
+        summary += one_line(_(" on {label}").format(label=model_label))
     if report.skipped:
         summary += _(" ({count} skipped for model.requires)").format(count=len(report.skipped))
     if static:
@@ -189,6 +191,11 @@ def check_summary(report, model_label: str | None, static: bool) -> str:
         lines.append(_("{summary}: {result}").format(
             summary=ngettext("checked {count} translation", "checked {count} translations", count).format(count=count),
             result=ngettext("{count} warning", "{count} warnings", warned).format(count=warned)))
+    translated = {str(path) for path in report.translations}
+    lesson_warnings = sum(warning.path not in translated for warning in report.warnings)
+    if lesson_warnings:
+        summary += _(" ({warnings})").format(
+            warnings=ngettext("{count} warning", "{count} warnings", lesson_warnings).format(count=lesson_warnings))
     count = len(report.problems)
     result = _("all valid") if report.ok else ngettext("{count} problem", "{count} problems", count).format(count=count)
     lines.append(_("{summary}: {result}").format(summary=summary, result=result))
@@ -213,7 +220,7 @@ def run_lessons_new(args: argparse.Namespace) -> int:
     from tutor.course.schema import ID_PATTERN, SCHEMA_FILE_NAME
 
     def fail(message: str) -> int:
-        print(_("tutor lessons new: {message}").format(message=message), file=sys.stderr)
+        print(one_line(_("tutor lessons new: {message}").format(message=message)), file=sys.stderr)
         return 1
 
     if not re.fullmatch(ID_PATTERN.strip("^$"), args.id):
@@ -238,10 +245,12 @@ def run_lessons_new(args: argparse.Namespace) -> int:
         (args.dir / SCHEMA_FILE_NAME).write_text(schema_text(), encoding="utf-8")
     except OSError as error:
         return fail(_("cannot write {path}: {error}").format(path=path, error=error.strerror or error))
-    print(f"wrote {path} and {args.dir / SCHEMA_FILE_NAME} (for editors with the YAML language server)\n"
+    shown, folder = one_line(str(path)), one_line(str(args.dir))
+    schema = one_line(str(args.dir / SCHEMA_FILE_NAME))
+    print(f"wrote {shown} and {schema} (for editors with the YAML language server)\n"
           f"next: edit it (`tutor lessons docs` explains every field), then run\n"
-          f"  tutor lessons check {path}\n"
-          f"  tutor --lessons {args.dir}")
+          f"  tutor lessons check {shown}\n"
+          f"  tutor --lessons {folder}")
     return 0
 
 

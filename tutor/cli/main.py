@@ -11,7 +11,8 @@ from tutor import __version__
 from tutor.common.i18n import LANGUAGES, _, resolve_language, set_language
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; with ``commands=False`` only the app's own options (see ``opens_the_app``)."""
     parser = argparse.ArgumentParser(
         prog="tutor",
         description=_("Learn the math behind Transformers by predicting what a real model computes."),
@@ -26,18 +27,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", choices=list(LANGUAGES), default=None,
                         help=_("the interface and lesson language for this run (default: the language chosen "
                                "in the app, else the locale, else en)"))
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _command_modules():
-        module.add_parser(commands)
+    parser.add_argument("--files-in-home", action="store_true",
+                        help=_("the dashboard's Save, Load and Train file box only read and write inside --home "
+                               "(tutor serve --public sets this for every tab)"))
+    if commands:
+        subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+        for module in _command_modules():
+            module.add_parser(subparsers)
     return parser
+
+
+APP_OPTIONS_WITH_VALUES = ("--lessons", "--home", "--lang")
+
+
+def opens_the_app(argv: list[str] | None) -> bool:
+    """Whether the command line is only the app's options (no command, no --help).
+
+    Then the parser needs no subcommands: importing their modules and adding their hundred-odd
+    options was part of the app's time to its first paint.  Anything else (a command, a typo,
+    an abbreviated option) gets the whole parser and its messages.
+    """
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in ("-h", "--help") or not tokens[i].startswith("-"):
+            return False
+        i += 2 if tokens[i] in APP_OPTIONS_WITH_VALUES else 1
+    return True
 
 
 def _command_modules():
     """Subcommands that live in their own modules (each exposes add_parser and imports its heavy
     libraries only when it runs)."""
-    from tutor.cli import lessons, progress, sample, serve, train
+    from tutor.cli import classroom, lessons, progress, sample, serve, train
 
-    return [lessons, train, sample, progress, serve]
+    return [lessons, train, sample, progress, serve, classroom]
 
 
 def choose_language(argv: list[str] | None) -> str:
@@ -65,16 +89,27 @@ def choose_language(argv: list[str] | None) -> str:
 def run_app(args: argparse.Namespace) -> int:
     from tutor.ui.app import TutorApp
 
-    app = TutorApp(lesson_dirs=args.lessons, home=args.home)
+    app = TutorApp(lesson_dirs=args.lessons, home=args.home, files_in_home=args.files_in_home)
     app.run()
     return app.return_code or 0   # 1 when the learner quit because progress could not be saved
 
 
+def _print_settings_notice(args: argparse.Namespace) -> None:
+    from tutor.common.settings import settings_notice
+    from tutor.progress.store import resolve_home
+
+    notice = settings_notice(resolve_home(getattr(args, "home", None)))
+    if notice:
+        print(f"tutor: {notice}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     choose_language(argv)
-    parser = build_parser()
+    parser = build_parser(commands=not opens_the_app(argv))
     args = parser.parse_args(argv)
     handler = getattr(args, "func", run_app)
+    if handler is not run_app:   # the app shows it in a notification instead
+        _print_settings_notice(args)
     try:
         return handler(args) or 0
     except KeyboardInterrupt:
@@ -82,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return closed_pipe()
+    finally:
+        if argv is None:   # a real command, not a test calling main([...]): it is about to exit
+            _ignore_interrupts_while_exiting()
 
 
 def closed_pipe() -> int:
@@ -93,3 +131,15 @@ def closed_pipe() -> int:
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass   # not a real file (a test's capture): nothing will flush into a closed pipe
     return 128 + 13
+
+
+def _ignore_interrupts_while_exiting() -> None:
+    """The command's work is done and said; a Ctrl+C now (a second one, pressed as ``tutor train``
+    saves and exits) once broke into torch's and threading's exit hooks with a traceback and
+    turned exit code 130 into death by signal.  Exiting takes a moment; let it finish."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:   # not the main thread: no signals to handle here
+        pass

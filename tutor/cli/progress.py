@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tutor.common.i18n import N_, _
+from tutor.common.safe_text import one_line
 from tutor.progress.store import ProgressError, ProgressStore
 
 RESET_PROMPT = N_("Reset all progress? A backup is kept. [y/N] ")
@@ -51,25 +52,25 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
     try:
         with ProgressStore(getattr(args, "home", None)) as store:
             if store.message:
-                print(_("tutor progress: warning: {message}").format(message=store.message), file=sys.stderr)
+                print(one_line(_("tutor progress: warning: {message}").format(message=store.message)), file=sys.stderr)
             if getattr(args, "export", None):
                 n = export_json(store, args.export, now=now)
                 outcomes = store.outcome_count()   # a question's outcome is its first attempt: say both
-                out.print(_("Exported {attempts} attempts and {outcomes} question outcomes to {path}").format(
-                    attempts=n, outcomes=outcomes, path=args.export))
+                out.print(one_line(_("Exported {attempts} attempts and {outcomes} question outcomes to {path}").format(
+                    attempts=n, outcomes=outcomes, path=args.export)))
             elif getattr(args, "import_file", None):
                 n = import_json(store, args.import_file)
-                out.print(_("Imported {count} new answers from {path}").format(count=n, path=args.import_file))
+                out.print(one_line(_("Imported {count} new answers from {path}").format(count=n, path=args.import_file)))
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
                     out.print(_("Nothing was changed."))
                     return 0
                 backup = reset(store, now=now)
-                out.print(_("Progress reset. Backup kept at {path}").format(path=backup))
+                out.print(one_line(_("Progress reset. Backup kept at {path}").format(path=backup)))
             else:
                 _summary(store, out, now, tz, getattr(args, "lessons", None) or [])
     except (ProgressError, OSError, sqlite3.Error) as exc:
-        print(_("tutor progress: error: {error}").format(error=exc), file=sys.stderr)
+        print(one_line(_("tutor progress: error: {error}").format(error=exc)), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(_("tutor progress: interrupted"), file=sys.stderr)
@@ -89,7 +90,7 @@ def _pct(value: float | None) -> str:
 
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
     stats = store.all_lesson_stats()
-    out.print(_("Progress in {path}").format(path=store.path), style="bold")
+    out.print(one_line(_("Progress in {path}").format(path=store.path)), style="bold")
     if not stats:
         out.print(_("No answers recorded yet."))
         return
@@ -100,7 +101,6 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
         answers=store.answer_count(), accuracy=_pct(accuracy), days=store.streak_days(tz=tz, now=now)))
     from rich.text import Text
 
-    from tutor.common.safe_text import one_line
     from tutor.course.catalog import load_catalog
     from tutor.ui.widgets.prose import Prose
     from tutor.ui.progress_labels import question_exists

@@ -12,7 +12,7 @@ import os
 import sys
 
 from tutor.common.i18n import _
-from tutor.common.safe_text import neutralise
+from tutor.common.safe_text import neutralise, one_line
 from tutor.cli.args import positive_int, real_number, whole_number
 from tutor.training.sampling import (MAX_BEAM, MAX_TEMPERATURE, MAX_TOKENS, MIN_TEMPERATURE, MIN_TOP_P,
                                      check_temperature)
@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
     from tutor.common.prompt_chars import prompt_ids
 
     def note(text: str) -> None:
-        print(text, file=sys.stderr)
+        print(one_line(text), file=sys.stderr)   # errors name paths, which may hold ESC
 
     if not args.prompt:
         note(_("error: the prompt is empty; give some text to continue"))

@@ -1,54 +1,52 @@
-"""``tutor serve``: the same app in a web browser, through textual-serve, behind a secret token.
+"""``tutor serve``: one learner's tutor in a web browser, through textual-serve, behind a secret token.
 
-textual-serve starts one ``tutor`` process per browser tab, so the served app is exactly the
-terminal app, with the same --home and --lessons.  Anyone who can open its WebSocket can type
-into the learner's progress and, through the dashboard's Save, write files; and "only on
-127.0.0.1" is no protection from the learner's own browser: any web page may open a WebSocket to
-a loopback port, or rebind its own DNS name to 127.0.0.1.  So, as notebook servers do:
-
-* each run makes a secret token and prints the address with it (``/?token=…``); the first
-  page load trades it for an HttpOnly, SameSite=Strict cookie, which the page's own scripts,
-  styles and WebSocket then carry, and which another site's page never gets;
-* every request (page, static file, download, WebSocket upgrade) without the right token is
-  refused with 403, compared in constant time;
-* the Host header must name the served address (a rebound ``evil.example`` is refused), and an
-  Origin header, when the browser sends one, must too.
-
-The checks are one aiohttp middleware added to textual-serve's own application, so its
-routes and handlers are used as they are.
+Argument parsing and what is printed live here; the server (access checks, page, session
+limit, TLS) is tutor.web.  A class does not run on one ``tutor serve`` (its tabs share one
+--home, so two students would become one learner): it runs on a JupyterHub, where each user
+gets their own tutor (docs/class.md).
 """
 from __future__ import annotations
 
 import argparse
-import hmac
 import importlib.util
-import ipaddress
-import secrets
 import shlex
-import socket
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 
+from tutor.cli.args import whole_number
 from tutor.common.i18n import _
+from tutor.common.safe_text import one_line
+from tutor.web import DEFAULT_MAX_SESSIONS   # the server's modules load only when serving
 
-TOKEN_PARAM = "token"
-WILDCARDS = ("0.0.0.0", "::", "")
+FORK_SERVER_WAIT = 120   # seconds: its imports take a few on a quiet machine, much longer on a busy one
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "serve",
-        help=_("serve the app in a web browser (on this machine only, unless --public)"),
+        help=_("serve the app in a web browser for one learner (on this machine only, unless --public)"),
         description=_("Serve the tutor as a web page with textual-serve; open the printed address, which "
-                    "holds a secret token made for this run, in a browser."),
+                      "holds a secret token made for this run, in a browser. For a class, see docs/class.md."),
     )
     parser.add_argument("--port", type=int, default=8000, help=_("port to listen on (default: 8000)"))
     parser.add_argument("--host", default="127.0.0.1",
                         help=_("address to listen on (default: 127.0.0.1, this machine only)"))
     parser.add_argument("--public", action="store_true",
                         help=_("allow a --host other than loopback: anyone who can reach it and has the printed "
-                             "address (with its token) can use your tutor"))
+                               "address (with its token) can use your tutor; Save, Load and the Train file then "
+                               "stay inside --home"))
+    parser.add_argument("--max-sessions", type=whole_number(1, 1000), default=DEFAULT_MAX_SESSIONS, metavar="N",
+                        help=_("browser tabs served at once; the next one gets a 'too many open sessions' "
+                               "page (default: {n})").format(n=DEFAULT_MAX_SESSIONS))
+    parser.add_argument("--certfile", type=Path, default=None, metavar="PEM",
+                        help=_("serve over HTTPS with this certificate (PEM; with --keyfile unless it holds the key)"))
+    parser.add_argument("--keyfile", type=Path, default=None, metavar="PEM", help=_("the certificate's private key"))
+    parser.add_argument("--unix-socket", type=Path, default=None, metavar="PATH",
+                        help=_("listen on this Unix socket instead of a port, without a token, for a proxy in "
+                               "front (jupyter-server-proxy on a JupyterHub); its folder must be private to you"))
+    parser.add_argument("--no-fork-server", action="store_true",
+                        help=_("start each tab's tutor from scratch instead of forking it from one preloaded "
+                               "process (slower to join, more memory per tab)"))
     # SUPPRESS: an absent subcommand --home must not overwrite the global --home with None
     parser.add_argument("--home", metavar="DIR", type=Path, default=argparse.SUPPRESS,
                         help=_("where progress is kept (as the global --home)"))
@@ -58,154 +56,134 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
-def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _is_ip(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-        return True
-    except ValueError:
-        return False
-
-
-def app_command(home: Path | None, lessons: list[Path]) -> str:
-    """The shell command textual-serve runs for each browser tab: this Python, this tutor.
-
-    Paths are made absolute because the served process may start in another directory.
-    """
-    parts = [sys.executable, "-m", "tutor"]
-    if home is not None:
-        parts += ["--home", str(Path(home).expanduser().resolve())]
+def tab_arguments(home: Path, lessons: list[Path], lang: str | None, files_in_home: bool) -> list[str]:
+    """The tutor's arguments for each browser tab: every global option the server was given (so
+    ``tutor --lang zh serve`` serves Chinese).  Paths are absolute: a tab may start elsewhere."""
+    parts = ["--home", str(Path(home).expanduser().resolve())]
     for folder in lessons:
         parts += ["--lessons", str(Path(folder).expanduser().resolve())]
-    return shlex.join(parts)
+    if lang:
+        parts += ["--lang", lang]
+    if files_in_home:
+        parts.append("--files-in-home")
+    return parts
 
 
-class AccessPolicy:
-    """Who may talk to the server: the right token, and a Host (and Origin) naming this server.
+def app_command(home: Path, lessons: list[Path], lang: str | None, files_in_home: bool) -> str:
+    """The shell command that runs one tab's tutor as its own process: this Python, this tutor."""
+    return shlex.join([sys.executable, "-m", "tutor", *tab_arguments(home, lessons, lang, files_in_home)])
 
-    Host names are what a DNS-rebinding page cannot fake: its requests carry its own name.  A
-    wildcard --host serves every address of the machine, so any IP literal and the machine's
-    own names are accepted there; the token still guards every request.
-    """
 
-    def __init__(self, token: str, host: str, port: int) -> None:
-        self.token, self.port = token, port
-        self.cookie = f"tutor_token_{port}"   # cookies ignore ports: two servers must not share one
-        bound = host.strip("[]").lower()
-        self.any_ip = bound in WILDCARDS
-        names = {"localhost", "127.0.0.1", "::1", bound} - {""}
-        if self.any_ip:
-            names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
-        self.names = names
+def addresses(host: str, port: int, secure: bool) -> list[str]:
+    """Where a browser can open the server: the bound address, or for a wildcard the machine's
+    name and its outward IP (a name some networks cannot resolve, an IP that always works)."""
+    from tutor.web.access import WILDCARDS, display_host, outward_address
 
-    def token_ok(self, given: str | None) -> bool:
-        return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode())
+    scheme = "https" if secure else "http"
+    shown = [display_host(host)]
+    if host.strip("[]") in WILDCARDS:
+        address = outward_address()
+        shown += [address] if address else []
+    return [f"{scheme}://{name}:{port}" for name in shown]
 
-    def netloc_ok(self, netloc: str, scheme: str = "http") -> bool:
-        """``host[:port]`` names this server (default ports filled in from the scheme)."""
-        try:
-            parts = urlsplit(f"//{netloc}")
-            port = parts.port or {"http": 80, "https": 443}.get(scheme)
-        except ValueError:   # a port that is not a number, or out of range
-            return False
-        name = (parts.hostname or "").lower()
-        if not name or port != self.port or parts.username is not None:
-            return False
-        return name in self.names or (self.any_ip and _is_ip(name))
 
-    def origin_ok(self, origin: str) -> bool:
-        parts = urlsplit(origin)
-        return parts.scheme in ("http", "https") and self.netloc_ok(parts.netloc, parts.scheme)
+def _refuse_host(args) -> int | None:
+    from tutor.web.access import is_loopback
 
-    def refusal(self, host: str | None, origin: str | None, token: str | None) -> str | None:
-        """Why a request is refused, or None to let it through."""
-        if not host or not self.netloc_ok(host):
-            return "this server answers only to its own address (Host header refused)"
-        if origin is not None and not self.origin_ok(origin):
-            return "requests from another site's page are refused (Origin header refused)"
-        if not self.token_ok(token):
-            return "open the address 'tutor serve' printed, with its ?token=..., to use this tutor"
+    if is_loopback(args.host):
         return None
+    if not args.public:
+        print(_("tutor serve: error: {host} is reachable from other machines. Anyone who can reach it and has the "
+                "printed address could use this tutor and change your progress. Add --public if you mean it.")
+              .format(host=one_line(args.host)), file=sys.stderr)
+        return 2
+    print(_("tutor serve: warning: serving on {host}, reachable from other machines. Anyone who has the printed "
+            "address (with its token) can use this tutor and change your progress until the server stops.")
+          .format(host=one_line(args.host)), file=sys.stderr)
+    return None
 
 
-def guard_middleware(policy: AccessPolicy):
-    """An aiohttp middleware applying ``policy`` to every request, WebSocket upgrades included."""
-    from aiohttp import hdrs, web
+def private_folder_problem(socket_path: Path) -> str | None:
+    """Why a Unix socket there would be reachable by other accounts, or None.
 
-    @web.middleware
-    async def guard(request: web.Request, handler):
-        from_query = request.query.get(TOKEN_PARAM)
-        reason = policy.refusal(request.headers.get(hdrs.HOST), request.headers.get(hdrs.ORIGIN),
-                                from_query if from_query is not None else request.cookies.get(policy.cookie))
-        if reason is not None:
-            raise web.HTTPForbidden(text=f"403 Forbidden: {reason}\n")
-        response = await handler(request)
-        if from_query is not None and not response.prepared:
-            # the page's own sub-requests and WebSocket carry the token from here on
-            response.set_cookie(policy.cookie, policy.token, httponly=True, samesite="Strict", path="/")
-        return response
+    Without a token, the folder's permissions are what keep another user of the machine (another
+    hub user) out of this learner's tutor.
+    """
+    import os
+    import stat
 
-    return guard
-
-
-def make_server(command: str, host: str, port: int, token: str):
-    """A textual-serve Server whose application refuses what ``AccessPolicy`` refuses."""
-    from textual_serve.server import Server
-
-    policy = AccessPolicy(token, host, port)
-    shown = display_host(host)
-
-    class GuardedServer(Server):
-        async def _make_app(self):
-            app = await super()._make_app()
-            app.middlewares.append(guard_middleware(policy))
-            return app
-
-        async def on_startup(self, app) -> None:
-            print(f"tutor serve: open this address in a browser (its token is new each run):\n\n"
-                  f"    {self.public_url}/?{TOKEN_PARAM}={token}\n\nCtrl+C stops the server.", flush=True)
-
-    return GuardedServer(command, host=host, port=port, title="Transformer math tutor",
-                         public_url=f"http://{shown}:{port}")
-
-
-def display_host(host: str) -> str:
-    """The host as a browser should be sent to it: brackets for IPv6, a name for a wildcard."""
-    bare = host.strip("[]")
-    if bare in WILDCARDS:
-        return socket.gethostname()
-    return f"[{bare}]" if ":" in bare else bare
+    try:
+        info = os.stat(socket_path.parent)
+    except OSError as error:
+        return f"{socket_path.parent}: {error.strerror or error}"
+    if info.st_uid != os.getuid() or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return _("{folder} must belong to you and be closed to others (chmod 700)").format(folder=one_line(str(socket_path.parent)))
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
-        print(f"tutor serve: error: --port must be between 1 and 65535, not {args.port}", file=sys.stderr)
+        print(_("tutor serve: error: --port must be between 1 and 65535, not {port}").format(port=args.port),
+              file=sys.stderr)
         return 2
-    if not is_loopback(args.host):
-        if not args.public:
-            print(f"tutor serve: error: {args.host} is reachable from other machines. Anyone who can reach it "
-                  "and has the printed address could use this tutor and change your progress. Add --public "
-                  "if you mean it.", file=sys.stderr)
-            return 2
-        print(f"tutor serve: warning: serving on {args.host}, reachable from other machines. Anyone who has "
-              "the printed address (with its token) can use this tutor and change your progress.", file=sys.stderr)
+    refused = _refuse_host(args)
+    if refused is not None:
+        return refused
+    if args.keyfile and not args.certfile:
+        print(_("tutor serve: error: --keyfile needs --certfile"), file=sys.stderr)
+        return 2
+    if args.unix_socket and private_folder_problem(args.unix_socket):
+        print(one_line(_("tutor serve: error: {problem}").format(problem=private_folder_problem(args.unix_socket))),
+              file=sys.stderr)
+        return 2
     if importlib.util.find_spec("textual_serve") is None:
-        print("tutor serve: error: textual-serve is not installed (pip install textual-serve)", file=sys.stderr)
+        print(_("tutor serve: error: textual-serve is not installed (pip install textual-serve)"), file=sys.stderr)
         return 1
-    command = app_command(getattr(args, "home", None), list(getattr(args, "lessons", []) or []) + args.serve_lessons)
-    server = make_server(command, args.host, args.port, secrets.token_urlsafe(32))
+    import secrets
+    import ssl
+
+    from tutor.progress.store import resolve_home
+    from tutor.web.access import TOKEN_PARAM, AccessPolicy
+    from tutor.web.fork_server import ForkServer
+    from tutor.web.server import Listen, make_server, tls_context
+
+    context = None
+    if args.certfile:
+        try:
+            context = tls_context(args.certfile, args.keyfile)
+        except (OSError, ssl.SSLError) as error:
+            print(_("tutor serve: error: cannot use the certificate: {error}").format(error=error), file=sys.stderr)
+            return 2
+    home = resolve_home(getattr(args, "home", None))
+    lessons = list(getattr(args, "lessons", []) or []) + args.serve_lessons
+    # without --lang each tab resolves the language as this run did (its setting, then the locale)
+    arguments = tab_arguments(home, lessons, getattr(args, "lang", None), args.public or args.files_in_home)
+    forks = None if args.no_fork_server else ForkServer.start()
+    if forks and not forks.wait_ready(FORK_SERVER_WAIT):   # tabs started before it listens would not share
+        print(_("tutor serve: warning: the preloaded process for tabs did not start; each tab starts on its own"),
+              file=sys.stderr)
+    command = forks.command(arguments) if forks else shlex.join([sys.executable, "-m", "tutor", *arguments])
+    token = secrets.token_urlsafe(32)
+    listen = Listen(args.host, args.port, args.unix_socket, context)
+    policy = None if args.unix_socket else AccessPolicy(token, args.host, args.port, secure=context is not None)
+
+    def announce() -> None:
+        if args.unix_socket:
+            print(_("tutor serve: listening on {path}").format(path=one_line(str(args.unix_socket))), flush=True)
+            return
+        links = "\n".join(f"    {base}/?{TOKEN_PARAM}={token}" for base in addresses(args.host, args.port, bool(context)))
+        print(_("tutor serve: open this address in a browser. Anyone who has it can use this tutor until the "
+                "server stops; a new token is made each run.\n\n{links}\n\nUp to {n} tabs at once. Ctrl+C stops "
+                "the server.").format(links=links, n=args.max_sessions), flush=True)
+
+    server = make_server(command, listen, policy, max_sessions=args.max_sessions, announce=announce)
     try:
         server.serve()
     except OSError as error:   # most often: the port is taken
-        print(f"tutor serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
-              file=sys.stderr)
+        print(_("tutor serve: error: cannot listen on {host}:{port}: {error}").format(
+            host=one_line(args.host), port=args.port, error=one_line(str(error.strerror or error))), file=sys.stderr)
         return 1
+    finally:
+        if forks:
+            forks.stop()
     return 0

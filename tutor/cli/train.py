@@ -2,7 +2,9 @@
 
 torch is imported inside ``run`` so that ``tutor --help`` starts fast.  The first Ctrl+C asks
 the trainer to stop after the current step; the weights are then saved as usual and the
-command exits 130, the shell's code for an interrupt.  A second Ctrl+C leaves at once.
+command exits 130, the shell's code for an interrupt.  A second Ctrl+C during training leaves
+at once; once training has ended, Ctrl+C is ignored while the weights are saved and the command
+exits (it once broke into torch's exit hooks with a traceback, see cli/main.py).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from datetime import datetime, timezone
 
 from tutor.common.i18n import _
 from tutor.cli.args import non_negative_int, positive_int, real_number, whole_number
+from tutor.common.safe_text import one_line
 from tutor.model.formats import TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
@@ -63,11 +66,18 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    handler = signal.getsignal(signal.SIGINT)   # _run ignores Ctrl+C once training has ended
     try:
         return _run(args)
-    except KeyboardInterrupt:   # before training started, or a second Ctrl+C
+    except KeyboardInterrupt:   # before training started, or a second Ctrl+C during it
         print("interrupted: nothing saved", file=sys.stderr)
         return 130
+    finally:
+        try:
+            if handler is not None:
+                signal.signal(signal.SIGINT, handler)
+        except ValueError:   # not the main thread: nothing was changed
+            pass
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -80,12 +90,14 @@ def _run(args: argparse.Namespace) -> int:
     from tutor.model.data import load_dataset
     from tutor.model.train import TrainConfig, Trainer, resolve_device, use_training_threads
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)   # soft: never break a path in two
-    out = Console(highlight=False, soft_wrap=True)
+    # soft: never break a path in two; markup off and one_line: a path or a file's text may hold
+    # "[/]" (Rich once raised MarkupError on it), "[bold]" (once eaten) or ESC (once printed raw)
+    err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+    out = Console(highlight=False, soft_wrap=True, markup=False)
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        err.print(_("error: {error}").format(error=exc))
+        err.print(one_line(_("error: {error}").format(error=exc)))
         return 2
     if device.type == "cpu":
         use_training_threads(args.threads)   # the policy the dashboard follows too
@@ -96,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             model, tokenizer, previous = load_checkpoint(args.checkpoint)
         except CheckpointError as exc:
-            err.print(_("error: {error}").format(error=exc))
+            err.print(one_line(_("error: {error}").format(error=exc)))
             return 1
     else:
         tokenizer = CharTokenizer()
@@ -107,8 +119,11 @@ def _run(args: argparse.Namespace) -> int:
                              lr=args.lr, warmup_steps=args.warmup, eval_interval=args.eval_interval,
                              seed=args.seed, device=str(device))
     except ValueError as exc:
-        err.print(_("error: {error}").format(error=exc))
+        err.print(one_line(_("error: {error}").format(error=exc)))
         return 2
+    note = getattr(dataset, "replaced_note", lambda: None)()
+    if note:
+        err.print(one_line(_("note: {note}").format(note=note)))
     out_path = args.out or f"tutor-{args.data if is_task or args.data == 'text' else 'text'}.pt"
 
     progress = Progress(TextColumn("[bold]train[/]"), BarColumn(), MofNCompleteColumn(),
@@ -137,15 +152,15 @@ def _run(args: argparse.Namespace) -> int:
         old_handler = signal.signal(signal.SIGINT, on_sigint)
     except ValueError:  # not the main thread: no Ctrl+C handling to do
         pass
-    err.print(f"training {model.num_parameters():,} parameters on {dataset.describe()['data']} "
-              f"({device}); Ctrl+C stops and saves")
+    err.print(one_line(f"training {model.num_parameters():,} parameters on {dataset.describe()['data']} "
+                       f"({device}); Ctrl+C stops and saves"))
     started = time.time()
     try:
         with progress:
             result = trainer.run()
     finally:
-        if old_handler is not None:
-            signal.signal(signal.SIGINT, old_handler)
+        if old_handler is not None:   # ended: the weights are saved next, whatever else is pressed (run restores)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     m = result.metrics
     meta = {
@@ -160,18 +175,22 @@ def _run(args: argparse.Namespace) -> int:
         "device": str(device), "threads": torch.get_num_threads(), "torch": torch.__version__,
     }
     if result.status == "diverged":
-        err.print(f"[red]{result.message}[/]")
+        err.print(one_line(result.message), style="red")
     if trainer.step_count == 0:
         err.print("no steps were taken: nothing saved")
         return 130 if interrupted else 1
-    save_checkpoint(out_path, trainer.model, tokenizer, meta)
+    try:
+        save_checkpoint(out_path, trainer.model, tokenizer, meta)
+    except OSError as exc:
+        err.print(one_line(f"error: cannot write {out_path}: {exc.strerror or exc}"))
+        return 1
     if m is not None and m.accuracy is not None:
         n = len(trainer.held_out or [])
-        out.print(f"exact-match accuracy: {m.accuracy:.1%} on {n} held-out {args.data} examples")
+        out.print(one_line(f"exact-match accuracy: {m.accuracy:.1%} on {n} held-out {args.data} examples"))
     if m is not None:
         val = f"  val loss {m.val_loss:.4f}" if m.val_loss is not None else ""
         out.print(f"steps {trainer.step_count}  train loss {m.loss:.4f}{val}  {meta['training_seconds']:.0f} s")
-    out.print(f"saved {out_path}" + (" (last good weights)" if result.status == "diverged" else ""))
+    out.print(one_line(f"saved {out_path}") + (" (last good weights)" if result.status == "diverged" else ""))
     if result.status == "diverged":
         return 1
     return 130 if interrupted else 0

@@ -14,19 +14,42 @@ from __future__ import annotations
 
 import gettext
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
 DOMAIN = "tutor"
 DEFAULT = "en"
-# code -> the language's own name (what the toggle and the palette show)
-LANGUAGES = {"en": "English", "zh": "中文"}
 SETTING = "language"
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 _ENVIRONMENT_ORDER = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
+
+def shipped_languages(locale_dir: Path = LOCALE_DIR) -> tuple[str, ...]:
+    """English, then every language with a compiled catalog in ``locale_dir``: adding a language
+    is adding its catalog, and the toggle, the palette and ``--lang`` offer it."""
+    found = sorted(path.parents[1].name for path in locale_dir.glob(f"*/LC_MESSAGES/{DOMAIN}.mo"))
+    return (DEFAULT, *[code for code in found if code != DEFAULT])
+
+
+LANGUAGES = shipped_languages()
+
 _current = DEFAULT
 _translation: gettext.NullTranslations = gettext.NullTranslations()
+
+
+@lru_cache(maxsize=None)
+def language_name(code: str, locale_dir: Path = LOCALE_DIR) -> str:
+    """The language's own name ("中文"), as its catalog gives it; English for the source language."""
+    if code == DEFAULT:
+        return SOURCE_NAME
+    catalog = gettext.translation(DOMAIN, localedir=str(locale_dir), languages=[code], fallback=True)
+    return catalog.pgettext(NAME_CONTEXT, SOURCE_NAME)
+
+
+def language_names() -> str:
+    """Every language's own name, in the toggle's order: "English / 中文"."""
+    return " / ".join(language_name(code) for code in LANGUAGES)
 
 
 def language_code(value: str | None) -> str | None:
@@ -98,3 +121,13 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 def N_(message: str) -> str:
     """Mark a string for extraction without translating it yet (class attributes, constants)."""
     return message
+
+
+def NP_(context: str, message: str) -> str:
+    """Mark a string with a context for extraction (the same words meaning something else)."""
+    return message
+
+
+# Each catalog names its own language: its translation of "English" in this context ("中文").
+NAME_CONTEXT = "the name of this language, in this language"
+SOURCE_NAME = NP_("the name of this language, in this language", "English")

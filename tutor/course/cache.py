@@ -10,7 +10,7 @@ place.  Anything that needs a whole lesson calls ``complete()`` first.
 The cache is only ever data: the file is parsed with ``json`` and every lesson is validated
 again by pydantic (strict) before the app uses it, so a tampered cache can at worst show a
 wrong title for a moment, and then it is thrown away and rebuilt from the lesson files.  It
-is used only when its key matches: the tutor version, the stamps (mtime, size) of every
+is used only when its key matches: the tutor version, the stamps (mtime, size, ctime, inode) of every
 lesson file and of the code that decides what validates, and the folders asked for.  A
 catalog with broken files or cross-file problems is never cached: an author editing lessons
 always sees fresh messages.
@@ -76,12 +76,22 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("tutor", appauthor=False))
 
 
+# (mtime_ns, size, ctime_ns, inode): a same-size edit that keeps the mtime (touch -r, cp -p, an
+# editor that preserves times) was once never noticed; no user can set the ctime, and a save
+# by rename makes a new inode, so either still shows the edit.  The watcher uses it too.
+Stamp = tuple[int, int, int, int]
+
+
+def stamp_of(info: os.stat_result) -> Stamp:
+    return (info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino)
+
+
 def _stamp(path: Path) -> list:
     try:
         info = os.stat(path)
     except OSError:
         return [str(path), None, None]
-    return [str(path), info.st_mtime_ns, info.st_size]
+    return [str(path), *stamp_of(info)]
 
 
 def _package_stamp(name: str) -> list:

@@ -7,6 +7,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
 
+from tutor.course.budget import lesson_cost
+from tutor.course.experiment_index import EXPERIMENT_COSTS
 from tutor.grading.fields import ShortText, Strict
 
 
@@ -57,13 +59,12 @@ class ModelSetup(Strict):
     @field_validator("experiments")
     @classmethod
     def _known_experiments(cls, value):
-        from tutor.experiments import EXPERIMENTS
-        unknown = [name for name in value if name not in EXPERIMENTS]
+        unknown = [name for name in value if name not in EXPERIMENT_COSTS]
         if unknown:
             import difflib
-            close = difflib.get_close_matches(unknown[0], list(EXPERIMENTS), n=1)
+            close = difflib.get_close_matches(unknown[0], list(EXPERIMENT_COSTS), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"unknown experiment {unknown[0]!r}; {hint}available: {', '.join(sorted(EXPERIMENTS))}")
+            raise ValueError(f"unknown experiment {unknown[0]!r}; {hint}available: {', '.join(sorted(EXPERIMENT_COSTS))}")
         return value
 
     @field_validator("text")
@@ -110,8 +111,6 @@ class ModelSetup(Strict):
 
     def cost(self):
         """The live computation's estimated cost at the largest sizes this setup can draw."""
-        from tutor.experiments.registry import lesson_cost
-
         trained = self.weights != "random"   # trained and text: the shipped shape
         largest = {name: high for name, (_, high) in self.vary.items()}
         B = max(len(self.rows), largest.get("B", 0))

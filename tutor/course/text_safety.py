@@ -7,17 +7,36 @@ concerned.  The loader calls ``unsafe_text_in`` on the node tree, where every sc
 is already unescaped and still carries its position, and turns each hit into a problem, so
 such a lesson never loads and its author is told where to look.  Newlines and tabs stay
 allowed: block scalars are made of them.
+
+Invisible characters are refused too (a tester's title held U+200B, U+200E/U+200F, U+061C and
+a tag character U+E0041, all accepted and shown): the Unicode format characters (Cf) and the line
+and paragraph separators (U+2028/U+2029), which a terminal draws as nothing or breaks a line on,
+so a title or prompt would read differently from what it holds.  No lesson needs one.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 import yaml
 
-from tutor.common.safe_text import find_unsafe, one_line
+from tutor.common.safe_text import UnsafeChar, find_unsafe, one_line
 
-MESSAGE = ("text holds {what}, a control character or bidi override that could drive the terminal "
-           "or make the text read differently from what it holds; remove it")
+MESSAGE = ("text holds {what}, a control, bidi, invisible or line-separator character that could drive "
+           "the terminal or make the text read differently from what it holds; remove it")
+# Unicode's Cf, Zl and Zp categories (as of Unicode 15); tests/test_lesson_text_safety.py checks
+# them against unicodedata, so a newer Python's additions are noticed.
+HIDDEN = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+                    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+                    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+                    "\U000e0020-\U000e007f]")
+
+
+def hidden_or_unsafe(text: str) -> list[UnsafeChar]:
+    """Every character a lesson may not hold: what ``find_unsafe`` finds, and invisible ones."""
+    hits = {hit.offset: hit for hit in find_unsafe(text)}
+    hits.update((m.start(), UnsafeChar(m.start(), m.group())) for m in HIDDEN.finditer(text))
+    return [hits[offset] for offset in sorted(hits)]
 
 
 def unsafe_text_in(root: yaml.Node | None) -> list[tuple[int, int, str, str]]:
@@ -28,7 +47,7 @@ def unsafe_text_in(root: yaml.Node | None) -> list[tuple[int, int, str, str]]:
     """
     found = []
     for node, trail in scalar_nodes(root, ""):
-        hits = find_unsafe(str(node.value))
+        hits = hidden_or_unsafe(str(node.value))
         if not hits:
             continue
         line, column = node.start_mark.line + 1, node.start_mark.column + 1

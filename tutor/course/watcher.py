@@ -10,10 +10,10 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tutor.course.cache import Stamp, stamp_of
 from tutor.course.catalog import Catalog, lesson_files, refresh_file
 from tutor.course.loader import Problem
 
-Stamp = tuple[int, int]   # (mtime_ns, size): a save that keeps the mtime rarely keeps the size too
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class LessonWatcher:
                     info = os.stat(path)
                 except OSError:
                     continue   # vanished between listing and stat: seen as removed
-                stamps[path] = ((info.st_mtime_ns, info.st_size), builtin)
+                stamps[path] = (stamp_of(info), builtin)
         return stamps
 
     def poll(self) -> list[tuple[Path, bool]]:

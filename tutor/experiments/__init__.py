@@ -9,7 +9,8 @@ reproduce them.  Experiments never change the lesson's model: see ``common``.
 from tutor.experiments import attention_masks, attention_scale, attention_variants, calculus, contextual, \
     curvature, decoding, decoding_compare, graphs, information, linear_algebra, numerics, objectives, \
     optimization, positions, probability, schedules, stability  # noqa: F401
-from tutor.experiments.registry import DESCRIPTIONS, EXPERIMENTS, ExperimentContext, experiment, one_torch_thread, \
-    run_experiments
+from tutor.experiments.registry import COSTS, DESCRIPTIONS, EXPERIMENTS, ExperimentContext, experiment, \
+    one_torch_thread, run_experiments
 
-__all__ = ["DESCRIPTIONS", "EXPERIMENTS", "ExperimentContext", "experiment", "one_torch_thread", "run_experiments"]
+__all__ = ["COSTS", "DESCRIPTIONS", "EXPERIMENTS", "ExperimentContext", "experiment", "one_torch_thread",
+           "run_experiments"]

@@ -44,7 +44,11 @@ def padded_batch(tokens, pad_id: int):
                        "are 0), padding.causal_pattern (2, H, L, L) the softmax with the causal mask only, "
                        "padding.leak / padding.leak_masked (2, H, L) the weight each query puts on pad keys "
                        "without / with the padding mask, padding.empty_rows (2, L) 1 where a query may see "
-                       "no key at all")
+                       "no key at all, padding.alone (H, L - P) block 0's weights of row 1's last query on "
+                       "its L - P real tokens run alone, padding.gap / padding.shifted_gap (H,) the largest "
+                       "|difference| between those and the padded, masked row's weights on its real keys, "
+                       "with the usual positions / with position ids shifted back by P as real code does",
+            passes=1, copies=1)
 @one_torch_thread
 def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -68,6 +72,11 @@ def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     causal_bias = torch.zeros_like(causal).masked_fill(causal == 0, float("-inf"))  # (L, L)
     causal_pattern = torch.softmax(scores + causal_bias, dim=-1)             # (2, H, L, L)
     pad_keys = (1.0 - key_real)[:, None, None, :]                            # (2, 1, 1, L)
+    shifted_pattern = torch.softmax(shifted_scores(model, ids.to(device), n_pad) + bias[:, None],
+                                    dim=-1).nan_to_num(0.0)                  # (2, H, L, L)
+    with torch.no_grad():
+        _, alone_probes = run_with_probes(model, ids[1:, n_pad:].to(device))
+    alone = alone_probes["blocks.0.attn.pattern"][0, :, -1].detach().cpu().double()  # (H, L - P)
     return {
         "padding.tokens": to_numpy(ids.double()),
         "padding.lengths": np.array([float(length), float(length - n_pad)]),
@@ -83,4 +92,30 @@ def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
         "padding.leak": to_numpy((causal_pattern * pad_keys).sum(-1)),            # (2, H, L)
         "padding.leak_masked": to_numpy((pattern * pad_keys).sum(-1)),            # (2, H, L)
         "padding.empty_rows": to_numpy(empty),
+        "padding.alone": to_numpy(alone),
+        "padding.gap": to_numpy((pattern[1, :, -1, n_pad:] - alone).abs().amax(-1)),               # (H,)
+        "padding.shifted_gap": to_numpy((shifted_pattern[1, :, -1, n_pad:] - alone).abs().amax(-1)),  # (H,)
     }
+
+
+def shifted_scores(model, ids, n_pad: int):
+    """Block 0's scores with row 1's position ids shifted back by the pad count, as batched code
+    does (position = real tokens before it): its real tokens then get the positions they would
+    have alone, so the pads leave no trace once masked.  Pads get position 0; the mask hides them."""
+    import math
+
+    import torch
+
+    length = ids.shape[1]
+    positions = torch.arange(length, device=ids.device).repeat(2, 1)       # (2, L)
+    positions[1] = (positions[1] - n_pad).clamp(min=0)
+    with torch.no_grad():
+        x = model.W_E(ids)                                                   # (2, L, D)
+        table = model.position_embedding(0, length, ids.device)              # (L, D) or None
+        if table is not None:
+            x = x + table[positions]                                         # (2, L, D)
+        attn = model.blocks[0].attn
+        h = model.blocks[0].ln1(x)                                           # (2, L, D)
+        q, k = attn.split_heads(attn.W_Q(h)), attn.split_heads(attn.W_K(h))  # (2, H, L, D_head)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(attn.d_head)            # (2, H, L, L)
+    return scores.detach().cpu().double()

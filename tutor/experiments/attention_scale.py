@@ -43,7 +43,14 @@ def softmax_jacobian_norm(pattern):
                           "attn_scale.jacobian_raw / .jacobian_scaled (B, H, L) the Frobenius norm of each "
                           "row's softmax Jacobian diag(p) - p·pᵀ; means over the rows that see two keys or "
                           "more (query ≥ 1): attn_scale.mean_entropy_raw / _scaled, .mean_top_raw / _scaled, "
-                          ".mean_jacobian_raw / _scaled (1,)")
+                          ".mean_jacobian_raw / _scaled (1,); attn_scale.entropy_kept (B, H, L) = "
+                          "entropy_scaled - entropy_raw, attn_scale.rows (1,) how many rows see two keys or "
+                          "more, attn_scale.rows_jacobian_up (1,) how many of them have a LARGER Jacobian "
+                          "norm without the scale",
+            passes=1, copies=1,
+            derived={"attn_scale.scaled": ("attn_scale.raw", "attn_scale.d_k"),
+                     "attn_scale.std_scaled": ("attn_scale.scaled", "attn_scale.raw"),
+                     "attn_scale.entropy_kept": ("attn_scale.entropy_raw", "attn_scale.entropy_scaled")})
 @one_torch_thread
 def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -76,4 +83,7 @@ def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
             f"attn_scale.mean_top_{name}": scalar(top[..., later_rows].mean()),
             f"attn_scale.mean_jacobian_{name}": scalar(jacobian[..., later_rows].mean()),
         }
+    rows_up = out["attn_scale.jacobian_raw"][..., later_rows] > out["attn_scale.jacobian_scaled"][..., later_rows]
+    out |= {"attn_scale.entropy_kept": out["attn_scale.entropy_scaled"] - out["attn_scale.entropy_raw"],
+            "attn_scale.rows": scalar(rows_up.size), "attn_scale.rows_jacobian_up": scalar(rows_up.sum())}
     return out

@@ -13,7 +13,7 @@ ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if th
 @experiment("attn_window", f"a sliding window of w = {WINDOW} keys on block 0: attn_window.mask (L, L) 1 = kept, "
                            "attn_window.bias (L, L) 0 or -inf, attn_window.pattern (B, H, L, L) = softmax(scores + "
                            "bias), attn_window.kept (1,) kept entries per head, attn_window.causal_kept (1,) = "
-                           "L(L+1)/2, attn_window.full (1,) = L*L")
+                           "L(L+1)/2, attn_window.full (1,) = L*L", passes=1, copies=1)
 @one_torch_thread
 def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -36,7 +36,7 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
 
 @experiment("linear_attn", "both orders of (Q Kᵀ) V on block 0's own q, k, v (no softmax, float64): "
                            "linear_attn.qk (B, H, L, L), linear_attn.kv (B, H, D_head, D_head), linear_attn.qk_v and "
-                           "linear_attn.q_kv (B, H, L, D_head), linear_attn.max_diff (1,)")
+                           "linear_attn.q_kv (B, H, L, D_head), linear_attn.max_diff (1,)", passes=1, copies=1)
 @one_torch_thread
 def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
     probes = probe_tensors(context)
@@ -55,7 +55,8 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
                      "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
                      "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
                      "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
-                     "heads.favourite (H, L) the key each head weights most at each query of row 0")
+                     "heads.favourite (H, L) the key each head weights most at each query of row 0",
+            passes=1, copies=1)
 @one_torch_thread
 def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

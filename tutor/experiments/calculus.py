@@ -13,7 +13,7 @@ from tutor.model.formats import IGNORE
                        "ce_grad.N (1,) scored targets; ce_grad.scored (B, L-1); ce_grad.probs and "
                        "ce_grad.onehot (B, L-1, V); ce_grad.dlogits (B, L-1, V) = dL/dlogits; "
                        "ce_grad.x_final (B, L-1, D) the input of W_U; ce_grad.dx_final (B, L-1, D); "
-                       "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U")
+                       "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U", passes=1.2, copies=3)
 @one_torch_thread
 def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -58,7 +58,8 @@ FD_STEP = 1e-4
                            "finite_diff.partial (4,) from backward(); finite_diff.loss_plus / "
                            "finite_diff.loss_minus (4,) the loss with that entry moved by +-h, "
                            "h = finite_diff.h (1,) = 1e-4; finite_diff.gain (9,) the loss change for a "
-                           "step of length 1e-3 along the gradient (entry 0) and 8 random directions")
+                           "step of length 1e-3 along the gradient (entry 0) and 8 random directions",
+            passes=30, copies=16)
 @one_torch_thread
 def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -111,7 +112,7 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
                         "of dL/dW_E; autograd.W_pos_rows (L,) the same for the position table; "
                         "autograd.once / autograd.twice (D,) dL/d(ln_final gain) after one and after "
                         "two backward() calls without zero_grad; autograd.graph_nodes (1,) "
-                        "operations recorded in the graph")
+                        "operations recorded in the graph", passes=2.5, copies=3)
 @one_torch_thread
 def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -152,7 +153,8 @@ CHAIN_DEPTH = 12
                       "activations; vanish.sigmoid_grad and vanish.gelu_grad (B, L, 4D) the "
                       "derivative of sigmoid / GELU there, by autograd; vanish.sigmoid_chain (12,) "
                       "d x_n / d x_0 for x_(k+1) = sigmoid(x_k), x_0 = 0, n = 1..12; vanish.bound (12,) "
-                      "= 0.25**n; vanish.linear_chain (2, 12) the same for x_(k+1) = a*x_k, a = 0.5, 1.5")
+                      "= 0.25**n; vanish.linear_chain (2, 12) the same for x_(k+1) = a*x_k, a = 0.5, 1.5",
+            passes=1.7, copies=1)
 @one_torch_thread
 def vanishing(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -35,7 +35,10 @@ def distinct_rows(vectors) -> int:
                           "of each stage's vector with W_E[t], contextual.cos_rows (N+1,) the mean cosine "
                           "between the rows' vectors (1 when B = 1), contextual.distinct (N+1,) how many "
                           "different vectors the B rows give at each stage, contextual.distinct_embed (1,) "
-                          "the same for the lookup alone")
+                          "the same for the lookup alone",
+            passes=1, copies=1,
+            derived={"contextual.cos_static": ("contextual.stream", "contextual.static"),
+                     "contextual.cos_rows": ("contextual.stream",)})
 @one_torch_thread
 def contextual(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -28,7 +28,12 @@ ETA = 0.5                 # curvature.eta: the learning rate of the one-step pre
                          f"(1,) = 2/λ, curvature.eta (1,) = {ETA:g}, curvature.predicted (1,) the quadratic "
                          "model L - η|g|² + η²·gᵀHg/2 of the loss after one gradient step of size η, "
                          "curvature.actual (1,) the loss after that step, curvature.predicted_drop / .actual_drop (1,) "
-                         "the two decreases L - predicted and L - actual")
+                         "the two decreases L - predicted and L - actual; curvature.best_eta (1,) = 1/uᵀHu, the "
+                         "step size whose predicted drop is largest (inf when uᵀHu <= 0: no largest), "
+                         "curvature.best_predicted_drop / .best_actual_drop (1,) the drop the quadratic "
+                         "model predicts there, |g|²/(2·uᵀHu), and the drop of the real step of that size",
+            passes=1, copies=1,
+            derived={"curvature.fd": ("curvature.line",)})
 @one_torch_thread
 def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -81,6 +86,8 @@ def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
     loss_value, g2 = float(loss.detach()), float(g_norm) ** 2
     predicted = loss_value - ETA * g2 + 0.5 * ETA ** 2 * float(g_h_g)
     actual = loss_at(g, -ETA)
+    best_eta = 1.0 / float(u_h_u) if float(u_h_u) > 0 else float("inf")
+    best_actual = loss_at(g, -best_eta) if best_eta < float("inf") else float("nan")
     return {
         "curvature.loss": scalar(loss_value),
         "curvature.grad_norm": scalar(g_norm),
@@ -96,4 +103,7 @@ def curvature(context: ExperimentContext) -> dict[str, np.ndarray]:
         "curvature.actual": scalar(actual),
         "curvature.predicted_drop": scalar(loss_value - predicted),
         "curvature.actual_drop": scalar(loss_value - actual),
+        "curvature.best_eta": scalar(best_eta),
+        "curvature.best_predicted_drop": scalar(g2 * best_eta / 2 if best_eta < float("inf") else float("inf")),
+        "curvature.best_actual_drop": scalar(loss_value - best_actual),
     }

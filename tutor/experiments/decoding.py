@@ -23,7 +23,7 @@ BEAM_WIDTH = 3        # beam: partial sequences kept at each step
                       f"decode.sorted_ids / decode.sorted_probs / "
                       f"decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
                       f"T={HOT_T:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
-                      f"token comes up in {N_DRAWS} draws at T=1 (seeded)")
+                      f"token comes up in {N_DRAWS} draws at T=1 (seeded)", passes=1, copies=1)
 @one_torch_thread
 def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -66,7 +66,7 @@ def _prompt_before_separator(context: ExperimentContext) -> list[int]:
                         f"({N_NEW},) token ids at temperature 0, generate.greedy_rerun_diff (1,) positions where a "
                         f"second greedy run differs, generate.sampled (2, {N_NEW}) two runs at T=1 with seeds s and "
                         f"s+1, generate.sampled_diff (1,) positions where they differ, generate.input_greedy "
-                        f"({N_NEW},) greedy after only the row's digits before '>'")
+                        f"({N_NEW},) greedy after only the row's digits before '>'", passes=3, copies=1)
 @one_torch_thread
 def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
     from tutor.model.sample import generate
@@ -93,7 +93,7 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
                     "total log-probability of every one-token extension, beam.step2_tokens (k, 2), "
                     "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
                     "probabilities; beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
-                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)")
+                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)", passes=1, copies=1)
 @one_torch_thread
 def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

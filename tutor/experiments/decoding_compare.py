@@ -82,7 +82,7 @@ def token_probs(model, prompt: list[int], texts: list[list[int]]):
                                 "that repeat an earlier one (mean over draws), decoding_compare.samples "
                                 f"(6, {DRAWS}, {N_NEW}) the token ids and decoding_compare.token_probs (6, {DRAWS}, {N_NEW}) the "
                                 "model's probability of each; decoding_compare.beam_gain (1,) beam's minus "
-                                "greedy's mean log-probability")
+                                "greedy's mean log-probability", passes=10, copies=1)
 @one_torch_thread
 def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
     model = context.model

@@ -39,9 +39,11 @@ def run_first_blocks(model, tokens, depth: int):
 @experiment("graphs", "the autograd graph recorded by a forward pass whose depth is chosen at run time "
                       "(the first k blocks, then the final LayerNorm and W_U; the output is summed), on a "
                       "float64 copy: graphs.depth (N+1,) = 0..N, graphs.nodes (N+1,) the graph's nodes for "
-                      "each depth (parameters count as one node each), graphs.per_block (1,) nodes one block "
-                      "adds, graphs.nodes_long (1,) nodes at full depth for the input repeated to twice its "
-                      "length (within the block size), graphs.length / .length_long (1,) the two lengths")
+                      "each depth (parameters count as one node each), graphs.per_block (1,) the nodes of "
+                      "block 0's own graph, recorded on its own from a detached input (without the final sum), "
+                      "graphs.nodes_long (1,) nodes at full depth for the input repeated to twice its "
+                      "length (within the block size), graphs.length / .length_long (1,) the two lengths",
+            passes=1, copies=1)
 @one_torch_thread
 def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -53,10 +55,11 @@ def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.enable_grad():
         nodes = [count_nodes(run_first_blocks(model, tokens, k).sum()) for k in range(n_layer + 1)]
         nodes_long = count_nodes(run_first_blocks(model, long, n_layer).sum())
+        per_block = count_nodes(model.blocks[0](model.W_E(tokens).detach())[0].sum()) - 1 if n_layer else 0
     return {
         "graphs.depth": np.arange(n_layer + 1, dtype=float),
         "graphs.nodes": np.array(nodes, dtype=float),
-        "graphs.per_block": np.array([float(nodes[1] - nodes[0]) if n_layer else 0.0]),
+        "graphs.per_block": np.array([float(per_block)]),   # measured apart, not nodes[1] - nodes[0]
         "graphs.nodes_long": np.array([float(nodes_long)]),
         "graphs.length": np.array([float(tokens.shape[1])]),
         "graphs.length_long": np.array([float(long.shape[1])]),

@@ -12,7 +12,7 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 @experiment("info", "information and entropy of the next-token distribution at every position: info.probs "
                     "(B, L, V), info.surprisal (B, L, V) = -ln p, info.entropy (B, L) in nats, info.perplexity "
                     "(B, L) = e^H, info.max_entropy (1,) = ln V, info.next_surprisal (B, L-1) = -ln p of the "
-                    "token that actually comes next")
+                    "token that actually comes next", passes=1, copies=1)
 @one_torch_thread
 def information(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -37,7 +37,7 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("kl", "teacher p = the lesson's model, student q = an untrained model of the same size (seeded by the "
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
-                  "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq")
+                  "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq", passes=1.2, copies=2)
 @one_torch_thread
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

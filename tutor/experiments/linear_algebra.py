@@ -14,7 +14,8 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
                          "cosine tables of the digits 0-9: embedding.digit_onehot_cos (10, 10), "
                          "embedding.digit_cos (10, 10) from W_E, embedding.digit_W_E (10, D), "
                          "embedding.digit_norm (10, 1) the length of each digit's row, "
-                         "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine)")
+                         "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine)",
+            passes=1, copies=1)
 @one_torch_thread
 def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -43,7 +44,7 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "svd.U (V, r), svd.S (r,) largest first, svd.Sigma (r, r) = diag(S), svd.V (D, r) "
                    "with r = min(V, D); svd.energy (r,) "
                    "cumulative share of sum(S**2); svd.digit_coords (10, 2): the digits 0-9 on the "
-                   "first two principal directions")
+                   "first two principal directions", passes=1.2, copies=1)
 @one_torch_thread
 def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
     W = context.model.W_E.weight.detach().cpu().double().numpy()           # (V, D)
@@ -66,7 +67,7 @@ def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
 
 @experiment("dot_variance", "dot products of random unit-variance vectors: dot_variance.d (4,) = "
                             "4, 16, 64, 256; dot_variance.raw (4,) variance of q·k; "
-                            "dot_variance.scaled (4,) variance of q·k/sqrt(d) (4096 pairs each)")
+                            "dot_variance.scaled (4,) variance of q·k/sqrt(d) (4096 pairs each)", passes=2, copies=1)
 @one_torch_thread
 def dot_variance(context: ExperimentContext) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(context.seed)
@@ -85,7 +86,8 @@ def dot_variance(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("mlp_collapse", "block 0's MLP with and without its GELU: mlp_collapse.x (B, L, D) the "
                             "MLP's input; mlp_collapse.W (D, D) = W_in @ W_out; mlp_collapse.xW "
                             "(B, L, D) = x @ mlp_collapse.W; mlp_collapse.linear_out (B, L, D) the "
-                            "MLP with GELU removed; mlp_collapse.gap (B, L) max |real MLP - linear|")
+                            "MLP with GELU removed; mlp_collapse.gap (B, L) max |real MLP - linear|",
+            passes=1, copies=1)
 @one_torch_thread
 def mlp_collapse(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

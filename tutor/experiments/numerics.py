@@ -13,7 +13,7 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
                     "exp(row) in float16 (inf above ln 65504), fp16.overflow (1,) how many entries are inf, "
                     "fp16.naive_sum (1,) the float16 sum of exp(row), fp16.naive (V,) exp/sum (inf/inf = nan), "
                     "fp16.stable (V,) exp(row - max)/sum in float16, fp16.limit (1,) = ln(65504), "
-                    "fp16.max (3,) the largest float16, bfloat16 and float32")
+                    "fp16.max (3,) the largest float16, bfloat16 and float32", passes=1, copies=1)
 @one_torch_thread
 def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -41,7 +41,7 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("norm_axes", "LayerNorm versus BatchNorm statistics of block 0's input x = resid_pre: "
                          "norm_axes.ln_mean (B, L, 1) one mean per token (over D), norm_axes.bn_mean (1, 1, D) one "
                          "mean per feature (over B and L), norm_axes.bn (B, L, D) x normalised per feature, "
-                         "norm_axes.bn_row_mean (B, L) the mean of each token's row after that")
+                         "norm_axes.bn_row_mean (B, L) the mean of each token's row after that", passes=1.2, copies=1)
 @one_torch_thread
 def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:
     x = probe_tensors(context)["blocks.0.resid_pre"]                               # (B, L, D)
@@ -60,7 +60,7 @@ def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:
                              "each block's input, with the skip connections (x + F(x)) and with them removed (F(x)): "
                              "residual_grad.with_skip / .without_skip (N,) gradient norms at blocks 0..N-1 (row 0), "
                              "residual_grad.input_with_skip / .input_without_skip (L, D) the gradient at "
-                             "block 0's input")
+                             "block 0's input", passes=1.5, copies=3)
 @one_torch_thread
 def residual_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -98,7 +98,8 @@ def residual_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
 
 @experiment("activations", "block 0's MLP pre-activations x = mlp.pre through two activations: activations.phi "
                            "(B, L, 4D) = Φ(x), the standard normal CDF, activations.relu (B, L, 4D) = max(x, 0), "
-                           "activations.dead (1,) hidden units whose x is <= 0 at every position of every row")
+                           "activations.dead (1,) hidden units whose x is <= 0 at every position of every row",
+            passes=1, copies=1)
 @one_torch_thread
 def activations(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

@@ -28,7 +28,7 @@ BETAS = (0.1, 0.3, 1.0, 3.0)          # kl_penalty: strengths β of the KL penal
                                "any model can reach (the target's own entropy), label_smoothing.best_gap (1,) "
                                "= ln(on/off), the logit lead of the true token that reaches it, "
                                "label_smoothing.gap (1,) the model's lead at that position (true logit minus the "
-                               "largest other)")
+                               "largest other)", passes=1, copies=1)
 @one_torch_thread
 def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     import math
@@ -80,7 +80,7 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
                           "(V,), kl_penalty.betas (4,), kl_penalty.policy (4, V), kl_penalty.p_rewarded (4,) the "
                           "rewarded token's probability under each policy, kl_penalty.kl (4,) KL(π ‖ π_ref) in "
                           "nats, kl_penalty.objective (4,) = p_rewarded - β·KL, kl_penalty.log_z (4,) = "
-                          "ln Σ π_ref·exp(r/β), so that objective = β·log_z")
+                          "ln Σ π_ref·exp(r/β), so that objective = β·log_z", passes=1, copies=1)
 @one_torch_thread
 def kl_penalty(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

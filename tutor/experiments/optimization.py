@@ -17,7 +17,8 @@ GD_STEPS = 20
                                 "gradient_descent.lr (3,) = 0.01, 1, 10; gradient_descent.curves (3, 21) "
                                 "the loss before each of 20 steps and after the last (inf once it "
                                 "diverges); gradient_descent.grad_W_U (D, V) the first gradient of W_U; "
-                                "gradient_descent.W_U_after (D, V) W_U after one step with lr = 1")
+                                "gradient_descent.W_U_after (D, V) W_U after one step with lr = 1",
+            passes=27, copies=4)
 @one_torch_thread
 def gradient_descent(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -63,7 +64,7 @@ MOMENTUM_STEPS = 6
                         "momentum.grads / momentum.buffers (6, P) each step's gradient and torch's "
                         "momentum buffer; momentum.grad_cos / momentum.buffer_cos (5,) cosine between "
                         "consecutive steps; momentum.const_ratio (100,) |buffer|/|g| after 1..100 steps "
-                        "of one constant g")
+                        "of one constant g", passes=9, copies=4)
 @one_torch_thread
 def momentum(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -125,7 +126,8 @@ ADAM_STEPS = 3
                     "bias-corrected; adam.correction (2,) = 1/(1-0.9**3), 1/(1-0.99**3); "
                     "adam.first_ratio (D,) exp_avg after step 1 divided by the first gradient; "
                     "adam.first_step (D,) how far each gain moved in step 1, adam.first_move (D,) its "
-                    "size, adam.first_move_in_lr (D,) that size divided by the learning rate; adam.lr (1,)")
+                    "size, adam.first_move_in_lr (D,) that size divided by the learning rate; adam.lr (1,)",
+            passes=55, copies=4)
 @one_torch_thread
 def adam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -176,7 +178,7 @@ COSINE_SAMPLES = (100, 450, 800, 1150, 1499)
                            "100 warm-up steps, floor 10%): lr_schedule.warmup_steps / .warmup (4,) at "
                            "steps 0, 24, 49, 99; lr_schedule.cosine_steps / .cosine (5,) at steps 100, "
                            "450, 800, 1150, 1499; lr_schedule.progress (5,) the cosine's progress 0..1; "
-                           "lr_schedule.curve (1500,) every step")
+                           "lr_schedule.curve (1500,) every step", passes=1, copies=1)
 @one_torch_thread
 def lr_schedule(context: ExperimentContext) -> dict[str, np.ndarray]:
     from tutor.model.train import TrainConfig, lr_at
@@ -203,7 +205,9 @@ LANDSCAPE_POINTS = 21
                          "norm; landscape.t (21,) from 0 to 1; landscape.path (21,) the loss at "
                          "(1-t)*W0 + t*W from a fresh untrained W0 (same size, seed) to the weights W; "
                          "landscape.bend (19,) = path[k] + path[k+2] - 2*path[k+1], negative where the "
-                         "path bends downwards (impossible for a convex loss)")
+                         "path bends downwards (impossible for a convex loss)",
+            passes=30, copies=4,
+            derived={"landscape.bend": ("landscape.path",)})
 @one_torch_thread
 def landscape(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

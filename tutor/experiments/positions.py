@@ -20,7 +20,8 @@ PE_SHIFT = 3          # pe_shift: the shift k in PE(pos + k) = PE(pos) @ M_k
                        "shuffle.last_change_deep (B,) the same after every block; with positions: "
                        "shuffle.last_change_pe (B,); unmasked attention softmax(QKᵀ/√d)V of block 0 without "
                        "positions: shuffle.full_z / shuffle.full_z_shuffled (B, H, L, D_head) for the original and the "
-                       "shuffled input, shuffle.full_z_permuted = P @ full_z, shuffle.full_same (B, L)")
+                       "shuffled input, shuffle.full_z_permuted = P @ full_z, shuffle.full_same (B, L)",
+            passes=4.5, copies=2)
 @one_torch_thread
 def shuffled_input(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -88,7 +89,7 @@ def _pe_table(model, length: int):
 @experiment("sinusoid", "the sinusoidal table's parts for L positions: sinusoid.pos (L, 1) = 0..L-1, "
                         "sinusoid.i (ceil(D/2),) = 0, 1, 2, ... the pair index, "
                         "sinusoid.sin (L, ceil(D/2)) the even columns, "
-                        "sinusoid.cos (L, D/2) the odd columns, sinusoid.table (L, D)")
+                        "sinusoid.cos (L, D/2) the odd columns, sinusoid.table (L, D)", passes=1, copies=1)
 def sinusoid_parts(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -106,7 +107,8 @@ def sinusoid_parts(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("pe_shift", f"the shift PE(pos + k) = PE(pos) @ M_k for k = {PE_SHIFT}: pe_shift.k (1,), pe_shift.M (D, D) "
                         "block-diagonal 2x2 rotations [[cos kw, -sin kw], [sin kw, cos kw]] (even D), "
                         "pe_shift.shifted (L, D) = PE(pos + k) for pos = 0..L-1, pe_shift.rotated (L, D) = "
-                        "PE(pos) @ M_k, pe_shift.omega (D/2,) the angular rates w = 1/10000^(2i/D)")
+                        "PE(pos) @ M_k, pe_shift.omega (D/2,) the angular rates w = 1/10000^(2i/D)",
+            passes=1, copies=1)
 def pe_shift(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 

@@ -16,7 +16,8 @@ from tutor.model.formats import IGNORE
                           "naive float32 softmax of logits + 100; next_token.stable_big (B, L, V) "
                           "max-subtracted softmax of logits + 100; next_token.shift_gap (B, L) "
                           "max |that - probs|; "
-                          "the five most likely tokens: next_token.top_ids, .top_probs, .top_logits (B, L, 5)")
+                          "the five most likely tokens: next_token.top_ids, .top_probs, .top_logits (B, L, 5)",
+            passes=1, copies=1)
 @one_torch_thread
 def next_token(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -51,7 +52,7 @@ TEMPERATURES = (0.5, 1.0, 2.0, 5.0, 1000.0)
                            "row 0, through the sampler's own filter: temperature.T (5,) = 0.5, 1, 2, "
                            "5, 1000; temperature.probs (5, V); temperature.top (5,) largest p at each T; "
                            "temperature.winner (5,) its token id; temperature.hot_change (1,) top at T=5 "
-                           "minus top at T=1")
+                           "minus top at T=1", passes=1.7, copies=1)
 @one_torch_thread
 def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -72,7 +73,7 @@ def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "nll.loss (B, L-1) = -log p_true; nll.scored (B, L-1) 1 where the trainer scores "
                    "(after '>'); nll.mean (1,) over scored; nll.answer_prob (B, 1) product of "
                    "p_true over the scored targets; the same for an untrained model of the same "
-                   "size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,)")
+                   "size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,)", passes=1.5, copies=1)
 @one_torch_thread
 def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -102,7 +103,7 @@ def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]
 @experiment("autoregressive", "causality check: the input with its last token replaced: "
                               "autoregressive.tokens (B, L) the edited ids; autoregressive.logits "
                               "(B, L, V) for the edited input; autoregressive.change (B, L) max "
-                              "|logits difference| at each position")
+                              "|logits difference| at each position", passes=1, copies=1)
 @one_torch_thread
 def autoregressive(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

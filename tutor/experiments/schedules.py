@@ -27,7 +27,7 @@ DECAY_GAMMA = 0.5
                       ".total (1,) the run's settings (floor as a learning rate), lr_run.progress (S,) the "
                       "cosine's progress p (0 during the warm-up, 1 at the last step), lr_run.step_decay (S,) "
                       f"torch's StepLR from the same peak: halved (gamma {DECAY_GAMMA:g}) every {DECAY_EVERY} "
-                      "steps, lr_run.decay_every / .gamma (1,)")
+                      "steps, lr_run.decay_every / .gamma (1,)", passes=1, copies=1)
 @one_torch_thread
 def lr_run(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

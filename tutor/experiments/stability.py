@@ -32,7 +32,10 @@ def real_gradients(context: ExperimentContext, double: bool):
                         "multiplied by, clipping.names (P,) 0..P-1 for the parameter tensors in model order, "
                         "clipping.tensor_before / .tensor_after (P,) each tensor's own gradient norm, "
                         "clipping.loss_x10 / .norm_x10 (1,) the same loss and gradient norm when the "
-                        "loss is multiplied by 10")
+                        "loss is multiplied by 10; the trainer's AdamW run for ADAM_STEPS steps on this "
+                        "input from fresh moments, once with and once without clipping: clipping.adam_ratio "
+                        "(S,) |clipped update| / |unclipped update| at each step, clipping.adam_cos (S,) the "
+                        "cosine between the two updates at each step", passes=8, copies=2)
 @one_torch_thread
 def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -57,7 +60,38 @@ def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
         "clipping.tensor_after": to_numpy(after),
         "clipping.loss_x10": scalar(10 * loss),
         "clipping.norm_x10": scalar(10 * total),
-    }
+    } | adam_with_and_without_clipping(context, max_norm)
+
+
+ADAM_STEPS = 3
+
+
+def adam_with_and_without_clipping(context: ExperimentContext, max_norm: float) -> dict[str, np.ndarray]:
+    """The update AdamW makes from a clipped gradient is not the clipped gradient: Adam divides by
+    √v, so at its first step the scale of g cancels; later, a clipped g weighs less in m and v
+    beside earlier gradients, which turns the update, not only shortens it."""
+    import torch
+
+    from tutor.model.train import TrainConfig, make_optimizer
+
+    runs = []
+    for clip in (False, True):
+        model = private_copy(context.model, double=False)
+        optimizer = make_optimizer(model, TrainConfig())
+        steps = []
+        for _ in range(ADAM_STEPS):
+            optimizer.zero_grad()
+            with torch.enable_grad():
+                loss_on(model, tokens_on_device(context), scored_targets(context)).backward()
+            if clip:
+                torch.nn.utils.clip_grad_norm_(list(model.parameters()), max_norm)
+            before = torch.cat([p.detach().double().flatten() for p in model.parameters()])    # (n,)
+            optimizer.step()
+            steps.append(torch.cat([p.detach().double().flatten() for p in model.parameters()]) - before)
+        runs.append(steps)
+    ratio = [c.norm() / u.norm() for u, c in zip(*runs)]
+    cosine = [torch.nn.functional.cosine_similarity(u, c, dim=0) for u, c in zip(*runs)]
+    return {"clipping.adam_ratio": to_numpy(torch.stack(ratio)), "clipping.adam_cos": to_numpy(torch.stack(cosine))}
 
 
 def _cast_back(values, dtype):
@@ -82,7 +116,9 @@ def _cast_back(values, dtype):
                                "percentile, median, largest |g|, with their signs) and .example_fp16 / "
                                ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
                                "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
-                               "relative error |b - g|/|g| on each")
+                               "relative error |b - g|/|g| on each",
+            passes=1, copies=1,
+            derived={"mixed_precision.example_rel_bf16": ("mixed_precision.example", "mixed_precision.example_bf16")})
 @one_torch_thread
 def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

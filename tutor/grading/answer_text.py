@@ -10,6 +10,8 @@ in step with docs/lessons.md "No answer before the question"):
 - a number at the precision it is shown: ``0.25`` gives away 0.2495 (it rounds to it, or is
   within the tolerance), ``58%`` gives away 0.58, ``1/4`` gives away 0.25.
 - a choice by its text (at least 12 characters or 3 words), unless every choice is quoted.
+- a formula as typed or as printed (``Q @ K.T / sqrt(d_k)``, ``Q·Kᵀ/√d_k``, ``(Q·Kᵀ)/√d_k``): any
+  stretch of formula in the text that reads as the same printed formula.
 
 Small whole numbers are everywhere in prose as sizes, indices and counts ("row 2", "D = 8"),
 so a whole number written without a decimal point counts only when it is larger than 64,
@@ -20,11 +22,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
+from tutor.formulas.evaluate import FUNCTIONS
+from tutor.formulas.written import fold
 from tutor.grading.answers import AnswerError, parse_symbolic_shape
 from tutor.grading.symbolic import DISTINGUISHING_SIZES
 
@@ -213,3 +218,40 @@ def choice_shown(text: str, choices: list[str], answer: int) -> tuple[int, int] 
     found = re.search(words, text, re.I) if words else None
     return (found.start(), found.end()) if found else (0, len(choice))
 
+
+
+_FORMULA_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE]-?\d+)?|\*\*|\.T\b|[-+*/@()]")
+MAX_FORMULA_TOKENS = 60
+
+
+def formula_shown(text: str, names: set[str], same: Callable[[str], bool]) -> tuple[int, int] | None:
+    """A formula written in the text (as typed or as printed: ``Q·Kᵀ/√d_k``) that ``same`` accepts.
+
+    The text is folded as a learner's answer is (tutor.formulas.written); runs of formula tokens
+    whose words are all symbols (``names``) or functions are candidates, and every stretch of a
+    run that holds all the answer's symbols is read and compared, so prose around it does not
+    matter and ``(Q·Kᵀ)/√d_k`` is found as well as ``Q @ K.T / sqrt(d_k)``."""
+    folded, origin = fold(text)
+    runs: list[list[re.Match]] = [[]]
+    position = 0
+    for token in _FORMULA_TOKEN.finditer(folded):
+        word = token.group()
+        allowed = not word[0].isalpha() or word in names or word in FUNCTIONS
+        if folded[position:token.start()].strip() or not allowed:
+            runs.append([])
+        if allowed:
+            runs[-1].append(token)
+        position = token.end()
+    for run in runs:
+        run = run[:MAX_FORMULA_TOKENS]
+        if not names <= {t.group() for t in run}:
+            continue
+        for i in range(len(run)):
+            for j in range(len(run), i, -1):
+                if not names <= {t.group() for t in run[i:j]}:
+                    break
+                start, end = run[i].start(), run[j - 1].end()
+                candidate = folded[start:end]
+                if candidate.count("(") == candidate.count(")") and candidate[-1] not in "-+*/@" and same(candidate):
+                    return origin[start], origin[end - 1] + 1
+    return None

@@ -4,6 +4,10 @@ A question names a slice (``blocks.0.attn.pattern[0, 0, 2]``); showing only that
 where it sits, and showing the tensor from its corner hides the slice.  So the reveal keeps
 the whole tensor, marks the asked cells (for ``argmax``/``argmin`` only the winning cell),
 and opens the view on them.  Axis names and token labels say what each index means.
+
+A question's ``show:`` is the author saying how much to show: the view is that slice and
+nothing else, because the rest of the tensor may be what a later question asks
+(``tutor.authoring.reveal_leaks`` checks that it is not).
 """
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.grading.declared_shapes import declared_axes
 from tutor.grading.probe_ref import parse_probe_ref
 
 # axis names of the model's probes, by the probe's name without its "blocks.N." prefix
@@ -38,6 +43,7 @@ class Reveal:
     token_labels: tuple[tuple[str, ...], ...] = ()   # one tuple per batch row
     title: str = ""                     # shown instead of the reference (experiments' names are internal)
     asked_shape: tuple[int, ...] | None = None   # the slice's own shape, what a shape question asked about
+    view: tuple = ()                    # the index of the probe on screen: () the whole probe, else show:'s slice
 
     @property
     def sliced(self) -> bool:
@@ -66,6 +72,9 @@ def axis_names(name: str, shape: tuple[int, ...], sizes: dict[str, int]) -> tupl
         return known
     if name.startswith("params.") and len(shape) == 2:
         return ("in", "out")
+    declared = declared_axes(name)
+    if declared and len(declared) == len(shape):
+        return tuple(word or f"axis {axis}" for axis, word in enumerate(declared))
     names = []
     for axis, length in enumerate(shape):
         matches = [word for size, word in _BY_SIZE if sizes.get(size) == length]
@@ -73,15 +82,28 @@ def axis_names(name: str, shape: tuple[int, ...], sizes: dict[str, int]) -> tupl
     return tuple(names)
 
 
+def question_reveal(question, truth_label: str, tensors: dict[str, np.ndarray], sizes: dict[str, int],
+                    token_labels=()) -> Reveal | None:
+    """What the screen shows after ``question`` is answered: its ``show:`` slice alone, or the
+    probe its truth came from, whole, with the asked cells marked."""
+    if question.show:   # a winner is marked when the view is the slice the question reduces
+        reduce = getattr(question, "reduce", None) if question.show == getattr(question, "probe", None) else None
+        return reveal_for(tensors, question.show, sizes, token_labels, reduce, limit=True)
+    return reveal_for(tensors, truth_label, sizes, token_labels, getattr(question, "reduce", None))
+
+
 def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, int],
-               token_labels=(), reduce: str | None = None) -> Reveal | None:
-    """The reveal of ``reference`` (a probe reference), or None when it names nothing to show."""
+               token_labels=(), reduce: str | None = None, limit: bool = False) -> Reveal | None:
+    """The reveal of ``reference`` (a probe reference), or None when it names nothing to show;
+    ``limit`` shows the slice alone instead of the whole probe."""
     if not reference:
         return None
     ref = parse_probe_ref(reference)
     if ref.name not in tensors:
         return None
     array = np.asarray(tensors[ref.name], dtype=float)
+    if limit and ref.index:
+        return _limited(array, ref, sizes, token_labels, reduce)
     asked_shape = tuple(array[ref.index].shape) if array.ndim else None
     if array.ndim == 0:
         array = array.reshape(1)
@@ -96,6 +118,38 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
         asked[tuple(winner)] = True
         cells = winner[None]
     focus = tuple(int(i) for i in cells[0]) if len(cells) else (0,) * array.ndim
-    labels = tuple(tuple(row) for row in token_labels)
-    return Reveal(array, reference, axis_names(ref.name, array.shape, sizes), asked, focus, labels,
-                  asked_shape=asked_shape)
+    names = axis_names(ref.name, array.shape, sizes)
+    labels = tuple(tuple(row) for row in token_labels) if reads_the_input(ref.name, names) else ()
+    return Reveal(array, reference, names, asked, focus, labels, asked_shape=asked_shape)
+
+
+def reads_the_input(name: str, names: tuple[str, ...]) -> bool:
+    """Token labels belong only on the lesson's own rows: an experiment output with an axis that is
+    none of the lesson's sizes (a padded batch of 2, a stage, a top-5) is laid out on other rows."""
+    declared = declared_axes(name)
+    return not declared or "batch" in names or None not in declared
+
+
+def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce: str | None) -> Reveal:
+    """The slice alone: the axes it keeps keep their names, and token labels follow the batch
+    rows it keeps (a position axis cut to a range loses its labels rather than mislabel them)."""
+    names = axis_names(ref.name, array.shape, sizes)
+    part = np.asarray(ref.select(array), dtype=float)                              # the show: slice
+    index = ref.index + (slice(None),) * (array.ndim - len(ref.index))
+    kept = tuple(name for name, step in zip(names, index) if not isinstance(step, int))
+    kept = tuple(f"axis {i}" if name.startswith("axis ") else name for i, name in enumerate(kept))   # renumbered
+    rows = tuple(tuple(row) for row in token_labels) if reads_the_input(ref.name, names) else ()
+    if "batch" in names and rows:
+        step = index[names.index("batch")]
+        rows = (rows[min(step, len(rows) - 1)],) if isinstance(step, int) else rows[step]
+    if part.ndim == 0:
+        part, kept = part.reshape(1), kept or ("axis 0",)
+    asked = np.ones(part.shape, dtype=bool)
+    focus = (0,) * part.ndim
+    if reduce in ("argmax", "argmin") and part.size:
+        finite = np.where(np.isnan(part), -np.inf if reduce == "argmax" else np.inf, part)
+        focus = tuple(int(i) for i in np.unravel_index(np.argmax(finite) if reduce == "argmax" else np.argmin(finite),
+                                                       part.shape))
+        asked[:] = False
+        asked[focus] = True
+    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index)

@@ -23,20 +23,38 @@ DISTINGUISHING_SIZES = (
 )
 
 
-def same_symbolic_shape(given: str, expected: str) -> bool:
-    """Whether two symbolic shapes agree on every distinguishing size assignment.
-
-    An assignment on which the expected shape itself is not whole (an author's ``D/4``) says
-    nothing and is skipped; one on which only the learner's is not whole tells them apart.
-    """
+def _evaluations(given: str, expected: str):
+    """(given's shape or None if it is not whole, expected's shape) on each distinguishing
+    assignment; one on which the expected shape itself is not whole (an author's ``D/4``) says
+    nothing and is skipped."""
     for sizes in DISTINGUISHING_SIZES:
         try:
             want = parse_symbolic_shape(expected, sizes)
         except AnswerError:
             continue
         try:
-            if parse_symbolic_shape(given, sizes) != want:
-                return False
+            yield parse_symbolic_shape(given, sizes), want
         except AnswerError:
-            return False
-    return True
+            yield None, want
+
+
+def same_symbolic_shape(given: str, expected: str) -> bool:
+    """Whether two symbolic shapes agree on every distinguishing size assignment (one on which
+    only the learner's is not whole tells them apart)."""
+    return all(got == want for got, want in _evaluations(given, expected))
+
+
+def axes_that_differ(given: str, expected: str) -> list[int] | None:
+    """The axes (from 0) on which ``given`` disagrees with ``expected`` as a formula, or None when
+    ``given`` cannot even be evaluated on the distinguishing sizes (then no axis can be named).
+
+    Why: an answer such as ``(2, 4, 32)`` or ``(B, L, 32)`` can equal the right shape on the
+    lesson's sizes and still be wrong; the nudge then names the axis instead of calling a right
+    order wrong.
+    """
+    axes: set[int] = set()
+    for got, want in _evaluations(given, expected):
+        if got is None or len(got) != len(want):
+            return None
+        axes.update(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+    return sorted(axes)

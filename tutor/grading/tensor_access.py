@@ -63,3 +63,16 @@ def reduce_slice(tensors: dict[str, np.ndarray], reference: str, reduce: str) ->
     if array.size == 0:
         raise QuestionError(f"{reference} selects no values")
     return float(REDUCERS[reduce](array))
+
+
+def bind_values(bind: dict, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> dict[str, object]:
+    """A formula's ``bind:``, symbol -> value: a size name (D_head), a number, or a probe slice."""
+    values: dict[str, object] = {}
+    for symbol, source in bind.items():
+        if isinstance(source, (int, float)):
+            values[symbol] = float(source)
+        elif source in sizes:
+            values[symbol] = float(sizes[source])
+        else:
+            values[symbol] = probe_slice(tensors, source).astype(np.float64)
+    return values

@@ -13,6 +13,7 @@ from tutor.formulas.parse import FormulaError, compare, evaluate_formula, parse_
 from tutor.course.schema import FormulaSpec
 from tutor.grading.probe_ref import ProbeRefError
 from tutor.grading.quiz import QuestionError, probe_slice
+from tutor.grading.tensor_access import bind_values as bind_symbols
 
 
 @dataclass(frozen=True)
@@ -33,15 +34,7 @@ def render_spec(spec: FormulaSpec) -> str:
 
 def bind_values(spec: FormulaSpec, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> dict:
     """Symbol -> value: a size name (D_head), a number, or a probe slice."""
-    values: dict[str, object] = {}
-    for symbol, source in spec.bind.items():
-        if isinstance(source, (int, float)):
-            values[symbol] = float(source)
-        elif source in sizes:
-            values[symbol] = float(sizes[source])
-        else:
-            values[symbol] = probe_slice(tensors, source).astype(np.float64)
-    return values
+    return bind_symbols(spec.bind, tensors, sizes)
 
 
 def check_formula(spec: FormulaSpec, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> FormulaCheck:

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.signal import Signal
 
 from tutor.common.i18n import N_, _
+from tutor.common.safe_text import neutralise, one_line
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
@@ -31,17 +32,19 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         Binding("f2,ctrl+l", "toggle_theme", N_("Theme")),
         # priority: an answer box would take ctrl+d (delete right); F3 works in any terminal
         Binding("f3,ctrl+d", "dashboard", N_("Dashboard"), priority=True),
-        Binding("f4", "toggle_language", N_("Language: 中文 / English"), show=False),
+        Binding("f4", "toggle_language", N_("Language: {languages}"), show=False),   # names from the catalogs
     ]
 
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
-                 preload_model: bool = True, watch_interval: float | None = 1.0) -> None:
+                 preload_model: bool = True, watch_interval: float | None = 1.0, files_in_home: bool = False) -> None:
         super().__init__()
+        self.files_in_home = files_in_home   # served to others (tutor serve --public): files stay in the home
         # from the lesson cache: outlines for the roadmap until complete_catalog() (after the first paint)
         self.opened_catalog: CachedCatalog | None = None if catalog else open_catalog(list(lesson_dirs))
         self.catalog = catalog or self.opened_catalog.catalog
         self.watch_interval = watch_interval   # seconds between lesson-file polls; None: no hot reload
         self.lesson_watcher = None
+        self.lessons_finished = False   # the whole catalog and the watcher, after the model (finish_lessons)
         self.hub = ModelHub()
         self.home = home
         self.preload_model = preload_model
@@ -53,26 +56,44 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.open_progress()
         self.localize_app()
 
+    def notify(self, message, *, title: str = "", markup: bool = False, **options) -> None:
+        """Every notification as plain, terminal-safe text, whatever the caller passed.
+
+        Why here: messages carry paths, checkpoint errors and lesson text, any of which may hold
+        "[...]" (read as markup) or ESC; one place catches every caller, present and future.
+        """
+        super().notify(neutralise(str(message)), title=one_line(str(title)), markup=False, **options)
+
     def on_mount(self) -> None:
         self.push_screen(RoadmapScreen(self.catalog))
         self.start_journey()
         self.call_after_refresh(self.finish_starting)
 
     def finish_starting(self) -> None:
-        """After the first paint: the whole lessons (pydantic), the file watcher, then the model.
+        """After the first paint: the model (in a worker), then the whole lessons (pydantic) and the
+        file watcher.
 
         None of these is needed to draw the roadmap, and each would hold the first frame back:
         importing pydantic and the schema takes about as long as Textual's own start, and
-        importing torch holds the GIL for a while.
+        importing torch holds the GIL for a while.  The lessons wait for the model: validating
+        them meanwhile took the GIL from torch's import and put "model ready" seconds after the
+        first paint.  Anything that needs a whole lesson sooner completes the catalog itself.
         """
+        if self.preload_model:
+            self.load_model()   # its end (ready or failed) calls finish_lessons
+        else:
+            self.finish_lessons()
+
+    def finish_lessons(self) -> None:
+        if self.lessons_finished:   # once: a later model (the dashboard's) changes nothing here
+            return
+        self.lessons_finished = True
         self.complete_catalog()
         if self.watch_interval:
             from tutor.course.watcher import LessonWatcher
 
             self.lesson_watcher = LessonWatcher(self.catalog.sources)
             self.set_interval(self.watch_interval, self.poll_lesson_files)
-        if self.preload_model:
-            self.load_model()
 
     def complete_catalog(self) -> None:
         """Validated lessons in place of the cache's outlines; called first by anything that needs
@@ -118,6 +139,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         note = self.sub_title = _("model ready in {seconds}s").format(seconds=f"{message.seconds:.1f}")
         self.set_timer(self.model_note_seconds, lambda: self._clear_note(note))
         self.model_replaced()   # the dashboard, if open, names the weights
+        self.finish_lessons()
 
     def _clear_note(self, note: str) -> None:
         """The load time is news once; a later subtitle (another note) is left alone."""
@@ -128,6 +150,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.model_status = "failed"
         self.sub_title = _("model failed to load")
         self.notify(message.error, title=_("The built-in model could not be loaded"), severity="error", timeout=10, markup=False)
+        self.finish_lessons()
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
         self.complete_catalog()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from textual.screen import ModalScreen
 
 from tutor.common.i18n import _
+from tutor.common.safe_text import one_line
 from tutor.live.weights_label import localized_label
 from tutor.ui.messages import KeptModelLoaded
 
@@ -102,4 +103,5 @@ class DashboardMixin:
             self.notify(_("{error}\nSave them from the dashboard to another place, or quit again to leave them.").format(
                 error=error), title=_("Could not keep the weights"), severity="error", timeout=20, markup=False)
             return
-        self.exit(message=_("Kept your weights in {path}; the next start loads them.").format(path=path) if path else None)
+        self.exit(message=one_line(_("Kept your weights in {path}; the next start loads them.").format(path=path))
+                  if path else None)

@@ -16,7 +16,8 @@ from tutor.common.i18n import _
 from tutor.grading.attempts import Outcome
 from tutor.progress.store import ProgressError, ProgressStore, resolve_home
 from tutor.ui.progress_labels import Snapshot, take_snapshot, when
-from tutor.common.settings import load_settings, save_setting
+from tutor.common.safe_text import neutralise
+from tutor.common.settings import load_settings, save_setting, settings_notice
 
 LIGHT, DARK = "textual-light", "textual-dark"
 WELCOME_SECONDS = 4
@@ -46,6 +47,9 @@ class JourneyMixin:
         theme = load_settings(self.settings_home).get("theme")
         if theme in self.available_themes:
             self.theme = theme
+        notice = settings_notice(self.settings_home)
+        if notice:
+            self.notify(notice, title=_("Settings"), severity="warning", timeout=15, markup=False)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.store_problem:
             from tutor.ui.screens.no_saving import NoSavingScreen
@@ -68,7 +72,7 @@ class JourneyMixin:
             self.notify(_("{problem}\nThis session still works, but your answers will NOT be saved.").format(
                 problem=self.store_problem), title=_("Progress is not being saved"), severity="error", timeout=30, markup=False)
         else:
-            self.exit(return_code=1, message=f"tutor: {self.store_problem}")
+            self.exit(return_code=1, message=neutralise(f"tutor: {self.store_problem}"))
 
     def on_unmount(self) -> None:
         if self.store is not None:

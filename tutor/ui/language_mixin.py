@@ -9,7 +9,7 @@ rewords itself; the roadmap under it rebuilds in the new language when it is sho
 """
 from __future__ import annotations
 
-from tutor.common.i18n import LANGUAGES, N_, SETTING, _, current_language, other_language, set_language
+from tutor.common.i18n import N_, SETTING, _, current_language, language_name, other_language, set_language
 from tutor.common.settings import save_setting
 from tutor.course.catalog import load_catalog
 from tutor.ui.localize import localize_bindings
@@ -42,4 +42,4 @@ class LanguageMixin:
             self.show_roadmap()
             self.screen.follow_catalog()
         self.notify(_("Language: {name}. Lessons without a translation are shown in English, marked [EN].")
-                    .format(name=LANGUAGES[code]), markup=False)
+                    .format(name=language_name(code)), markup=False)

@@ -10,10 +10,16 @@ import dataclasses
 
 from textual.binding import BindingsMap
 
-from tutor.common.i18n import N_, _
+from tutor.common.i18n import N_, _, language_names
 
 # labels Textual gives its own bindings (the footer's palette key, the app's quit key)
 TEXTUAL_LABELS = (N_("palette"), N_("Open the command palette"), N_("Quit"))
+
+
+def binding_label(description: str) -> str:
+    """A key's label in the current language; ``{languages}`` (F4's) becomes every shipped
+    language's own name, read from the catalogs, so a new catalog needs no new label."""
+    return _(description).replace("{languages}", language_names())
 
 
 def localize_bindings(node) -> None:
@@ -25,7 +31,7 @@ def localize_bindings(node) -> None:
     localized = BindingsMap()
     for key, bindings in english.key_to_bindings.items():
         localized.key_to_bindings[key] = [
-            dataclasses.replace(binding, description=_(binding.description) if binding.description else "",
+            dataclasses.replace(binding, description=binding_label(binding.description) if binding.description else "",
                                 tooltip=_(binding.tooltip) if binding.tooltip else "")
             for binding in bindings]
     node._bindings = localized

@@ -11,7 +11,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from tutor.common.i18n import N_, _
+from tutor.common.i18n import N_, _, language_names
 
 DASHBOARD_ACTIONS = (   # (name, tab, what to do there, help)
     (N_("train the model"), "tab-train", "start", N_("start (or resume) training with the Train tab's choices · F5")),
@@ -60,8 +60,8 @@ def dashboard_action(app, tab: str, action: str) -> None:
         screen.query_one(TabbedContent).active = tab
         panel = screen.train_panel
         {"start": screen.action_start, "pause": screen.action_pause, "stop": screen.action_stop,
-         "shipped": panel.reset_to_shipped, "sample": screen.query_one("#sample-panel").sample,
-         "attention": screen.query_one("#attention-view").show}[action]()
+         "shipped": panel.reset_to_shipped, "sample": screen.query_one("#tab-sample").sample,
+         "attention": screen.query_one("#tab-attention").show}[action]()
 
     app.call_after_refresh(run)
 
@@ -79,7 +79,7 @@ class LessonCommands(Provider):
                   (_("Stats: answers, accuracy, streak"), app.action_open_stats, _("how you are doing")),
                   (_("Help: keys on every screen"), app.action_help, _("the same as ? or F1")),
                   (_("Toggle light / dark theme"), app.action_toggle_theme, _("remembered for next time")),
-                  ("Language: 中文 / English", app.action_toggle_language, _("F4; remembered for next time"))]
+                  (f"Language: {language_names()}", app.action_toggle_language, _("F4; remembered for next time"))]
         found += [(_("Dashboard: {action}").format(action=_(name)), partial(dashboard_action, app, tab, action),
                    _(help_text)) for name, tab, action, help_text in DASHBOARD_ACTIONS]
         return found

@@ -37,13 +37,6 @@ def worded_select(options: list[tuple[object, object]], **select_args) -> Select
     return select
 
 
-def worded_pane(message: str, **pane_args) -> TabPane:
-    """A tab whose title follows the language (its tab exists only once the pane is mounted)."""
-    pane = TabPane(_(message), **pane_args)
-    setattr(pane, WORDS, (message, "{}"))
-    return pane
-
-
 def relabel(root: Widget) -> None:
     """Write every remembered text under ``root`` again in the current language."""
     for widget in root.query("*"):

@@ -7,11 +7,11 @@ review and the registry-driven tests (tests/test_kinds.py) all reach it through 
 """
 from __future__ import annotations
 
-from tutor.grading.kinds import choice, number, shape, symbolic_shape, values
+from tutor.grading.kinds import choice, formula, number, shape, symbolic_shape, values
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth
 
 KINDS: dict[str, QuestionKind] = {module.KIND.name: module.KIND
-                                  for module in (shape, values, number, choice, symbolic_shape)}
+                                  for module in (shape, values, number, choice, symbolic_shape, formula)}
 
 
 def kind_of(question) -> QuestionKind:

@@ -10,11 +10,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, ngettext
 from tutor.grading.answer_text import symbolic_shown
 from tutor.grading.answers import parse_symbolic_shape
 from tutor.grading.fields import OptionalProbeRef, QuestionBase
-from tutor.grading.symbolic import same_symbolic_shape
+from tutor.grading.symbolic import axes_that_differ, same_symbolic_shape
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
 from tutor.grading.tensor_access import probe_slice
 
@@ -48,8 +48,22 @@ def truth(question, tensors, sizes) -> Truth:
 
 
 def nudge(question, given, truth: Truth) -> str:
+    if tuple(given) == truth.value:   # right on these sizes only: the order is not what is wrong
+        return formula_nudge(given.text, question.answer)
     return _("{nudge} With these sizes yours is {shape}.").format(nudge=shape_nudge(tuple(given), truth.value),
                                                                  shape=tuple(given))
+
+
+def formula_nudge(given: str, answer: str) -> str:
+    """Sizes that match here but not as a formula: say which axis would break with other sizes."""
+    axes = axes_that_differ(given, answer)
+    if not axes:
+        return _("Those sizes match here, but your formula would not match with other sizes: "
+                 "write each size with its name.")
+    return ngettext("Those sizes match here, but axis {axes} would not match with other sizes: "
+                    "write each size with its name.",
+                    "Those sizes match here, but axes {axes} would not match with other sizes: "
+                    "write each size with its name.", len(axes)).format(axes=", ".join(str(a + 1) for a in axes))
 
 
 def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:

@@ -9,14 +9,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Header, Static, TabbedContent
 
 from tutor.common.i18n import N_, _
 from tutor.live.weights_label import localized_label
 from tutor.ui.localize import localize_bindings
-from tutor.ui.relabel import relabel, worded_pane
+from tutor.ui.relabel import relabel
 from tutor.ui.widgets.attention_view import AttentionView
-from tutor.ui.widgets.loss_chart import LossChart
+from tutor.ui.widgets.dashboard_tab import DashboardTab
 from tutor.ui.widgets.sample_panel import SamplePanel
 from tutor.ui.widgets.train_panel import TrainPanel
 
@@ -26,6 +26,9 @@ class DashboardScreen(Screen):
     # a Tab nobody could tell what Enter would press.  Reverse a focused button and give a focused
     # box the accent, in both themes and without colour (NO_COLOR keeps reverse and bold).
     DEFAULT_CSS = """
+    #dash-weights { padding: 0 1; height: auto; max-height: 2; color: $text-muted; }   /* a long label wraps once */
+    #dash-tabs { height: 1fr; }
+    #dash-tabs TabPane { padding: 0 1; }
     DashboardScreen Button.-textual-compact:focus { text-style: bold reverse; }
     DashboardScreen Input.-textual-compact:focus { background: $accent 45%; text-style: bold; }
     DashboardScreen Select.-textual-compact:focus > SelectCurrent { background: $accent 45%; text-style: bold; }
@@ -44,16 +47,17 @@ class DashboardScreen(Screen):
         super().__init__()
         localize_bindings(self)
 
+    def tabs(self) -> ComposeResult:
+        """The tabs, in F8's order: each is one DashboardTab."""
+        yield TrainPanel()
+        yield SamplePanel()
+        yield AttentionView()
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="dash-weights")
         with TabbedContent(id="dash-tabs"):
-            with worded_pane(N_("Train"), id="tab-train"):
-                yield TrainPanel(id="train-panel")
-            with worded_pane(N_("Sample"), id="tab-sample"):
-                yield SamplePanel(id="sample-panel")
-            with worded_pane(N_("Attention"), id="tab-attention"):
-                yield AttentionView(id="attention-view")
+            yield from self.tabs()
         yield Footer()
 
     @property
@@ -69,36 +73,28 @@ class DashboardScreen(Screen):
         self.model_changed()
 
     def model_changed(self) -> None:
-        """The app's model was replaced (trained, loaded, reset): say which, redraw attention."""
+        """The app's model was replaced (trained, loaded, reset): say which, and tell every tab."""
         hub = self.app.hub
         label = hub.label or (_("loading the model…") if hub.model is None else "")
         line = Text(_("Weights: "), style="bold")
         line.append(localized_label(label))
         self.query_one("#dash-weights", Static).update(line)
-        if hub.model is not None:
-            self.query_one(AttentionView).model_changed(hub.model.config)
-        self.query_one(SamplePanel).model_changed()
-        self.train_panel.refresh_buttons()   # Shipped is greyed while the shipped model is on
+        for tab in self.query(DashboardTab):
+            tab.model_changed()
 
     def relabel(self) -> None:
         """After a language switch: the same dashboard (its run, chart, samples kept), in the new words."""
         localize_bindings(self)
         self.title = _("Dashboard")
-        relabel(self)
-        self.query_one(SamplePanel).relabel()
-        self.query_one(AttentionView).relabel()
-        self.query_one(LossChart).refresh()
+        relabel(self)   # every worded text, the tabs' titles among them
+        for tab in self.query(DashboardTab):
+            tab.relabel()
         self.model_changed()   # the weights line, the Train tab's buttons and status
         self.refresh_bindings()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        first = {"tab-train": "#train-go", "tab-sample": "#sample-prompt", "tab-attention": "#attn-text"}
-        self.query_one(first[event.pane.id]).focus()   # Enter then does the tab's main thing
-        if event.pane.id == "tab-attention":
-            view = self.query_one(AttentionView)
-            sample = self.query_one(SamplePanel)
-            view.fill_from_sample(sample.prompt_used + sample.output)
-            view.show()
+        if isinstance(event.pane, DashboardTab):
+            event.pane.activated()
 
     def action_close(self) -> None:
         self.app.pop_screen()
@@ -117,5 +113,5 @@ class DashboardScreen(Screen):
 
     def action_next_tab(self) -> None:
         tabs = self.query_one(TabbedContent)
-        order = ["tab-train", "tab-sample", "tab-attention"]
+        order = [tab.id for tab in self.query(DashboardTab)]
         tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]

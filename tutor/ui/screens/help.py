@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from tutor.common.i18n import N_, _
-from tutor.ui.localize import localize_bindings
+from tutor.ui.localize import binding_label, localize_bindings
 from tutor.ui.widgets.prose import Prose
 
 NOTES = N_(
@@ -29,6 +29,10 @@ NOTES = N_(
 
 
 class HelpScreen(Screen):
+    DEFAULT_CSS = """
+    #help-body { padding: 0 1; }
+    #help-keys { margin-bottom: 1; }
+    """
     BINDINGS = [
         Binding("escape", "app.pop_screen", N_("Back")),
     ]
@@ -57,7 +61,7 @@ class HelpScreen(Screen):
                 if not binding.description:
                     continue
                 key = self._key_text(binding)
-                text.append(f"  {key}{' ' * max(1, 17 - cell_len(key))}{_(binding.description)}\n")
+                text.append(f"  {key}{' ' * max(1, 17 - cell_len(key))}{binding_label(binding.description)}\n")
             text.append("\n")
         return text
 

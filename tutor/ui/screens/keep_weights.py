@@ -20,6 +20,12 @@ from tutor.ui.localize import localize_bindings
 class KeepWeightsScreen(ModalScreen[str]):
     """Dismisses with "keep", "discard" or "cancel"."""
 
+    DEFAULT_CSS = """
+    KeepWeightsScreen { align: center middle; }
+    #keep-box { width: 64; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    #keep-buttons { height: 1; margin-top: 1; }
+    #keep-buttons Button { margin-right: 2; }
+    """
     BINDINGS = [
         Binding("k", "choose('keep')", N_("Keep")),
         Binding("d", "choose('discard')", N_("Don't keep")),

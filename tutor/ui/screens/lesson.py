@@ -25,6 +25,7 @@ from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
 from tutor.ui.screens.lesson_quiz import QuizMixin
 from tutor.ui.widgets.answer_input import AnswerInput
+from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.formula_box import FormulaBox
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
@@ -75,7 +76,23 @@ class RevealTable(TensorView):
 
 
 class LessonScreen(LiveMixin, QuizMixin, Screen):
-    DEFAULT_CSS = "#choices { height: auto; max-height: 10; margin: 0; }"
+    DEFAULT_CSS = """
+    LessonScreen { overflow: hidden; }   /* the panes scroll, never the screen (its scrollbar would shift every line) */
+    #lesson-body { height: 1fr; min-height: 1; padding: 0 1; }
+    #live-status { border-left: thick $primary; padding-left: 1; margin: 1 0; }
+    #formula-row { height: auto; max-height: 12; padding: 0 1; border-top: hkey $primary; }
+    #formula { border: round $accent; padding: 0 1; width: auto; min-width: 9; max-width: 50%; height: auto; }
+    #formula-side { width: 1fr; height: auto; padding-left: 1; }
+    #translation { color: $text-muted; }
+    #formula-check { display: none; }   /* until the live tensors have checked the formula */
+    #quiz { height: auto; max-height: 65%; border-top: hkey $primary; padding: 0 1; }   /* until fit_quiz measures */
+    #answer { margin: 0; }
+    #choices { height: auto; max-height: 10; margin: 0; }
+    #feedback, #hints { margin: 0 1; }
+    #reveal { height: auto; }
+    #your-answer { width: 1fr; min-width: 20; padding: 0 1; border: round $secondary; height: auto; }
+    #real-tensor { width: 3fr; padding: 0 1; height: auto; }
+    """
     BINDINGS = [
         Binding("escape", "back", N_("Roadmap")),
         Binding("ctrl+t", "hint", N_("Hint")),
@@ -120,6 +137,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         with QuizPane(id="quiz"):
             yield Static(id="question")
             yield AnswerInput(placeholder=_("your prediction, then Enter"), id="answer")   # capped, keys in order
+            yield AnswerPreview(id="answer-preview")   # how a formula being typed reads (the kind's preview hook)
             yield OptionList(id="choices")
             yield Static(id="feedback")
             yield Static(id="hints")
@@ -172,6 +190,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.query_one("#your-answer", Static).update("")
         self.query_one("#real-tensor", TensorView).clear()
         self.encounter = Encounter(allowed=allowed_attempts(self.question, self.lesson.attempts))
+        self.preview_answer(self.query_one("#answer", Input).value)
         self.query_one("#reveal").display = False   # nothing to compare yet
         self.model_changed()   # weights replaced while the learner was on the last question
 

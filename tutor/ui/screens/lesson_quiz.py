@@ -15,9 +15,10 @@ from textual.widgets import Input, OptionList, Static
 
 from tutor.common.i18n import _, ngettext
 from tutor.grading.answers import AnswerError
-from tutor.grading.kinds import Truth
+from tutor.grading.kinds import Truth, kind_of
 from tutor.grading.quiz import QuestionError, grade, truth_for
-from tutor.grading.reveal_focus import reveal_for
+from tutor.grading.reveal_focus import question_reveal
+from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
 
@@ -45,6 +46,14 @@ class QuizMixin:
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.submit(event.value)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.preview_answer(event.value)
+
+    def preview_answer(self, text: str) -> None:
+        """The question kind's preview of the text being typed (a formula as it reads), none after the reveal."""
+        preview = None if self.encounter.revealed else kind_of(self.question).preview(self.question, text)
+        self.query_one("#answer-preview", AnswerPreview).show(preview)
 
     def feedback(self, text: Text | str) -> None:
         self.say("#feedback", text)
@@ -138,8 +147,8 @@ class QuizMixin:
         self.query_one("#your-answer", Static).update(
             Group(Text(_("Your answer"), style="bold"), yours, Text(_("Expected"), style="bold"), Text(truth.display)))
         if truth.tensor is not None:
-            reduce = None if self.question.show else getattr(self.question, "reduce", None)
-            reveal = reveal_for(self.live.tensors, truth.tensor_label, self.live.sizes, self.live.token_labels, reduce)
+            reveal = question_reveal(self.question, truth.tensor_label, self.live.tensors, self.live.sizes,
+                                     self.live.token_labels)
             if reveal is not None:
                 reveal = dataclasses.replace(reveal, title=self.reveal_title(truth.tensor_label))
             self.query_one("#real-tensor", TensorView).show(reveal)

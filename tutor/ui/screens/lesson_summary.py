@@ -87,6 +87,7 @@ def summary_text(summary: LessonSummary, now: datetime) -> Text:
 
 
 class LessonSummaryScreen(Screen):
+    DEFAULT_CSS = "#summary-body { padding: 1 2; }"
     BINDINGS = [
         Binding("enter", "next_lesson", N_("Next lesson")),
         Binding("escape", "app.show_roadmap", N_("Roadmap")),

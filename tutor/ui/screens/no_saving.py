@@ -20,6 +20,13 @@ from tutor.ui.localize import localize_bindings
 class NoSavingScreen(ModalScreen[bool]):
     """Dismisses with True to go on without saving, False to quit."""
 
+    DEFAULT_CSS = """
+    NoSavingScreen { align: center middle; }
+    #no-saving-box { width: 72; height: auto; border: thick $error; background: $surface; padding: 1 2; }
+    #no-saving-text, #no-saving-question { margin-top: 1; }
+    #no-saving-buttons { height: 1; margin-top: 1; }
+    #no-saving-buttons Button { margin-right: 2; }
+    """
     BINDINGS = [
         Binding("c,enter", "choose(True)", N_("Continue without saving")),
         Binding("q,escape", "choose(False)", N_("Quit")),

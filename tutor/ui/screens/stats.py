@@ -19,6 +19,12 @@ DAYS = 30
 
 class StatsScreen(Screen):
     review_tick_seconds = 15.0   # how often "next review in 2 min" is brought up to date (the app's clock)
+    DEFAULT_CSS = """
+    #stats-body { padding: 0 1; }
+    #stats-summary, #stats-days-axis { margin-bottom: 1; }
+    #stats-days { height: 3; }
+    #stats-tracks { height: auto; }
+    """
     BINDINGS = [
         Binding("escape", "app.pop_screen", N_("Back")),
         Binding("r", "app.open_review", N_("Review")),

@@ -11,13 +11,15 @@ bindings (the app's F3/ctrl+d) are still taken by the App before the key is forw
 keys the Input does not bind bubble on as before.
 
 The cap (``MAX_ANSWER_CHARS``) keeps a pasted 100 KB from hanging the app: Input recomputes
-cell positions on every key, so a long value makes each key slower than the last.
+cell positions on every key, so a long value makes each key slower than the last.  What the cap
+refuses is said, not only rung: a paste that does not fit was once dropped with a bell alone.
 """
 from __future__ import annotations
 
 from textual import events
 from textual.widgets import Input
 
+from tutor.common.i18n import _
 from tutor.grading.answers import MAX_ANSWER_CHARS
 
 
@@ -45,3 +47,24 @@ class AnswerInput(Input):
             event.stop()
             event.prevent_default()
             await self.run_action(bindings[0].action)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste that would pass the cap is refused whole, with the reason (Input would ring only)."""
+        line = event.text.splitlines()[0] if event.text else ""
+        start, end = sorted(self.selection)
+        room = self.max_length - (len(self.value) - (end - start)) if self.max_length else len(line)
+        if len(line) > room:
+            event.stop()
+            event.prevent_default()   # Input._on_paste would insert nothing and ring
+            self.app.bell()
+            self.app.notify(_("Nothing was pasted: that text has {count} characters and an answer holds at most "
+                              "{limit}.").format(count=f"{len(line):,}", limit=f"{self.max_length:,}"),
+                            severity="warning", markup=False)
+
+    def restricted(self) -> None:
+        """A key typed past the cap: ring, and say why once per answer box."""
+        self.app.bell()
+        if not getattr(self, "_told_limit", False):
+            self._told_limit = True
+            self.app.notify(_("An answer holds at most {limit} characters.").format(limit=f"{self.max_length:,}"),
+                            severity="warning", markup=False)

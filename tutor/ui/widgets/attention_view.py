@@ -10,7 +10,7 @@ import numpy as np
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.containers import Horizontal, ScrollableContainer
 from textual.widgets import Button, Input, Label, Select, Static
 
 from tutor.common.i18n import N_, _
@@ -18,7 +18,9 @@ from tutor.common.safe_text import neutralise
 from tutor.live.weights_label import localized_label
 from tutor.ui.messages import AttentionFailed, AttentionReady
 from tutor.ui.relabel import worded
+from tutor.ui.widgets.dashboard_tab import DashboardTab
 from tutor.ui.widgets.heat_colors import HeatPalette
+from tutor.ui.widgets.sample_panel import SamplePanel
 
 CORNER = "q↓ k→"   # rows are queries, columns keys
 
@@ -46,9 +48,17 @@ def heatmap(pattern: np.ndarray, labels: list[str], palette: HeatPalette | None 
 PLACEHOLDER = N_("Choose a layer and a head; the pattern appears here.")
 
 
-class AttentionView(Vertical):
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+class AttentionView(DashboardTab):
+    TITLE, TAB_ID = N_("Attention"), "tab-attention"
+    DEFAULT_CSS = """
+    #attn-text { width: 1fr; }
+    #attn-message { height: auto; max-height: 3; }
+    #attn-layer, #attn-head { width: 7; }
+    #attn-box { height: 1fr; margin-top: 1; }
+    #attn-map { width: auto; }
+    """
+    def __init__(self) -> None:
+        super().__init__()
         self.edited = False          # typed by the learner: the Sample tab no longer fills it in
         self.filled = "3142>1234"    # what the box was last given (the default, or the Sample tab's text)
         self.shown: tuple | None = None
@@ -77,6 +87,16 @@ class AttentionView(Vertical):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.draw())
+
+    def focus_within(self) -> None:
+        self.query_one("#attn-text").focus()   # Enter shows the pattern
+
+    def activated(self) -> None:
+        """Show the pattern of the Sample tab's last text, unless the learner typed their own."""
+        super().activated()
+        sample = self.screen.query_one(SamplePanel)
+        self.fill_from_sample(sample.prompt_used + sample.output)
+        self.show()
 
     def draw(self) -> None:
         if self.drawn is not None:
@@ -116,8 +136,11 @@ class AttentionView(Vertical):
         head = self.query_one("#attn-head", Select).value
         self.compute(text, layer, head)
 
-    def model_changed(self, config) -> None:
+    def model_changed(self) -> None:
         """Offer the new model's layers and heads and redraw for its weights."""
+        if self.app.hub.model is None:
+            return
+        config = self.app.hub.model.config
         for name, count in (("#attn-layer", config.n_layer), ("#attn-head", config.n_head)):
             select = self.query_one(name, Select)
             value = select.value if isinstance(select.value, int) and select.value < count else 0

@@ -23,6 +23,7 @@ from tutor.common.prompt_chars import fold_full_width
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
 from tutor.ui.relabel import worded, worded_select
+from tutor.ui.widgets.dashboard_tab import DashboardTab
 
 KNOBS = {   # which inputs each strategy reads; the others are greyed out
     "greedy": (), "temperature": ("temperature",), "top-k": ("temperature", "top-k"),
@@ -77,11 +78,24 @@ def distribution_text(step: SampleStep | None, index: int, count: int, strategy:
     return text
 
 
-class SamplePanel(Vertical):
+class SamplePanel(DashboardTab):
+    TITLE, TAB_ID = N_("Sample"), "tab-sample"
+    DEFAULT_CSS = """
+    #sample-prompt { width: 1fr; }
+    #sample-message { height: auto; max-height: 3; }
+    #sample-strategy { width: 15; }
+    #sample-model { width: 18; }
+    .knob { width: 5; }
+    #sample-stop { margin-left: 1; }
+    #sample-body { height: 1fr; margin-top: 1; }
+    #sample-output-box { width: 1fr; border-right: vkey $primary; padding-right: 1; }
+    #sample-dist-box { width: 32; padding-left: 1; }
+    #sample-dist { height: auto; }
+    """
     pace = 0.05        # seconds between shown tokens
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self) -> None:
+        super().__init__()
         self.run_id = 0
         self.steps: list[SampleStep] = []
         self.shown = 0                 # which step's distribution is on screen
@@ -120,6 +134,9 @@ class SamplePanel(Vertical):
     def on_mount(self) -> None:
         self.grey_knobs()
         self.model_changed()
+
+    def focus_within(self) -> None:
+        self.query_one("#sample-prompt").focus()   # Enter samples
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "sample-strategy":

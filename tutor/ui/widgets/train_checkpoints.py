@@ -7,10 +7,12 @@ a message, so a slow disk never stalls the UI.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from textual import work
 from textual.widgets import Input
 
+from tutor.common.file_scope import OutsideHomeError, typed_path
 from tutor.common.i18n import _
 from tutor.live.weights_label import localized_label
 from tutor.training import runs as dt
@@ -54,20 +56,37 @@ class CheckpointActions:
 
     save_armed: str | None = None   # the path a first Save of unchanged weights asked to confirm
 
+    def typed_file(self, text: str) -> str | None:
+        """The path typed in a box, or None (said in the panel) when it leaves a confined home."""
+        try:
+            return str(typed_path(text, self.app.settings_home, self.app.files_in_home))
+        except OutsideHomeError as error:
+            self.say(str(error), "bold red")
+            return None
+
     def save(self) -> None:
         """Save trained, unsaved weights at once; anything else (the shipped model, weights just
         loaded or saved) only after a second Save to the same path, since one stray Tab + Enter
-        wrote the shipped weights out as if they were the learner's."""
-        path = self.query_one("#train-path", Input).value.strip()
+        wrote the shipped weights out as if they were the learner's. Either way an existing file
+        is asked about before it is overwritten."""
+        typed = self.query_one("#train-path", Input).value.strip()
         data = str(self.hub_meta.get("data") or "model")
-        target = path or str(dt.default_save_path(self.app.settings_home, data))
-        if not self.unsaved and self.save_armed != target:
-            self.save_armed = target
+        path = self.typed_file(typed) if typed else str(dt.default_save_path(self.app.settings_home, data))
+        if path is None:
+            return
+        if not self.unsaved and self.save_armed != path:
+            self.save_armed = path
             self.say(_("Nothing new to save: these are {label}. Press Save again to write a copy to {path}.").format(
-                label=localized_label(self.app.hub.label), path=target), "yellow")
+                label=localized_label(self.app.hub.label), path=path), "yellow")
             return
         self.save_armed = None
-        self.save_to(target)
+        if Path(path).exists():   # a stat on the UI thread; the write itself is on a worker
+            from tutor.ui.screens.overwrite import OverwriteScreen
+
+            self.app.push_screen(OverwriteScreen(path), lambda overwrite: self.save_to(path) if overwrite else
+                                 self.say(_("Not saved: {path} is left as it was.").format(path=path), "yellow"))
+            return
+        self.save_to(path)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def save_to(self, path: str) -> None:
@@ -94,7 +113,9 @@ class CheckpointActions:
         if not path:
             self.say(_("Type the checkpoint's path in the box beside Load."), "yellow")
             return
-        self.load_from(path)
+        path = self.typed_file(path)
+        if path is not None:
+            self.load_from(path)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def load_from(self, path: str) -> None:

@@ -14,16 +14,18 @@ import time
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from tutor.common.file_scope import typed_path
 from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
 from tutor.ui.relabel import worded, worded_select
+from tutor.ui.widgets.dashboard_tab import DashboardTab
 from tutor.ui.widgets.live_text import LiveText
 from tutor.ui.widgets.loss_chart import LossChart
 from tutor.ui.widgets.train_checkpoints import CheckpointActions
@@ -49,12 +51,18 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-class TrainPanel(CheckpointActions, Vertical):
+class TrainPanel(CheckpointActions, DashboardTab):
+    TITLE, TAB_ID = N_("Train"), "tab-train"
+    DEFAULT_CSS = """
+    #train-data { width: 19; }  #train-preset { width: 23; }  #train-start { width: 17; }  #train-lr { width: 9; }
+    #train-file, #train-path { width: 1fr; }  #train-chart { height: 1fr; }
+    #train-status { height: 2; margin-top: 1; }  #train-message { height: auto; max-height: 3; }
+    """
     # idle | starting | training | paused | stopping: the buttons and the status line follow it
     state: reactive[str] = reactive("idle", init=False)
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self) -> None:
+        super().__init__()
         self.run: dt.TrainingRun | None = None
         self.worker: Worker | None = None
         self.stop_event = threading.Event()   # a Stop pressed before the run is built still counts
@@ -70,6 +78,15 @@ class TrainPanel(CheckpointActions, Vertical):
 
     def on_mount(self) -> None:
         self.refresh_buttons()
+
+    def focus_within(self) -> None:
+        self.query_one("#train-go").focus()   # Enter starts with the choices on screen
+
+    def model_changed(self) -> None:
+        self.refresh_buttons()   # Shipped is greyed while the shipped model is on
+
+    def relabel(self) -> None:
+        self.query_one(LossChart).refresh()   # the chart's axis words
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
@@ -116,8 +133,10 @@ class TrainPanel(CheckpointActions, Vertical):
 
     def request(self) -> dt.TrainRequest:
         """The choices on screen; ValueError names the one that is wrong."""
-        return dt.TrainRequest(data=self.query_one("#train-data", Select).value,
-                               path=self.query_one("#train-file", Input).value,
+        data, path = self.query_one("#train-data", Select).value, self.query_one("#train-file", Input).value
+        if data == "file" and path.strip():   # confined to the home when served to others (OutsideHomeError)
+            path = str(typed_path(path.strip(), self.app.settings_home, self.app.files_in_home))
+        return dt.TrainRequest(data=data, path=path,
                                preset=self.query_one("#train-preset", Select).value,
                                lr=dt.parse_lr(self.query_one("#train-lr", Input).value.strip()),
                                start=self.query_one("#train-start", Select).value)

@@ -1,0 +1,306 @@
+"""A class on a real JupyterHub, on loopback: N learners, each with their own tutor, timed.
+
+Run (in an environment with the tutor installed with its ``jupyter`` extra, plus jupyterhub and
+jupyterlab or jupyter_server, and configurable-http-proxy from the npm registry):
+
+    python bench/hub_class.py --learners 5 [--proxy PATH/configurable-http-proxy] [--keys 16]
+
+The script writes a hub configuration into a throwaway folder and starts JupyterHub on
+127.0.0.1: the dummy authenticator (any name logs in), the local process spawner in its
+``simple`` form (each hub user a home folder of their own under the throwaway folder, all run
+by this account: the same processes a real hub starts, without creating system users), and
+configurable-http-proxy.  Then N learners, a third of a second apart, each: log in through the
+hub's login form, wait for their server, open ``/user/NAME/tutor/`` (jupyter-server-proxy
+starts that user's ``tutor serve`` through the entry point the ``jupyter`` extra registers),
+open its WebSocket as textual.js does, wait for the roadmap and the model, press Enter for the
+first lesson and wait for the answer box.  Once everyone is there they type ``--keys`` letters
+at 80-200 ms intervals, each timed from sending to its echo, then submit an answer of their
+own (a shape no one else types) and wait for the tutor's verdict.
+
+Prints ``hub_learners N``, ``separate_homes yes|no`` (each learner's answer is in their own
+home's progress database and in no other's), ``join_p95_s`` (from the login form to a usable
+lesson), ``keypress_p95_ms``, and ``pss_mb_per_learner`` (proportional memory of the tutor's
+processes per learner: each user's ``tutor serve`` and tab; their Jupyter server beside it).
+Everything runs on 127.0.0.1 and is stopped at the end, also on failure.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import html
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve_load import (LESSON_MARK, LETTERS, MODEL_MARKS, ROADMAP_MARK, Learner, descendants,  # noqa: E402
+                        free_port, listening, memory_kb)
+
+VERDICT_MARKS = ("Not quite", "Correct", "Right")
+
+
+def hub_config(root: Path, port: int, api_port: int, hub_port: int, proxy: str, token: str) -> str:
+    singleuser = shutil.which("jupyterhub-singleuser", path=str(Path(sys.executable).parent)) or "jupyterhub-singleuser"
+    return f"""
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {port}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {hub_port}
+c.ConfigurableHTTPProxy.command = [{proxy!r}]
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
+c.ConfigurableHTTPProxy.pid_file = {str(root / 'proxy.pid')!r}
+c.JupyterHub.db_url = "sqlite:///{root / 'hub.sqlite'}"
+c.JupyterHub.cookie_secret_file = {str(root / 'cookie_secret')!r}
+c.JupyterHub.authenticator_class = "dummy"
+c.Authenticator.allow_all = True
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = {str(root / 'homes' / '{username}')!r}
+c.Spawner.cmd = [{singleuser!r}]
+c.Spawner.ip = "127.0.0.1"
+c.Spawner.args = {['--allow-root'] if os.geteuid() == 0 else []!r}   # a container's root, as on this bench machine
+c.Spawner.start_timeout = 300
+c.Spawner.http_timeout = 300
+c.Spawner.environment = {{"XDG_CACHE_HOME": {str(root / 'cache')!r}, "LANG": "C.UTF-8",
+                         "OMP_NUM_THREADS": "1", "JUPYTER_PREFER_ENV_PATH": "1"}}
+c.JupyterHub.services = [{{"name": "bench", "api_token": {token!r}}}]
+c.JupyterHub.load_roles = [{{"name": "bench", "scopes": ["admin:users", "admin:servers", "list:users"],
+                            "services": ["bench"]}}]
+c.JupyterHub.cleanup_servers = True
+"""
+
+
+async def log_in(session: aiohttp.ClientSession, base: str, name: str) -> None:
+    async with session.get(f"{base}/hub/login") as response:
+        page = await response.text()
+    found = re.search(r'name="_xsrf"\s+value="([^"]+)"', page)
+    form = {"username": name, "password": "class"}
+    if found:
+        form["_xsrf"] = html.unescape(found.group(1))
+    async with session.post(f"{base}/hub/login?next=", data=form, allow_redirects=False) as response:
+        if response.status != 302:   # logged in: a cookie and a redirect (the server is started by the API)
+            raise RuntimeError(f"{name}: login answered {response.status}")
+
+
+async def wait_ready(api: aiohttp.ClientSession, base: str, name: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    async with api.post(f"{base}/hub/api/users/{name}/server") as response:
+        if response.status not in (201, 202, 400):   # 400: already running or starting
+            raise RuntimeError(f"{name}: spawn answered {response.status}: {await response.text()}")
+    while time.monotonic() < deadline:
+        async with api.get(f"{base}/hub/api/users/{name}") as response:
+            server = ((await response.json()).get("servers") or {}).get("")
+        if server and server.get("ready"):
+            return
+        await asyncio.sleep(0.5)
+    raise TimeoutError(f"{name}: server not ready after {timeout:.0f} s")
+
+
+async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.Event, ready: list,
+                      latencies: list, done: asyncio.Event) -> None:
+    name = f"learner{index + 1}"
+    learner = Learner(name)
+    jar = aiohttp.CookieJar(unsafe=True)
+    async with aiohttp.ClientSession(cookie_jar=jar, headers={"Accept-Language": "en"}) as session:
+        started = time.perf_counter()
+        await log_in(session, base, name)
+        await wait_ready(api, base, name, 300)
+        page_url = f"{base}/user/{name}/tutor/"
+        for _attempt in range(120):   # jupyter-server-proxy starts tutor serve on the first request
+            async with session.get(page_url) as response:
+                page = await response.text()
+                if response.status == 200 and "textual.js" in page:
+                    break
+            await asyncio.sleep(1)
+        else:
+            raise RuntimeError(f"{name}: {page_url} never served the tutor page ({response.status})")
+        learner.ws = await session.ws_connect(f"{base.replace('http', 'ws', 1)}/user/{name}/tutor/ws?width=100&height=30",
+                                              headers={"Origin": base}, max_msg_size=0)
+        reader = asyncio.create_task(learner.read())
+        try:
+            await learner.ws.send_json(["resize", {"width": 100, "height": 30}])
+            await learner.wait_for(ROADMAP_MARK, timeout=300)
+            await learner.wait_for(MODEL_MARKS, timeout=300)
+            mark = len(learner.output)
+            await learner.send_keys("\r")
+            await learner.wait_for(LESSON_MARK, since=mark, timeout=120)
+            ready.append(time.perf_counter() - started)
+            await all_ready.wait()
+            typed = ""
+            for i in range(keys):
+                typed += LETTERS[i % len(LETTERS)]
+                mark = len(learner.output)
+                sent = time.perf_counter()
+                await learner.send_keys(typed[-1])
+                await learner.wait_for(typed[-3:], since=mark, timeout=60)
+                latencies.append(1000 * (time.perf_counter() - sent))
+                await asyncio.sleep(random.uniform(0.08, 0.2))
+            mark = len(learner.output)
+            await learner.send_keys(f"\x15{own_answer(index)}\r")   # ctrl+u clears the box first
+            await learner.wait_for(VERDICT_MARKS, since=mark, timeout=120)
+            await done.wait()                                          # connected until memory is measured
+        finally:
+            await learner.ws.close()
+            reader.cancel()
+
+
+def own_answer(index: int) -> str:
+    """A shape only this learner types, so the answer shows whose progress it reached."""
+    return f"({index + 101}, 7)"
+
+
+def homes_are_separate(root: Path, count: int) -> bool:
+    for index in range(count):
+        database = root / "homes" / f"learner{index + 1}" / ".local" / "share" / "tutor" / "progress.db"
+        if not database.exists():
+            return False
+        with sqlite3.connect(database) as con:
+            texts = {row[0] for row in con.execute("SELECT answer FROM answers")}
+        theirs = {own_answer(other) for other in range(count)} & texts
+        if theirs != {own_answer(index)}:
+            return False
+    return True
+
+
+def learner_memory(hub_pid: int) -> tuple[float, float]:
+    """(PSS of the tutor's processes, PSS of the users' Jupyter servers), in MB."""
+    tutor = jupyter = 0
+    for pid in descendants(hub_pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if "-m tutor" in command:
+            tutor += memory_kb(pid)[1]
+        elif "jupyterhub-singleuser" in command:
+            jupyter += memory_kb(pid)[1]
+    return tutor / 1024, jupyter / 1024
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 else values[0]
+
+
+async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, timeout: float) -> dict:
+    random.seed(count)
+    latencies: list[float] = []
+    ready: list[float] = []
+    all_ready, done = asyncio.Event(), asyncio.Event()
+    async with aiohttp.ClientSession(headers={"Authorization": f"token {token}"}) as api:
+        tasks = []
+        for index in range(count):
+            tasks.append(asyncio.create_task(one_learner(base, api, index, keys, all_ready, ready, latencies, done)))
+            await asyncio.sleep(0.33)
+        deadline = time.monotonic() + timeout
+
+        async def until(condition) -> None:
+            while not condition():
+                failed = [t for t in tasks if t.done() and not t.cancelled() and t.exception()]
+                if failed:
+                    raise failed[0].exception()
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the class did not finish in time")
+                await asyncio.sleep(0.2)
+
+        await until(lambda: len(ready) == count)
+        all_ready.set()
+        await until(lambda: len(latencies) == count * keys)
+        await asyncio.sleep(3)                 # the last answers are written
+        tutor_mb, jupyter_mb = learner_memory(hub_pid)
+        done.set()
+        await asyncio.gather(*tasks)
+    return {"join_p95_s": p95(ready), "keypress_p95_ms": p95(latencies), "pss_tutor": tutor_mb / count,
+            "pss_jupyter": jupyter_mb / count, "keys": len(latencies)}
+
+
+def start_hub(root: Path, proxy: str, token: str) -> tuple[subprocess.Popen, str]:
+    port, api_port, hub_port = free_port(), free_port(), free_port()
+    config = root / "jupyterhub_config.py"
+    config.write_text(hub_config(root, port, api_port, hub_port, proxy, token))
+    hub_bin = shutil.which("jupyterhub", path=str(Path(sys.executable).parent)) or "jupyterhub"
+    log = open(root / "hub.log", "w")
+    hub = subprocess.Popen([hub_bin, "-f", str(config)], cwd=root, stdout=log, stderr=subprocess.STDOUT,
+                           start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not hub_answers(port):   # the proxy listens before the hub does
+        if hub.poll() is not None:
+            raise SystemExit(f"jupyterhub exited:\n{(root / 'hub.log').read_text()[-3000:]}")
+        time.sleep(0.5)
+    return hub, f"http://127.0.0.1:{port}"
+
+
+def hub_answers(port: int) -> bool:
+    import urllib.request
+
+    if not listening(port):
+        return False
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/api/", timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def stop_hub(hub: subprocess.Popen, root: Path) -> None:
+    try:
+        os.killpg(hub.pid, signal.SIGTERM)   # the hub stops its users' servers (cleanup_servers)
+        hub.wait(60)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    try:   # the proxy runs in a session of its own, and outlives a hub that failed early
+        proxy = [int((root / "proxy.pid").read_text().strip())]
+    except (OSError, ValueError):
+        proxy = []
+    for pid in [hub.pid, *descendants(hub.pid), *proxy]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=5, help="hub users in the class (default 5)")
+    parser.add_argument("--keys", type=int, default=16, help="letters each learner types (default 16)")
+    parser.add_argument("--proxy", default=shutil.which("configurable-http-proxy") or "configurable-http-proxy",
+                        help="the configurable-http-proxy command (npm install configurable-http-proxy)")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds allowed for the whole class")
+    parser.add_argument("--keep", action="store_true", help="keep the throwaway folder (hub log, homes)")
+    args = parser.parse_args()
+    if not 1 <= args.learners <= 40:
+        raise SystemExit("between 1 and 40 learners")
+    root = Path(tempfile.mkdtemp(prefix="tutor-hub-bench-"))
+    token = secrets.token_hex(24)
+    hub, base = start_hub(root, args.proxy, token)
+    print(f"jupyterhub at {base}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
+    try:
+        result = asyncio.run(run_class(base, token, hub.pid, args.learners, args.keys, args.timeout))
+        separate = homes_are_separate(root, args.learners)
+        print(f"  {result['keys']} keys timed; Jupyter server beside each tutor: {result['pss_jupyter']:.0f} MB PSS; "
+              f"load average {os.getloadavg()[0]:.2f}")
+        print(f"hub_learners {args.learners}")
+        print(f"separate_homes {'yes' if separate else 'no'}")
+        print(f"join_p95_s {result['join_p95_s']:.1f}")
+        print(f"keypress_p95_ms {result['keypress_p95_ms']:.1f}")
+        print(f"pss_mb_per_learner {result['pss_tutor']:.0f}", flush=True)
+    finally:
+        stop_hub(hub, root)
+        if args.keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

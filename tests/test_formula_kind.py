@@ -1,0 +1,229 @@
+"""kind: formula — the learner writes the expression and the live model checks it (issue 20)."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from textual.widgets import Input
+
+from journey_helpers import text_of, type_answer, wait_for_live
+from tutor.course.schema import Lesson
+from tutor.formulas.parse import parse_formula, render_formula
+from tutor.grading.answer_text import formula_shown
+from tutor.grading.answers import AnswerError
+from tutor.grading.kinds.formula import FormulaQuestion, Given, Unreadable, UnknownSymbol, nudge_of, preview, read, \
+    symbolic_verdict
+from tutor.grading.quiz import grade, truth_for
+
+LESSONS = Path(__file__).resolve().parents[1] / "lessons"
+SCORES = dict(kind="formula", id="scores-formula", prompt="p", answer="Q @ K.T / sqrt(d_k)", matrices=["Q", "K"],
+              bind={"Q": "blocks.0.attn.q[0, 0]", "K": "blocks.0.attn.k[0, 0]", "d_k": "D_head"},
+              probe="blocks.0.attn.scores[0, 0]")
+
+
+def printed(question, text):
+    return str(read(question, text).expr)
+
+
+@pytest.mark.parametrize("text", ["Q @ K.T / sqrt(d_k)", "Q·Kᵀ/√d_k", "Q⋅Kᵀ / √(d_k)", "(Q @ K.T) / sqrt(d_k)",
+                                  "Ｑ＠Ｋ．Ｔ／ｓｑｒｔ（ｄ＿ｋ）", "Q·Kᵀ/√dₖ", "Q@K.T*d_k**(-1/2)"])
+def test_as_written_forms_read_as_the_same_formula(text):
+    question = FormulaQuestion(**SCORES)
+    reference = read(question, "Q @ K.T / sqrt(d_k)").tree
+    assert read(question, text).tree.kind == reference.kind
+    if text != "Q@K.T*d_k**(-1/2)":
+        assert printed(question, text) == printed(question, "Q @ K.T / sqrt(d_k)")
+
+
+def test_greek_and_superscripts_match_the_offered_symbols():
+    question = FormulaQuestion(kind="formula", id="adam", prompt="p", answer="m / (1 - beta1**t)",
+                               bind={"m": "m", "beta1": 0.9, "t": 3.0}, probe="mhat")
+    assert printed(question, "m/(1−β₁ᵗ)") == printed(question, "m / (1 - beta1**t)")
+    assert printed(question, "m / (1 - β1^t)") == printed(question, "m / (1 - beta1**t)")
+
+
+def test_what_does_not_read_costs_no_try_and_says_where():
+    question = FormulaQuestion(**SCORES)
+    with pytest.raises(Unreadable) as error:
+        read(question, "Q @ K.T / sqrt(d_k")
+    assert error.value.column == 15 and "never closed" in str(error.value)
+    with pytest.raises(UnknownSymbol, match="V is not a symbol this question offers; it offers Q, K, d_k"):
+        read(question, "Q @ V")
+    shown = preview(question, "Q @ K.T / sqrt(d_k").splitlines()
+    assert shown[0] == "Q @ K.T / sqrt(d_k" and shown[1] == " " * 14 + "^" and "never closed" in shown[2]
+    assert preview(question, "") is None
+
+
+def test_the_preview_prints_as_the_lessons_formula_prints():
+    question = FormulaQuestion(**SCORES)
+    lesson_formula = render_formula(parse_formula("Q @ K.T / sqrt(d_k)", matrices=["Q", "K"]))
+    assert preview(question, "Q·Kᵀ/√d_k") == lesson_formula
+
+
+@pytest.fixture(scope="module")
+def scores(hub):
+    from tutor.live.compute import compute_live
+
+    lesson = Lesson.model_validate(yaml.safe_load((LESSONS / "la-scaled-scores.yaml").read_text(encoding="utf-8")))
+    live = compute_live(lesson, hub)
+    question = next(q for q in lesson.questions if q.kind == "formula")
+    return question, live, truth_for(question, live.tensors, live.sizes)
+
+
+@pytest.mark.parametrize("text", ["Q @ K.T / sqrt(d_k)", "Q·Kᵀ/√d_k", "Q @ K.T * (1 / sqrt(d_k))",
+                                  "(K @ Q.T).T / sqrt(d_k)"])
+def test_right_answers_are_right(scores, text):
+    question, live, truth = scores
+    assert grade(question, text, truth, live.sizes).correct
+
+
+@pytest.mark.parametrize("text,word,words", [
+    ("Q @ K.T", "factor", ["2.00×", "√D_head"]),
+    ("Q @ K.T / d_k", "factor", ["1/√D_head"]),
+    ("K @ Q.T / sqrt(d_k)", "transposed", []),
+    ("-Q @ K.T / sqrt(d_k)", "sign", []),
+    ("Q @ K.T / 2", "coincidence", ["other sizes"]),             # √d_k is 2 here, and only here
+    ("Q.T @ K / sqrt(d_k)", "shape", ["(D_head, D_head)", "(L, L)"]),   # L = D_head = 4 here
+    ("Q @ K / sqrt(d_k)", "compute", ["(5, 4) @ (5, 4)"]),      # L = 5, D_head = 4: no product at all
+    ("causal_mask(Q @ K.T / sqrt(d_k))", "mask", []),
+    ("softmax(Q @ K.T / sqrt(d_k))", "differs", []),
+    ("Q @ Q.T / sqrt(d_k)", "differs", []),
+])
+def test_wrong_answers_get_a_nudge_from_both_results(scores, text, word, words):
+    question, live, truth = scores
+    result = grade(question, text, truth, live.sizes)
+    assert not result.correct
+    found = nudge_of(question, Given(read(question, text)), truth)
+    assert found.word == word and found.text in result.feedback
+    for piece in words:
+        assert piece in found.text, found.text
+    assert "sqrt(d_k)" not in result.feedback and "Q @ K.T / sqrt" not in result.feedback
+
+
+def test_a_scalar_formula_is_checked_with_other_values_and_by_sympy():
+    tensors = {"m": np.array(0.3), "mhat": np.array(0.3 / (1 - 0.9 ** 3))}
+    question = FormulaQuestion(kind="formula", id="adam", prompt="p", answer="m / (1 - beta1**t)",
+                               bind={"m": "m", "beta1": 0.9, "t": 3.0}, probe="mhat")
+    truth = truth_for(question, tensors, {})
+    assert grade(question, "m/(1−β₁ᵗ)", truth, {}).correct
+    assert grade(question, "m * 1 / (1 - beta1**t)", truth, {}).correct
+    assert symbolic_verdict(question, Given(read(question, "m/(1 - beta1**t)")), truth) is True
+    assert symbolic_verdict(question, Given(read(question, "m/(1 + beta1**t)")), truth) is None   # not a number apart
+    assert symbolic_verdict(question, Given(read(question, "m/(1 - beta1**t) + 1")), truth) is False
+    wrong = grade(question, "m / (1 - beta1**3)", truth, {})   # t is 3 here: equal only by coincidence
+    assert not wrong.correct and "coincidence" in wrong.feedback
+    assert "constant factor: 2.00×" in grade(question, "2 * m / (1 - beta1**t)", truth, {}).feedback
+    # one number is always some multiple of another: that is no constant factor
+    assert "too low" in grade(question, "m", truth, {}).feedback
+
+
+def test_a_zero_bias_left_out_is_caught_by_the_shifted_draw():
+    rng = np.random.default_rng(0)
+    tensors = {"x": rng.standard_normal((3, 4)), "W": rng.standard_normal((4, 5)), "b": np.zeros(5)}
+    tensors["y"] = tensors["x"] @ tensors["W"]
+    question = FormulaQuestion(kind="formula", id="lin", prompt="p", answer="x @ W + b", matrices=["x", "W"],
+                               bind={"x": "x", "W": "W", "b": "b"}, probe="y")
+    truth = truth_for(question, tensors, {})
+    assert grade(question, "x @ W + b", truth, {}).correct
+    assert not grade(question, "x @ W", truth, {}).correct
+
+
+def test_an_expression_over_the_compute_budget_costs_no_try():
+    tensors = {"X": np.zeros((512, 512)), "Y": np.zeros((512, 512))}
+    question = FormulaQuestion(kind="formula", id="big", prompt="p", answer="X", matrices=["X"],
+                               bind={"X": "X"}, probe="Y")
+    truth = truth_for(question, tensors, {})
+    with pytest.raises(AnswerError, match="too long to evaluate"):
+        grade(question, "X @ X @ X @ X @ X", truth, {})
+
+
+@pytest.mark.parametrize("text,found", [
+    ("so the scores are Q·Kᵀ/√d_k, one per pair", "Q·Kᵀ/√d_k"),
+    ("we compute (Q @ K.T) / sqrt(d_k) for each head", "(Q @ K.T) / sqrt(d_k)"),
+    ("Q·Kᵀ compares queries with keys; √d_k is the head size's root", None),
+])
+def test_the_leak_search_finds_the_formula_as_typed_or_printed(text, found):
+    question = FormulaQuestion(**SCORES)
+    reference = printed(question, question.answer)
+
+    def same(candidate):
+        try:
+            return printed(question, candidate) == reference
+        except AnswerError:
+            return False
+    hit = formula_shown(text, {"Q", "K", "d_k"}, same)
+    assert (text[hit[0]:hit[1]] if hit else None) == found
+
+
+def _scores_lesson(tmp_path, model: dict | None = None, **changes) -> Path:
+    data = yaml.safe_load((LESSONS / "la-scaled-scores.yaml").read_text(encoding="utf-8"))
+    data["model"].update(model or {})
+    question = next(q for q in data["questions"] if q["kind"] == "formula")
+    question.update(changes)
+    path = tmp_path / "la-scaled-scores.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_the_check_verifies_the_reference_against_the_probe(tmp_path):
+    from tutor.authoring.check import check_paths
+
+    report = check_paths([_scores_lesson(tmp_path, answer="Q @ K.T / d_k", wrong=[])])
+    assert not report.ok
+    assert any(p.field.endswith("answer") and "does not reproduce blocks.0.attn.scores[0, 0]" in p.message
+               for p in report.problems), report.text()
+
+
+def test_the_check_grades_every_wrong_expression(tmp_path):
+    from tutor.authoring.check import check_paths
+
+    wrong = [{"expr": "Q @ K.T", "nudge": "sign"}, {"expr": "K.T @ Q.T.T.T / sqrt(d_k)", "nudge": "shape"},
+             {"expr": "Q @ K.T / sqrt(d_k)", "nudge": "factor"}, {"expr": "Q @ K.T", "nudge": "factor"}]
+    report = check_paths([_scores_lesson(tmp_path, wrong=wrong)])
+    messages = {p.field: p.message for p in report.problems}
+    assert "gets a 'factor' nudge, not 'sign'" in messages[next(f for f in messages if "wrong.0" in f)]
+    assert any("wrong.2" in f and "is graded right" in m for f, m in messages.items()), report.text()
+    assert not any("wrong.3" in f for f in messages), report.text()
+
+
+def test_the_check_finds_the_answer_in_the_text_before_the_question(tmp_path):
+    from tutor.authoring.check import check_paths
+
+    path = _scores_lesson(tmp_path, hints=["It is (Q·Kᵀ)/√d_k."])
+    report = check_paths([path])
+    assert any("hints" in p.field and "gives away the answer" in p.message and "(Q·Kᵀ)/√d_k" in p.message
+               for p in report.problems), report.text()
+
+
+async def test_the_scores_formula_in_the_app(tmp_path):
+    """Issue 20's done-when: `Q @ K.T` gets a nudge naming a constant factor; the scaled one is right."""
+    from tutor.ui.app import TutorApp
+
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("la-scaled-scores", question_index=3)
+        await pilot.pause()
+        screen = app.screen
+        await wait_for_live(pilot, screen)
+        assert screen.question.kind == "formula"
+        await pilot.press(*"Q @ K.T")
+        await pilot.pause()
+        assert "Q⋅Kᵀ" in text_of(screen, "#answer-preview")
+        await pilot.press("enter")
+        await pilot.pause()
+        feedback = text_of(screen, "#feedback")
+        assert "constant factor" in feedback and "√D_head" in feedback and "2 tries left" in feedback
+        screen.query_one("#answer", Input).value = ""
+        await type_answer(pilot, "Q @ K.T / sqrt(d_k)")
+        assert "Right" in text_of(screen, "#feedback")
+        assert not screen.query_one("#answer-preview").display   # nothing to preview after the reveal
+
+
+def test_the_check_refuses_a_reference_that_holds_only_while_two_sizes_are_equal(tmp_path):
+    from tutor.authoring.check import check_paths
+
+    # texts of 4 tokens: L = D_head = 4 at the lesson's own sizes, so Q @ K computes there and only there
+    report = check_paths([_scores_lesson(tmp_path, model={"text": ["3141", "2718"]},
+                                         answer="Q @ K.T / sqrt(d_k) + 0 * (Q @ K)", wrong=[])])
+    assert any(p.field.endswith("answer") and "cannot be evaluated" in p.message and "tell every size name apart"
+               in p.message for p in report.problems), report.text()

@@ -1,0 +1,180 @@
+"""The three checks of issue 19: a reveal that shows a later answer, sizes that cannot tell two
+axes apart, and a right choice that stands out by its length.  Each defect is put back into a
+copy of the built-in lesson it was found in, and must be reported at its field's line and column."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tutor.authoring.check import check_paths
+from tutor.course.catalog import builtin_lessons_dir
+from tutor.grading.reveal_focus import question_reveal, reveal_for
+
+
+def copy_of(tmp_path: Path, lesson_id: str, *edits: tuple[str, str]) -> tuple[Path, str]:
+    text = (builtin_lessons_dir() / f"{lesson_id}.yaml").read_text(encoding="utf-8")
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path = tmp_path / f"{lesson_id}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path, text
+
+
+def moved_after(text: str, question_id: str, after_id: str) -> str:
+    """The lesson text with one question's block moved after another's."""
+    head, _, body = text.partition("questions:\n")
+    blocks = re.split(r"(?=^  - id: )", body, flags=re.M)
+    by_id = {re.match(r"  - id: (\S+)", b).group(1): b if b.endswith("\n") else b + "\n" for b in blocks if b}
+    order = [q for q in by_id if q != question_id]
+    order.insert(order.index(after_id) + 1, question_id)
+    return head + "questions:\n" + "".join(by_id[q] for q in order)
+
+
+def at(text: str, needle: str, key: str) -> tuple[int, int]:
+    """(line, column) of ``key:`` on the line holding ``needle``: where the checker pins a field."""
+    number, line = next((i + 1, line) for i, line in enumerate(text.splitlines()) if needle in line)
+    return number, line.index(key + ":") + 1
+
+
+def reported(path: Path, words: str, warnings: bool = False) -> list:
+    report = check_paths([path])
+    found = report.warnings if warnings else report.problems
+    return [p for p in found if words in p.message]
+
+
+# --- a reveal that shows a later answer ----------------------------------------------------
+
+REVEAL_DEFECTS = [
+    # (lesson, edits, needle on the pinned line, key, field, later question)
+    ("la-one-hot-vs-dense", [('    show: "embedding.digit_cos[5]"', '    show: "embedding.digit_cos"')],
+     'show: "embedding.digit_cos"', "show", "questions.2.show", "'farthest'"),
+    ("la-one-hot-vs-dense", [('    show: "embedding.digit_onehot_cos[3]"\n', "")],
+     'probe: "embedding.digit_onehot_cos[3]"', "probe", "questions.0.probe", "'onehot-zeros'"),
+    ("pr-padding-mask", [('    show: "padding.pattern[1, 0, -1]"\n', "")],
+     'probe: "padding.pattern[1, 0, -1, -1]"', "probe", "questions.4.probe", "'table-sum'"),
+    ("nu-mixed-precision", [('    show: "mixed_precision.example_fp16[0]"\n', "")],
+     'probe: "mixed_precision.example_fp16"', "probe", "questions.0.probe", "'quarter-fp16'"),
+    ("la-scaled-scores", [('    show: "blocks.0.attn.scores[0, 0]"\n', "")],
+     'probe: "blocks.0.attn.scores"', "probe", "questions.0.probe", "'scores-symbolic'"),
+    ("de-decoding-comparison", [('show: "decoding_compare.logprob[0:2]"', 'show: "decoding_compare.logprob"')],
+     'show: "decoding_compare.logprob"', "show", "questions.4.show", "'least-likely'"),
+]
+
+
+@pytest.mark.parametrize("lesson,edits,needle,key,field,later", REVEAL_DEFECTS,
+                         ids=[f"{d[0]}-{d[4]}" for d in REVEAL_DEFECTS])
+def test_a_reveal_that_shows_a_later_answer_is_reported_at_its_field(tmp_path, lesson, edits, needle, key,
+                                                                      field, later):
+    path, text = copy_of(tmp_path, lesson, *edits)
+    found = [p for p in reported(path, "which answers question") if later in p.message]
+    assert found, check_paths([path]).text()
+    assert found[0].field == field
+    assert (found[0].line, found[0].column) == at(text, needle, key), str(found[0])
+
+
+def test_beam_against_greedy_is_given_away_by_the_two_log_probs_shown_before_it(tmp_path):
+    # the order the lesson had: most-likely (showing every strategy's ln p) before beam-vs-greedy
+    path, text = copy_of(tmp_path, "de-decoding-comparison",
+                         ('show: "decoding_compare.logprob[0:2]"', 'show: "decoding_compare.logprob"'))
+    text = moved_after(text, "beam-vs-greedy", "most-likely")
+    path.write_text(text, encoding="utf-8")
+    found = reported(path, "answers question 5 (questions.4, 'beam-vs-greedy')")
+    assert found and "difference is decoding_compare.beam_gain" in found[0].message, check_paths([path]).text()
+    assert (found[0].line, found[0].column) == at(text, 'show: "decoding_compare.logprob"', "show")
+
+
+def test_show_limits_the_reveal_to_its_slice():
+    tensors = {"t": np.arange(24, dtype=float).reshape(2, 3, 4)}
+    whole = reveal_for(tensors, "t[1, 2]", {})
+    assert whole.array.shape == (2, 3, 4) and whole.view == ()
+    alone = reveal_for(tensors, "t[1, 2]", {}, limit=True)
+    assert alone.array.tolist() == [20.0, 21.0, 22.0, 23.0] and alone.view == (1, 2)
+    assert not alone.highlights   # every cell on screen is the asked slice
+
+
+def test_the_screen_and_the_check_build_the_same_reveal():
+    class Question:
+        show, probe, reduce = "t[0]", "t[0]", "argmax"
+
+    tensors = {"t": np.array([[0.0, 3.0, 1.0], [5.0, 0.0, 0.0]])}
+    reveal = question_reveal(Question(), "t[0]", tensors, {})
+    assert reveal.array.tolist() == [0.0, 3.0, 1.0]       # row 1 (whose max is 5) is not on screen
+    assert reveal.focus == (1,) and reveal.asked.tolist() == [False, True, False]
+
+
+# --- sizes that cannot tell two axes apart -------------------------------------------------
+
+OLD_SIZES = ('  text: ["31415", "27182"]\n  d_model: 12\n  n_head: 3\n',
+             '  text: ["3141", "2718"]\n  d_model: 8\n  n_head: 2\n')
+SIZE_DEFECTS = [
+    ("la-scaled-scores", ["scores-shape", "scores-symbolic"]),
+    ("la-qkv-projection", ["q-shape", "q-symbolic"]),
+    ("la-multi-head", ["z-shape"]),
+    ("nu-shape-walkthrough", ["q-shape", "scores-shape", "pattern-shape", "z-shape"]),
+]
+
+
+@pytest.mark.parametrize("lesson,questions", SIZE_DEFECTS, ids=[d[0] for d in SIZE_DEFECTS])
+def test_sizes_that_cannot_tell_two_axes_apart_are_reported(tmp_path, lesson, questions):
+    path, text = copy_of(tmp_path, lesson, OLD_SIZES)
+    found = reported(path, "cannot tell its axes apart")
+    assert [re.search(r"\(questions\.\d+, '([^']+)'\)", p.message).group(1) for p in found] == questions, check_paths([path]).text()
+    for problem in found:
+        assert "both 2" in problem.message and "(B) and 1 (H)" in problem.message
+        question_id = re.search(r"\(questions\.\d+, '([^']+)'\)", problem.message).group(1)
+        start = text.index(f"  - id: {question_id}\n")
+        offset = next(i for i, line in enumerate(text[start:].splitlines()) if line.startswith("    probe:"))
+        assert (problem.line, problem.column) == (text[:start].count("\n") + offset + 1, 5)
+
+
+# --- a right choice that stands out by its length ------------------------------------------
+
+CHOICE_DEFECTS = [
+    ("pr-padding-mask", '"only the pad queries: the causal mask already hides every later position"',
+     '"only the pad queries: a real query comes before every pad, and the causal mask already hides later positions"',
+     ['"every real query: each one sees the pads at the end of its row"', '"every real query"'],
+     ['"none at all: a pad is a real token id, so it is ordinary input"', '"none at all"']),
+    ("op-curvature", '"a saddle: the loss curves up along some directions and down along others"', None,
+     ['"a local minimum: the loss curves up in every direction"', '"a local minimum"'],
+     ['"a local maximum: the loss curves down in every direction"', '"a local maximum"']),
+    ("it-kl-penalty", '"returns to the reference π_ref: e^(r/β) → 1 for every token"',
+     '"returns to the reference π_ref: e^(r/β) → 1 for every token, and KL(π ‖ π_ref) → 0"',
+     ['"puts all its mass on the rewarded token: the reward outweighs any penalty"',
+      '"puts all its mass on the rewarded token"'],
+     ['"becomes uniform over the vocabulary: a large β flattens every probability"',
+      '"becomes uniform over the vocabulary"']),
+    ("nu-mixed-precision", '"smaller or equal: every gradient is S times further from 0 when it is rounded"', None,
+     ['"larger: multiplying by S pushes more gradients out of float16\'s range"', '"larger"'],
+     ['"the same: scaling and unscaling cancel, so the rounding is unchanged"',
+      '"the same: scaling and unscaling cancel"']),
+]
+
+
+@pytest.mark.parametrize("lesson,right,old_right,first,second", CHOICE_DEFECTS, ids=[d[0] for d in CHOICE_DEFECTS])
+def test_a_right_choice_that_alone_carries_a_reason_is_warned_about(tmp_path, lesson, right, old_right, first,
+                                                                    second):
+    edits = [tuple(first), tuple(second)] + ([(right, old_right)] if old_right else [])
+    path, text = copy_of(tmp_path, lesson, *edits)
+    [warning] = reported(path, "a learner can pick it by its length", warnings=True)
+    needle = old_right or right
+    line = next(i + 1 for i, row in enumerate(text.splitlines()) if needle in row)
+    assert (warning.line, warning.column) == (line, text.splitlines()[line - 1].index("- ") + 3)
+    assert warning.field.startswith("questions.") and ".choices." in warning.field
+
+
+def test_every_built_in_lesson_passes_the_three_checks():
+    report = check_paths()
+    assert report.ok, report.text()
+    mine = ("which answers question", "cannot tell its axes apart", "a learner can pick it by its length")
+    assert not [w for w in report.warnings if any(words in w.message for words in mine)]
+
+
+def test_every_built_in_lesson_passes_them_on_random_weights_too():
+    from tutor.live.hub import hub_for_checkpoint
+
+    report = check_paths(hub=hub_for_checkpoint("random"))
+    assert report.ok, report.text()

@@ -1,0 +1,39 @@
+"""A formula check proves something only when the tensor it reproduces was computed by the model.
+
+If an experiment works out ``scaled = raw / sqrt(d_k)`` itself and the lesson's formula is
+``S / sqrt(d_k)`` with ``S`` bound to ``raw``, "formula and model agree" only says that the same
+arithmetic was done twice.  Experiments declare such outputs (``derived=`` in the registry: the
+output and the outputs it is computed from), and this check refuses a formula whose reproduced
+tensor and bound inputs are tied that way, in either direction.  It needs no model.
+"""
+from __future__ import annotations
+
+from tutor.course.schema import FormulaSpec
+from tutor.experiments.registry import DERIVED_FROM
+from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
+
+
+def _name(reference: str) -> str | None:
+    try:
+        return parse_probe_ref(reference).name
+    except ProbeRefError:
+        return None
+
+
+def redone_arithmetic(spec: FormulaSpec, sizes: tuple[str, ...]) -> str | None:
+    """Why the formula proves nothing (an author-facing message), or None when it may prove something."""
+    if spec.reproduces is None:
+        return None
+    target = _name(spec.reproduces)
+    inputs = {_name(source): symbol for symbol, source in spec.bind.items()
+              if isinstance(source, str) and source not in sizes}
+    for name, symbol in sorted((n, s) for n, s in inputs.items() if n):
+        if name in DERIVED_FROM.get(target, ()):
+            return (f"{spec.reproduces} is computed by its experiment from {name} (bound to {symbol!r}), "
+                    "so the formula only redoes the experiment's own arithmetic; reproduce a tensor the "
+                    "model computed (a probe of the forward pass, a gradient, an optimizer's state)")
+        if target in DERIVED_FROM.get(name, ()):
+            return (f"{symbol!r} is bound to {name}, which its experiment computes from {target}, the "
+                    "tensor the formula reproduces, so agreement is guaranteed; bind a quantity measured "
+                    "apart from it")
+    return None

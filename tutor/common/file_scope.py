@@ -1,0 +1,33 @@
+"""Paths typed into the app, confined to the learner's home when the app is served to others.
+
+Why: ``tutor serve --public`` hands the dashboard's Save, Load and Train-file boxes to anyone
+with the address, and they ran with the teacher's account: a Save replaced a text file with a
+checkpoint, the File box read any path.  Confined, a typed path is taken relative to the home,
+resolved (symlinks and ``..`` followed) and refused unless it stays inside.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tutor.common.i18n import _
+
+
+class OutsideHomeError(ValueError):
+    """A path that leaves the home while files are confined to it; the message is shown as is."""
+
+
+def typed_path(text: str, home: Path, confined: bool) -> Path:
+    """The file ``text`` names: as typed (``~`` expanded), or, when ``confined``, inside ``home``.
+
+    Confined, a relative path is relative to the home; the check is on the fully resolved path,
+    so a symlink inside the home that points out of it is refused too.
+    """
+    if not confined:
+        return Path(text).expanduser()
+    root = Path(home).expanduser().resolve()
+    typed = Path(text)
+    resolved = (typed if typed.is_absolute() else root / typed).resolve()
+    if resolved != root and root not in resolved.parents:
+        raise OutsideHomeError(_("only files inside {home} can be used here (this tutor is served to others)")
+                               .format(home=root))
+    return resolved

@@ -1,0 +1,89 @@
+"""A formula as people write it, folded to the lesson formula syntax (tutor.formulas.parse).
+
+Lessons print ``Q @ K.T / sqrt(d_k)`` as ``Q⋅Kᵀ/√d_k``, and a learner (or a lesson's prose)
+writes it either way, with full-width characters from a Chinese input method, Greek letters
+for ``beta1`` or ``eps``, superscripts for powers.  Folding maps every character to the ASCII
+the safe parser reads and remembers where each folded character came from, so the parser's
+column and the leak check's match point back into the text as written.  Nothing is evaluated
+here: the folded text goes through the same whitelisting parser as a lesson's formula.
+
+Folds: ``⋅ · ∙`` -> ``@`` (a product; between scalars the formula kind reads it as ``*``),
+``× ⊙ ∘`` -> ``*``, ``÷ ∕ ⁄`` -> ``/``, ``− – ⁻`` -> ``-``, ``^`` -> ``**``, ``ᵀ`` -> ``.T``,
+``√x`` -> ``sqrt(x)`` (``√(…)`` -> ``sqrt(…)``), superscript digits ``x²`` -> ``x**2``,
+subscripts ``dₖ``/``β₁`` -> ``d_k``/``beta_1``, superscript letters ``βᵗ`` -> ``beta**t``, Greek
+letters -> their names (``λ`` -> ``lam``, which prints as λ), and NFKC for the rest (full-width ``Ｑ＠Ｋ`` -> ``Q@K``).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SYMBOLS = {"⋅": "@", "·": "@", "∙": "@", "×": "*", "⊙": "*", "∘": "*", "÷": "/", "∕": "/", "⁄": "/",
+            "−": "-", "–": "-", "^": "**", "ᵀ": ".T", "、": ",", "【": "(", "】": ")", "〔": "(", "〕": ")"}
+_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", "0123456789-abcdefghijklmnoprstuvwxyz"))
+_SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼ", "0123456789aeoxhklmnpstij"))
+_ROOT_OPERAND = re.compile(r"\s*(?:[A-Za-z\u0370-\u03ff][\w\u0370-\u03ff₀-₉ₐ-ₜᵢⱼ]*|\d+(?:\.\d+)?)")
+
+
+def _greek(ch: str) -> str | None:
+    """β -> beta, Λ -> Lambda (sympy prints the names back as the letters)."""
+    name = unicodedata.name(ch, "")
+    for prefix, case in (("GREEK SMALL LETTER ", str.lower), ("GREEK CAPITAL LETTER ", str.capitalize)):
+        if name.startswith(prefix) and " " not in name[len(prefix):]:
+            word = name[len(prefix):].replace("LAMDA", "LAM")   # lambda is a keyword; lam prints as λ
+            return case(word)
+    return None
+
+
+def fold(text: str) -> tuple[str, list[int]]:
+    """(the ASCII formula text, for each of its characters the index of the character it came from)."""
+    out: list[str] = []
+    origin: list[int] = []
+
+    def emit(piece: str, at: int) -> None:
+        out.append(piece)
+        origin.extend([at] * len(piece))
+
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "√":
+            operand = _ROOT_OPERAND.match(text, i + 1)
+            if operand and not text[i + 1:].lstrip().startswith("("):
+                inner, inner_origin = fold(operand.group(0).strip())
+                start = i + 1 + operand.group(0).index(operand.group(0).strip()[0])
+                emit("sqrt(", i)
+                out.append(inner)
+                origin.extend(start + k for k in inner_origin)
+                emit(")", operand.end() - 1)
+                i = operand.end()
+                continue
+            emit("sqrt", i)
+        elif ch in _SUPERSCRIPTS:
+            j = i
+            while j < len(text) and text[j] in _SUPERSCRIPTS:
+                j += 1
+            power = "".join(_SUPERSCRIPTS[c] for c in text[i:j])
+            emit(f"**({power})" if power.startswith("-") else f"**{power}", i)
+            i = j
+            continue
+        elif ch in _SUBSCRIPTS:
+            j = i
+            while j < len(text) and text[j] in _SUBSCRIPTS:
+                j += 1
+            emit("_" + "".join(_SUBSCRIPTS[c] for c in text[i:j]), i)
+            i = j
+            continue
+        elif ch in _SYMBOLS:
+            emit(_SYMBOLS[ch], i)
+        elif (word := _greek(ch)) is not None:
+            emit(word, i)
+        else:
+            emit(unicodedata.normalize("NFKC", ch), i)
+        i += 1
+    return "".join(out), origin
+
+
+def fold_formula(text: str) -> str:
+    """The learner's formula in the syntax the parser reads (surrounding space dropped)."""
+    return fold(text.strip())[0].strip()

@@ -1,0 +1,52 @@
+"""The axes an experiment declares for its outputs, read from its registered description.
+
+The experiments sit above grading, so they hand their descriptions down here as they register
+(``declare``) rather than grading reaching up for them; an experiment not yet imported has
+declared nothing, and its outputs' axes are named from the sizes as before.
+
+Every description names its outputs with their shapes in symbols, ``padding.pattern (2, H, L, L)``
+or ``next_token.top_ids, .top_probs (B, L, 5)``.  A reveal that guessed axis names from sizes
+alone would call a top-5 axis "position" whenever L happens to be 5; the declaration says what
+each axis is, so the view names it (and puts token labels only on real positions of real rows).
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+_DESCRIPTIONS: dict[str, str] = {}   # experiment name -> its description, as registered
+
+AXIS_WORDS = {"B": "batch", "H": "head", "L": "position", "V": "vocabulary", "D": "feature",
+              "D_head": "feature", "d_k": "feature", "4D": "hidden"}
+_SHAPE = re.compile(r"\(([^()]*)\)")
+_NAMES = re.compile(r"((?:[a-z_0-9]*\.[\w.]+)(?:\s*[/,]\s*[a-z_0-9]*\.[\w.]+)*)\s*$")
+_AXIS = re.compile(r"^[\w+\-*/ ]{1,20}$")
+
+
+def declare(experiment: str, description: str) -> None:
+    """Called by ``tutor.experiments.registry.experiment`` for each experiment it registers."""
+    _DESCRIPTIONS[experiment] = description
+    _declarations.cache_clear()
+
+
+@functools.lru_cache(maxsize=1)
+def _declarations() -> dict[str, tuple[str | None, ...]]:
+    found: dict[str, tuple[str | None, ...]] = {}
+    for experiment, text in _DESCRIPTIONS.items():
+        for match in _SHAPE.finditer(text):
+            axes = [a.strip() for a in match.group(1).split(",") if a.strip()]
+            if not axes or not all(_AXIS.match(a) for a in axes):
+                continue
+            names = _NAMES.search(text[:match.start()])
+            if not names:
+                continue
+            for name in re.split(r"\s*[/,]\s*", names.group(1)):
+                full = f"{experiment}{name}" if name.startswith(".") else name
+                if full.startswith(experiment + "."):
+                    found.setdefault(full, tuple(AXIS_WORDS.get(a) for a in axes))
+    return found
+
+
+def declared_axes(name: str) -> tuple[str | None, ...] | None:
+    """Each axis's word (None for an axis that is not one of the lesson's sizes), or None if undeclared."""
+    return _declarations().get(name)

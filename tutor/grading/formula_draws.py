@@ -1,0 +1,123 @@
+"""The draws a written formula is graded on, so that a match by coincidence is refused.
+
+On the lesson's own tensors ``Q @ K.T / 2`` equals ``Q @ K.T / sqrt(d_k)`` when D_head is 4, and
+``Q @ Q.T`` could equal ``Q @ K.T`` for some weights.  So besides the lesson's draw (compared
+with the probe itself) an answer is compared with the reference formula on:
+
+- other sizes: every axis that is a size of the model (L, D_head, …) and every symbol bound to
+  a size gets a new length, the same one everywhere, all different from each other; the values
+  are drawn from the real tensor's own values, so a probability stays in [0, 1] and a masked
+  score stays -inf;
+- other values: every bound tensor and number scaled entry by entry by a random factor near 1
+  (signs and zeros kept), and once more also shifted a little (so a zero bias is not zero), the
+  sizes left alone.
+
+Draws are seeded by the question, so a learner's answer gets the same verdict every time.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from tutor.grading.probe_ref import parse_probe_ref
+from tutor.grading.reveal_focus import axis_names
+from tutor.grading.tensor_access import bind_values
+
+SIZED = ("B", "L", "D", "H", "D_head", "V")
+_WORD_SIZES = {"batch": "B", "head": "H", "position": "L", "query": "L", "key": "L", "vocabulary": "V"}
+_NEW_LENGTHS = ((5, 7, 11, 13, 3, 17, 19, 23), (6, 9, 10, 12, 14, 15, 18, 20))
+
+
+@dataclass(frozen=True)
+class Draw:
+    values: dict[str, object]     # symbol -> ndarray (float64) or float
+    sizes: dict[str, int]         # the size names as they are in this draw
+    other_sizes: bool             # drawn at sizes other than the lesson's
+    named: tuple[str, ...] = ()   # the sizes given new lengths, each different from every other length
+
+
+def _feature_size(name: str) -> str:
+    return "D_head" if ".attn." in name and name.rsplit(".", 1)[-1] in ("q", "k", "v", "z") else "D"
+
+
+def axis_sizes(reference: str, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> tuple[str | None, ...]:
+    """The size name of each axis of a probe slice (None: a fixed length, or a part of an axis).
+
+    Named from what the probe's axes mean, not from their lengths, so L and D_head stay apart
+    when both are 4; other tensors (params, experiments) by a length that only one size has."""
+    ref = parse_probe_ref(reference)
+    full = tuple(np.shape(tensors[ref.name]))
+    named = []
+    for axis, word in enumerate(axis_names(ref.name, full, sizes)):
+        size = _WORD_SIZES.get(word) or (_feature_size(ref.name) if word == "feature" else None)
+        if size is None:
+            matches = [s for s in SIZED if sizes.get(s) == full[axis]]
+            size = matches[0] if len(matches) == 1 else None
+        named.append(size if size and sizes.get(size) == full[axis] else None)
+    kept = []
+    for axis, size in enumerate(named):
+        part = ref.index[axis] if axis < len(ref.index) else slice(None)
+        if isinstance(part, int):
+            continue
+        whole = part.start in (None, 0) and part.stop is None
+        kept.append(size if whole else None)
+    return tuple(kept)
+
+
+def _new_sizes(involved: list[str], sizes: dict[str, int], fixed: set[int], draw: int) -> dict[str, int]:
+    taken = set(fixed) | {length for name, length in sizes.items() if name not in involved}
+    new = dict(sizes)
+    for name in involved:
+        length = next(n for n in _NEW_LENGTHS[draw] + tuple(range(24, 99)) if n not in taken and n != sizes[name])
+        taken.add(length)
+        new[name] = length
+    return new
+
+
+def formula_draws(bind: dict, tensors: dict[str, np.ndarray], sizes: dict[str, int], seed_text: str) -> list[Draw]:
+    """The lesson's own draw first, then up to two at other sizes and two with other values."""
+    own = bind_values(bind, tensors, sizes)
+    draws = [Draw(own, dict(sizes), False)]
+    rng = np.random.default_rng(zlib.crc32(seed_text.encode("utf-8")))
+    axes = {symbol: axis_sizes(source, tensors, sizes) for symbol, source in bind.items()
+            if isinstance(source, str) and source not in sizes}
+    scalar_sizes = {symbol: source for symbol, source in bind.items() if isinstance(source, str) and source in sizes}
+    involved = sorted({s for names in axes.values() for s in names if s} | set(scalar_sizes.values()))
+    fixed = {length for symbol, names in axes.items() for length, s in zip(np.shape(own[symbol]), names) if s is None}
+    for draw in range(len(_NEW_LENGTHS) if involved else 0):
+        new = _new_sizes(involved, sizes, fixed, draw)
+        values: dict[str, object] = {}
+        for symbol, value in own.items():
+            if symbol in scalar_sizes:
+                values[symbol] = float(new[scalar_sizes[symbol]])
+            elif symbol in axes and np.size(value):
+                shape = tuple(new[s] if s else length for length, s in zip(np.shape(value), axes[symbol]))
+                values[symbol] = rng.choice(np.ravel(value), size=shape)
+            else:
+                values[symbol] = value
+        draws.append(Draw(values, new, True, tuple(involved)))
+    for shift in (False, True):
+        values = {symbol: value if symbol in scalar_sizes else _perturbed(value, rng, shift) for symbol, value in own.items()}
+        draws.append(Draw(values, dict(sizes), False))
+    return draws
+
+
+def _perturbed(value, rng: np.random.Generator, shift: bool) -> np.ndarray:
+    """Each entry scaled by a random factor near 1; with ``shift`` also moved a little, so that a
+    zero (an untrained bias, a one-hot's other entries) stops being zero."""
+    value = np.asarray(value, dtype=np.float64)
+    scaled = value * np.exp(0.3 * rng.standard_normal(value.shape))
+    if not shift:
+        return scaled
+    finite = np.abs(value[np.isfinite(value)])
+    scale = float(finite.mean()) if finite.size and finite.mean() > 0 else 1.0
+    return scaled + 0.3 * scale * rng.standard_normal(value.shape)
+
+
+def size_names(shape: tuple[int, ...], draw: Draw) -> str:
+    """A shape in size names where the draw tells them apart: (L, D_head); lengths otherwise."""
+    by_length = {draw.sizes[name]: name for name in draw.named}
+    parts = [by_length.get(n, str(n)) for n in shape]
+    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"

@@ -1,0 +1,233 @@
+"""Tabs forked from one preloaded process, so a server's sessions share what they all import.
+
+Why: each browser tab of ``tutor serve`` is its own ``tutor`` process, and importing torch alone
+leaves ~140 MB of private memory in each (libtorch's operator registry, built by its static
+initialisers) plus Textual, SymPy, NumPy and the tutor: ~255 MB PSS per tab, and 2-3 s of CPU
+before a tab can draw, which ten tabs joining at once queue for on two cores.  Here one process
+imports all that once; each tab is a fork of it, sharing those pages copy-on-write, and starts
+drawing at once.
+
+How: textual-serve runs a shell command per tab and talks to it over its stdin/stdout.  That
+command (``launcher_command``) is a tiny Python that hands its own stdin, stdout and stderr to
+this server over a Unix socket (SCM_RIGHTS), with its argv, environment and working folder; the
+server forks, the child takes those descriptors and runs ``tutor`` as the command line would,
+and the launcher waits for the child's exit status and exits with it.  If the server cannot be
+reached the launcher runs ``python -m tutor`` itself, so a tab always starts.
+
+The socket lives in a new folder only this account can enter.  The server imports but starts
+no thread and no event loop before forking (a fork copies only the calling thread), and each
+child reseeds its random generators, which it would otherwise share with its siblings.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import socket
+import struct
+import sys
+from pathlib import Path
+
+MAX_REQUEST = 1 << 20
+# What each tab needs before it can draw; imported once, here.
+PRELOAD = ("torch", "torch._dynamo", "torch.distributed", "numpy", "sympy", "yaml", "textual.app",
+           "textual.drivers.web_driver", "tutor.cli.main", "tutor.ui.app", "tutor.live.hub", "tutor.live.compute",
+           "tutor.experiments.registry", "tutor.formulas.display", "tutor.grading.quiz", "tutor.course.catalog",
+           "tutor.model.checkpoint", "tutor.progress.store")
+
+# The launcher: stdlib only, no site packages (-I -S), so it costs a few MB and milliseconds.
+LAUNCHER = """
+import json, os, socket, struct, sys
+path, argv = sys.argv[1], sys.argv[2:]
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
+    socket.send_fds(s, [struct.pack("!I", len(request)) + request], [0, 1, 2])
+    status = s.recv(4)
+except OSError:
+    os.execv(sys.executable, [sys.executable, "-m", "tutor", *argv])
+sys.exit(struct.unpack("!i", status)[0] if len(status) == 4 else 1)
+"""
+
+
+def launcher_command(socket_path: Path, tutor_args: list[str]) -> str:
+    """The shell command textual-serve runs for a tab: the launcher, then the tutor's own arguments."""
+    return shlex.join([sys.executable, "-I", "-S", "-c", LAUNCHER, str(socket_path), *tutor_args])
+
+
+class ForkServer:
+    """The fork server as ``tutor serve`` runs it: a child process, its private folder, its command."""
+
+    def __init__(self, folder: Path, process) -> None:
+        self.folder, self.process = folder, process
+        self.socket_path = folder / "tabs.sock"
+
+    @classmethod
+    def start(cls) -> "ForkServer":
+        """Started in the background (see wait_ready); until it listens, the launcher runs tabs the plain way."""
+        import subprocess
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="tutor-tabs-"))   # 0700: only this account may connect
+        process = subprocess.Popen([sys.executable, "-m", "tutor.web.fork_server", str(folder / "tabs.sock"),
+                                    str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        return cls(folder, process)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Until the socket listens (True), or the fork server died or took longer than ``timeout``."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while not self.socket_path.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def command(self, tutor_args: list[str]) -> str:
+        return launcher_command(self.socket_path, tutor_args)
+
+    def stop(self) -> None:
+        import shutil
+
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except Exception:
+            self.process.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def preload() -> None:
+    import gc
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    gc.collect()
+    gc.freeze()   # the collector never walks (and so never dirties) what every tab shares
+
+
+def child(request: dict, fds: list[int]) -> None:
+    """In the forked child: become the tab's ``tutor`` process; never returns."""
+    code = 1
+    try:
+        for target, fd in enumerate(fds[:3]):
+            os.dup2(fd, target)
+        for fd in fds:
+            os.close(fd)
+        os.environ.clear()
+        os.environ.update({str(k): str(v) for k, v in request["env"].items()})
+        os.chdir(request["cwd"])
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        reseed()
+        import importlib
+
+        import textual.constants   # read the tab's environment (TEXTUAL_DRIVER, COLUMNS...), not ours
+        importlib.reload(textual.constants)
+        import runpy
+
+        sys.argv = ["tutor", *[str(arg) for arg in request["argv"]]]
+        runpy.run_module("tutor", run_name="__main__", alter_sys=True)   # as ``python -m tutor`` runs
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    except BaseException:   # the tab's own error: shown on its stderr, as a separate process would
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def reseed() -> None:
+    import random
+
+    random.seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    if "torch" in sys.modules:
+        sys.modules["torch"].seed()
+
+
+def receive(connection: socket.socket) -> tuple[dict, list[int]]:
+    message, fds, _flags, _address = socket.recv_fds(connection, MAX_REQUEST, 3)
+    size = struct.unpack("!I", message[:4])[0]
+    body = message[4:]
+    while len(body) < size:
+        more = connection.recv(size - len(body))
+        if not more:
+            break
+        body += more
+    return json.loads(body), fds
+
+
+def serve(socket_path: Path, parent: int) -> None:
+    """Accept launchers until the parent (the ``tutor serve`` that started us) is gone."""
+    preload()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(socket_path))
+    listener.listen(64)
+    listener.settimeout(0.2)   # how soon a finished tab's status reaches its launcher
+    waiting: dict[int, socket.socket] = {}   # child pid -> its launcher's connection
+    for signum in (signal.SIGTERM, signal.SIGINT):   # run the finally: the tabs end with us
+        signal.signal(signum, lambda *_: sys.exit(0))
+    try:
+        while os.getppid() == parent:
+            reap(waiting)
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            connection.settimeout(None)
+            try:
+                request, fds = receive(connection)
+            except (OSError, ValueError, struct.error):
+                connection.close()
+                continue
+            pid = os.fork()
+            if pid == 0:
+                listener.close()
+                for other in waiting.values():
+                    other.close()
+                connection.close()
+                child(request, fds)
+            for fd in fds:
+                os.close(fd)
+            waiting[pid] = connection
+    finally:
+        for pid in waiting:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+
+def reap(waiting: dict[int, socket.socket]) -> None:
+    """Tell each finished tab's launcher its exit status."""
+    while waiting:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        connection = waiting.pop(pid, None)
+        if connection is not None:
+            try:
+                connection.sendall(struct.pack("!i", os.waitstatus_to_exitcode(status)))
+            except OSError:
+                pass
+            connection.close()
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]), int(sys.argv[2]))

@@ -1,0 +1,181 @@
+"""textual-serve's Server with what a served tutor needs on top: the access checks, a page that
+fetches nothing from outside and links to the Host the browser used, a cap on open sessions,
+the browser's language, TLS, and a Unix socket for a proxy in front (jupyter-server-proxy).
+
+textual-serve starts one ``tutor`` process per WebSocket (per browser tab), so the served app is
+exactly the terminal app.  Its routes and static files are used as they are, except the index
+page, which is our own template: textual-serve's loads its font from an internet font service
+(an offline classroom got a fallback font and a failed request on every load) and builds its
+links from one fixed address (a page opened by IP or by a ``.local`` name hung on the splash).
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tutor.common.i18n import LANGUAGES, N_, _, current_language, language_code
+from tutor.web import DEFAULT_MAX_SESSIONS
+from tutor.web.access import AccessPolicy, guard_middleware
+
+if TYPE_CHECKING:
+    import ssl
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+TITLE = N_("Transformer math tutor")
+
+
+@dataclass(frozen=True)
+class Listen:
+    """Where the server listens: a TCP host and port, or a Unix socket (then ``host`` is unused)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    unix_socket: Path | None = None
+    ssl_context: ssl.SSLContext | None = None
+
+
+def tls_context(certfile: Path, keyfile: Path | None) -> ssl.SSLContext:
+    """A server TLS context; OSError or ssl.SSLError (unreadable, mismatched) for the caller to report."""
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(str(certfile), str(keyfile) if keyfile else None)
+    return context
+
+
+def browser_language(accept_language: str | None) -> str | None:
+    """The first language of ``Accept-Language`` (by its q weights) that the tutor has, or None."""
+    weighted = []
+    for position, part in enumerate((accept_language or "")[:1000].split(",")):
+        tag, _sep, params = part.strip().partition(";")
+        try:
+            weight = float(params.strip()[2:]) if params.strip().startswith("q=") else 1.0
+        except ValueError:
+            continue
+        code = language_code(tag)
+        if code in LANGUAGES and weight > 0:
+            weighted.append((-weight, position, code))
+    return min(weighted)[2] if weighted else None
+
+
+def full_page(open_sessions: int, limit: int) -> str:
+    """The page a tab gets when the server already runs as many sessions as it may."""
+    heading = _("Too many open sessions")
+    body = _("This tutor already runs {open} sessions, its limit ({limit}). Close a tab you no longer use, "
+             "or ask whoever started it to raise --max-sessions, then reload this page.").format(
+        open=open_sessions, limit=limit)
+    return (f'<!DOCTYPE html><html lang="{current_language()}"><head><meta charset="utf-8"><title>'
+            f"{html.escape(heading)}</title></head><body style=\"font-family: sans-serif; margin: 3em\">"
+            f"<h1>{html.escape(heading)}</h1><p>{html.escape(body)}</p></body></html>")
+
+
+def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
+                max_sessions: int = DEFAULT_MAX_SESSIONS, announce=None):
+    """A textual-serve Server for ``command``; every request passes ``policy`` (None: no checks,
+    for a Unix socket in a private folder that only the proxy in front can reach).
+
+    ``announce()`` is called once the server listens (the CLI prints the address to open then).
+    """
+    import asyncio
+    import signal
+
+    import aiohttp_jinja2
+    import jinja2
+    from aiohttp import web
+    from aiohttp.web_runner import GracefulExit
+    from textual_serve.app_service import AppService
+    from textual_serve.server import Server, to_int
+
+    import textual_serve
+
+    secure = listen.ssl_context is not None
+
+    class TabService(AppService):
+        """One tab's ``tutor`` process, in the browser's language unless the tutor was told another
+        (--lang) or the learner chose one (remembered): LANGUAGE is the locale's first word."""
+
+        def __init__(self, *args, language: str | None, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.language = language
+
+        def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+            environment = super()._build_environment(width, height)
+            if self.language:
+                environment["LANGUAGE"] = self.language
+            return environment
+
+    class TutorServer(Server):
+        open_sessions = 0
+
+        async def _make_app(self):
+            app = await super()._make_app()
+            # our own page template; textual-serve's static files (its JS, CSS and fonts) as they are
+            aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True)
+            if policy is not None:
+                app.middlewares.append(guard_middleware(policy))
+            return app
+
+        async def on_startup(self, app) -> None:
+            if announce is not None:
+                announce()
+
+        def refuse_full(self):
+            return web.Response(status=503, text=full_page(self.open_sessions, max_sessions),
+                                content_type="text/html", headers={"Retry-After": "30"})
+
+        async def handle_index(self, request: web.Request):
+            if self.open_sessions >= max_sessions:
+                return self.refuse_full()
+            context = {
+                "lang": current_language(), "title": _(TITLE), "start": _("Start"), "ended": _("Session ended."),
+                "restart": _("Restart"),
+                "font_size": max(6, min(48, to_int(request.query.get("fontsize", "16"), 16))),
+                "static_url": "static/",   # beside the page, so a proxy's path prefix is kept
+                # the Host the browser used (the guard has checked it names this server)
+                "websocket_url": f"{'wss' if secure else 'ws'}://{request.host}/ws",
+            }
+            return aiohttp_jinja2.render_template("app_index.html", request, context)
+
+        async def handle_websocket(self, request: web.Request):
+            """textual-serve's handler, with the session cap and the browser's language."""
+            if self.open_sessions >= max_sessions:   # the page may have loaded while a place was free
+                return self.refuse_full()
+            self.open_sessions += 1
+            websocket = web.WebSocketResponse(heartbeat=15)
+            service = None
+            try:
+                await websocket.prepare(request)
+                service = TabService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                                     close=websocket.close, download_manager=self.download_manager,
+                                     language=browser_language(request.headers.get("Accept-Language")))
+                await service.start(to_int(request.query.get("width", "80"), 80),
+                                    to_int(request.query.get("height", "24"), 24))
+                await self._process_messages(websocket, service)
+            except asyncio.CancelledError:
+                await websocket.close()
+            except Exception:   # a message that is not the protocol: this tab ends, the server goes on
+                await websocket.close()
+            finally:
+                if service is not None:
+                    await service.stop()
+                self.open_sessions -= 1
+            return websocket
+
+        def serve(self, debug: bool = False) -> None:
+            """textual-serve's serve(), with TLS or a Unix socket, and without its banner and log setup."""
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+
+            def request_exit() -> None:
+                raise GracefulExit()
+
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, request_exit)
+            where = ({"path": str(listen.unix_socket)} if listen.unix_socket else
+                     {"host": listen.host, "port": listen.port, "ssl_context": listen.ssl_context})
+            web.run_app(self._make_app(), handle_signals=False, loop=loop, print=lambda *args: None, **where)
+
+    return TutorServer(command, host=listen.host, port=listen.port, title=_(TITLE),
+                       statics_path=Path(textual_serve.__file__).resolve().parent / "static")
