@@ -79,13 +79,18 @@ class CheckpointActions:
             self.say(_("Nothing new to save: these are {label}. Press Save again to write a copy to {path}.").format(
                 label=localized_label(self.app.hub.label), path=path), "yellow")
             return
-        self.save_armed = None
         if Path(path).exists():   # a stat on the UI thread; the write itself is on a worker
             from tutor.ui.screens.overwrite import OverwriteScreen
 
-            self.app.push_screen(OverwriteScreen(path), lambda overwrite: self.save_to(path) if overwrite else
+            self.app.push_screen(OverwriteScreen(path), lambda overwrite: self.write(path) if overwrite else
                                  self.say(_("Not saved: {path} is left as it was.").format(path=path), "yellow"))
             return
+        self.write(path)
+
+    def write(self, path: str) -> None:
+        """A confirmed Save; until then the first Save's confirmation stands, so a learner who
+        keeps a file at the overwrite question is asked only that question next time."""
+        self.save_armed = None
         self.save_to(path)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
