@@ -10,6 +10,7 @@ from tutor.common.prompt_chars import fold_full_width, prompt_ids
 from tutor.model import CharTokenizer
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.dashboard import DashboardScreen
+from tutor.ui.widgets.attention_view import AttentionView
 from tutor.ui.widgets.sample_panel import SamplePanel
 
 from journey_helpers import wait_until
@@ -90,7 +91,7 @@ async def test_sample_and_attention_boxes_fold_full_width_and_name_foreign_chara
 
         screen.query_one("#dash-tabs").active = "tab-attention"
         await pilot.pause()
-        view = screen.query_one("#attention-view")
+        view = screen.query_one(AttentionView)
         screen.query_one("#attn-text", Input).value = "３１４２＞"
         view.show()
         await wait_until(pilot, lambda: view.drawn is not None, "the pattern")
