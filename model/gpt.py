@@ -66,7 +66,8 @@ def _record(probes: Probes | None, name: str, tensor: torch.Tensor) -> None:
 
 
 class LayerNorm(nn.Module):
-    """Pre-LN normalisation; records the normalised x before gamma/beta are applied."""
+    """Pre-LN normalisation; records the normalised x before gamma/beta are applied, and the
+    output after them, so a lesson can read either instead of rebuilding the scale and shift."""
 
     def __init__(self, d_model: int, bias: bool) -> None:
         super().__init__()
@@ -82,7 +83,9 @@ class LayerNorm(nn.Module):
         normalized = (x - mean) / torch.sqrt(var + self.eps)                 # (B, L, D)
         _record(probes, f"{name}.normalized", normalized)
         out = normalized * self.weight                                       # (B, L, D)
-        return out + self.bias if self.bias is not None else out
+        out = out + self.bias if self.bias is not None else out              # (B, L, D)
+        _record(probes, f"{name}.out", out)
+        return out
 
 
 class CausalSelfAttention(nn.Module):

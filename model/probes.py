@@ -12,6 +12,7 @@ from .gpt import GPT, GPTConfig
 BLOCK_PROBES: dict[str, str] = {
     "resid_pre": "(B, L, D)",
     "ln1.normalized": "(B, L, D)",
+    "ln1.out": "(B, L, D)",
     "attn.q": "(B, H, L, D_head)",
     "attn.k": "(B, H, L, D_head)",
     "attn.v": "(B, H, L, D_head)",
@@ -22,19 +23,23 @@ BLOCK_PROBES: dict[str, str] = {
     "attn_out": "(B, L, D)",
     "resid_mid": "(B, L, D)",
     "ln2.normalized": "(B, L, D)",
+    "ln2.out": "(B, L, D)",
+    "ln2.out": "LayerNorm's output: ln2.normalized * gamma + beta, what the MLP reads",
     "mlp.pre": "(B, L, 4D)",
     "mlp.post": "(B, L, 4D)",
     "mlp_out": "(B, L, D)",
     "resid_post": "(B, L, D)",
 }
 GLOBAL_PROBES_BEFORE: dict[str, str] = {"embed": "(B, L, D)", "pos_embed": "(B, L, D)"}
-GLOBAL_PROBES_AFTER: dict[str, str] = {"ln_final.normalized": "(B, L, D)", "logits": "(B, L, V)"}
+GLOBAL_PROBES_AFTER: dict[str, str] = {"ln_final.normalized": "(B, L, D)", "ln_final.out": "(B, L, D)",
+                                       "logits": "(B, L, V)"}
 
 PROBE_DESCRIPTIONS: dict[str, str] = {
     "embed": "token embeddings looked up from W_E",
     "pos_embed": "position embeddings added to the token embeddings",
     "resid_pre": "the residual stream entering the block",
     "ln1.normalized": "(x - mean) / sqrt(var + eps) before attention, before gamma and beta",
+    "ln1.out": "LayerNorm's output: ln1.normalized * gamma + beta, what attention reads",
     "attn.q": "queries, one row per position per head",
     "attn.k": "keys, one row per position per head",
     "attn.v": "values, one row per position per head",
@@ -45,11 +50,13 @@ PROBE_DESCRIPTIONS: dict[str, str] = {
     "attn_out": "heads concatenated and projected by W_O",
     "resid_mid": "residual stream after adding attention",
     "ln2.normalized": "normalised residual before the MLP",
+    "ln2.out": "LayerNorm's output: ln2.normalized * gamma + beta, what the MLP reads",
     "mlp.pre": "x·W_in + b_in, before GELU",
     "mlp.post": "GELU(mlp.pre)",
     "mlp_out": "the MLP's output, projected back to D",
     "resid_post": "residual stream leaving the block",
     "ln_final.normalized": "the final LayerNorm before unembedding",
+    "ln_final.out": "the final LayerNorm's output after gamma and beta, what W_U reads",
     "logits": "unnormalised next-token scores",
 }
 

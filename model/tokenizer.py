@@ -37,5 +37,9 @@ class CharTokenizer:
 
     def token_label(self, token_id: int) -> str:
         """A printable label for one token, for axes and tables."""
-        ch = self.chars[int(token_id)]
-        return {"\n": "\\n", " ": "␣"}.get(ch, ch) if ch not in string.ascii_letters + string.digits else ch
+        return char_label(self.chars[int(token_id)])
+
+
+def char_label(ch: str) -> str:
+    """How a token's character is printed on its own: a space or a newline would be invisible."""
+    return {"\n": "\\n", " ": "␣"}.get(ch, ch) if ch not in string.ascii_letters + string.digits else ch

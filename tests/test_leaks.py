@@ -72,7 +72,7 @@ def test_the_check_reports_the_leak_at_its_line_and_column(tmp_path):
     report = check_paths([path])
     [problem] = report.problems
     line = text.splitlines()[problem.line - 1]
-    assert problem.field == "explanation" and "question 1 ('pattern-shape')" in problem.message
+    assert problem.field == "explanation" and "question 1 (questions.0, 'pattern-shape')" in problem.message
     assert line[problem.column - 1:].startswith("(2, 3, 5, 5)"), (line, problem.column)
 
 
@@ -87,7 +87,7 @@ def test_a_live_number_in_a_placeholder_is_checked_as_the_learner_sees_it(tmp_pa
     # the row's values give away question 3, and its 1.00 the row sum of question 4
     problem, also = report.problems
     assert problem.field == also.field == "questions.0.hints.0", report.text()
-    assert "question 3 ('first-row')" in problem.message and "question 4 ('row-sum')" in also.message
+    assert "question 3 (questions.2, 'first-row')" in problem.message and "question 4 (questions.3, 'row-sum')" in also.message
     assert "'1.00, 0.00'" in problem.message
     line = text.splitlines()[problem.line - 1]
     assert line[problem.column - 1:].startswith("{{ blocks.0.attn.pattern"), (line, problem.column)

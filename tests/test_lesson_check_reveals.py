@@ -82,7 +82,7 @@ def test_beam_against_greedy_is_given_away_by_the_two_log_probs_shown_before_it(
                          ('show: "decoding_compare.logprob[0:2]"', 'show: "decoding_compare.logprob"'))
     text = moved_after(text, "beam-vs-greedy", "most-likely")
     path.write_text(text, encoding="utf-8")
-    found = reported(path, "answers question 5 ('beam-vs-greedy')")
+    found = reported(path, "answers question 5 (questions.4, 'beam-vs-greedy')")
     assert found and "difference is decoding_compare.beam_gain" in found[0].message, check_paths([path]).text()
     assert (found[0].line, found[0].column) == at(text, 'show: "decoding_compare.logprob"', "show")
 
@@ -122,10 +122,10 @@ SIZE_DEFECTS = [
 def test_sizes_that_cannot_tell_two_axes_apart_are_reported(tmp_path, lesson, questions):
     path, text = copy_of(tmp_path, lesson, OLD_SIZES)
     found = reported(path, "cannot tell its axes apart")
-    assert [re.search(r"\('([^']+)'\)", p.message).group(1) for p in found] == questions, check_paths([path]).text()
+    assert [re.search(r"\(questions\.\d+, '([^']+)'\)", p.message).group(1) for p in found] == questions, check_paths([path]).text()
     for problem in found:
         assert "both 2" in problem.message and "(B) and 1 (H)" in problem.message
-        question_id = re.search(r"\('([^']+)'\)", problem.message).group(1)
+        question_id = re.search(r"\(questions\.\d+, '([^']+)'\)", problem.message).group(1)
         start = text.index(f"  - id: {question_id}\n")
         offset = next(i for i, line in enumerate(text[start:].splitlines()) if line.startswith("    probe:"))
         assert (problem.line, problem.column) == (text[:start].count("\n") + offset + 1, 5)

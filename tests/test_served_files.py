@@ -50,6 +50,8 @@ async def test_save_load_and_the_train_file_outside_the_home_are_refused_when_co
 
         path.value = "mine.pt"   # relative to the home
         await click(pilot, "#train-save")
+        await wait_until(pilot, lambda: "Press Save again" in message(screen), "the shipped weights' note")
+        await click(pilot, "#train-save")
         await wait_until(pilot, lambda: "Saved" in message(screen), "the save")
         assert (home / "mine.pt").is_file()
 
@@ -61,6 +63,8 @@ async def test_save_asks_before_overwriting_and_cancel_keeps_the_file(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_dashboard(pilot, app)
         screen.query_one("#train-path", Input).value = str(existing)
+        await click(pilot, "#train-save")   # the shipped weights: the first Save says what it would write
+        assert isinstance(app.screen, DashboardScreen) and "Press Save again" in message(screen)
         await click(pilot, "#train-save")
         assert isinstance(app.screen, OverwriteScreen)
         await pilot.press("escape")

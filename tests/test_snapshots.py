@@ -179,3 +179,27 @@ def test_review_and_stats_in_chinese(zh_app, snap_compare, monkeypatch, key):
 
 def test_dashboard_train_tab_in_chinese(zh_app, snap_compare):
     assert snap_compare(zh_app, terminal_size=SIZE, run_before=dashboard_steps(0))
+
+
+def test_help_in_chinese(zh_app, snap_compare):
+    """The help screen's notes wrap between Chinese characters, never inside '(ctrl+g)'."""
+    async def run_before(pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_palette_in_chinese(zh_app, snap_compare):
+    """Ctrl+P: the placeholder, tutor's entries and Textual's own (Keys, Screenshot) in Chinese."""
+    async def run_before(pilot):
+        from textual.command import CommandList
+
+        app = pilot.app
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: app.screen.query(CommandList) and
+                                app.screen.query_one(CommandList).option_count > 5, "the palette's entries")
+        await pilot.press(*"截图")
+        await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count >= 1, "the search")
+        no_blinking(app.screen)
+        await pilot.pause()
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)

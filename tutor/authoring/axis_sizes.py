@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.authoring.leaks import question_label
 from tutor.grading.kinds.shape import ShapeQuestion
 from tutor.grading.kinds.symbolic_shape import SymbolicShapeQuestion
 from tutor.grading.kinds.values import ValuesQuestion
@@ -40,7 +41,7 @@ class SameSizes:
     def message(self, lesson) -> str:
         question = lesson.questions[self.index]
         first, second = self.names
-        return (f"question {self.index + 1} ({question.id!r}) cannot tell its axes apart: axes {self.axes[0]} "
+        return (f"{question_label(self.index, question.id)} cannot tell its axes apart: axes {self.axes[0]} "
                 f"({first}) and {self.axes[1]} ({second}) are both {self.size} at the lesson's sizes, so an answer "
                 f"with them the other way round is graded right; choose sizes where every named axis differs "
                 f"(model.text rows and length for B and L; d_model and n_head for D, H and D_head)")

@@ -16,10 +16,10 @@ from pathlib import Path
 
 
 from tutor.course.catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_problems, \
-    lesson_files, load_index, load_lesson
+    lesson_files, load_index
 from tutor.authoring.formula_width import formula_size_warnings
 from tutor.authoring.pinned import Pinned, placeholder_at
-from tutor.course.loader import LessonFileError, Problem, column_in_value, read_yaml, value_node
+from tutor.course.loader import Problem, column_in_value, read_yaml, value_node, without_unknown_fields
 from tutor.course.schema import Lesson
 from tutor.course.placeholders import has_placeholders, lesson_texts, syntax_errors, unfilled_texts
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
@@ -170,11 +170,17 @@ def _loaded(files: list[Path], catalog: Catalog):
     for path in sorted(set(files), key=str):
         lesson = by_path.get(path)
         if lesson is None:
-            try:
-                lesson = load_lesson(path)
-            except LessonFileError:
+            lesson = lesson_without_unknown_fields(path)
+            if lesson is None:
                 continue       # its problems are already in the report
         yield path, lesson
+
+
+def lesson_without_unknown_fields(path: Path) -> Lesson | None:
+    """The lesson a file would be without its unknown fields (already reported), so the rest of
+    its mistakes are found in the same run; None when it has other schema problems."""
+    data, _root, problems = read_yaml(path)
+    return None if problems else without_unknown_fields(Lesson, data)
 
 
 def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:

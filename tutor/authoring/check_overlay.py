@@ -22,6 +22,11 @@ from tutor.course.overlay import IndexOverlay, LessonOverlay, english_prose, ove
 from tutor.course.placeholders import PlaceholderError, scan
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# English groups thousands with a space ("65 504", "10 000"); Chinese writes 65504 and says
+# 1 亿 for "100 million": both are read as the one number they are before comparing
+_GROUPED = re.compile(r"(?<![\d.])(\d{1,3})((?: \d{3})+)(?!\d)")
+_SCALED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(thousand|million|billion|万|亿)")
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "万": 10**4, "亿": 10**8}
 TRANSLATED = [code for code in LANGUAGES if code != DEFAULT]
 
 
@@ -205,4 +210,6 @@ def _numbers(text: str) -> Counter:
         outside.append(text[position:start])
         position = end
     outside.append(text[position:])
-    return Counter(_NUMBER.findall("".join(outside)))
+    prose = _GROUPED.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), "".join(outside))
+    prose = _SCALED.sub(lambda m: f"{float(m.group(1)) * _SCALES[m.group(2)]:.0f}", prose)
+    return Counter(_NUMBER.findall(prose))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor.authoring.leaks import question_label
 from tutor.grading.kinds.choice import ChoiceQuestion
 
 RATIO = 2.0          # the right choice against the longest wrong one
@@ -27,7 +28,7 @@ class LongRightChoice:
 
     def message(self, lesson) -> str:
         question = lesson.questions[self.index]
-        return (f"the right choice of question {self.index + 1} ({question.id!r}) is {self.length} characters, more "
+        return (f"the right choice of {question_label(self.index, question.id)} is {self.length} characters, more "
                 f"than {RATIO:g}x the longest wrong one ({self.longest_wrong}): a learner can pick it by its length; "
                 f"give every choice the same form (each with its reason, or none), and keep the reason for the reveal")
 

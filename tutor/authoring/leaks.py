@@ -29,9 +29,16 @@ class Leak:
         where = "its own prompt" if self.loc[:2] == ("questions", self.question) and self.loc[2] == "prompt" else \
             "one of its hints (a hint may help, not answer)" if self.loc[:3] == ("questions", self.question, "hints") \
             else "text shown before it"
-        return (f"gives away the answer to question {self.question + 1} ({question.id!r}): {self.shown!r} is "
+        return (f"gives away the answer to {question_label(self.question, question.id)}: {self.shown!r} is "
                 f"here, in {where}; reword it so the learner still has to predict (a live number belongs "
                 f"in that question's reveal)")
+
+
+def question_label(index: int, question_id: str) -> str:
+    """How every author message names a question: counted from 1 as a reader counts, with the
+    0-based path the message's field column uses and the id, so 'question 3' never sits beside
+    'questions.2' looking like a different question."""
+    return f"question {index + 1} (questions.{index}, {question_id!r})"
 
 
 def seen_before(lesson, index: int) -> list[tuple[tuple, str]]:

@@ -55,6 +55,7 @@ def _lesson(run: dict, experiments: list[str]):
 
 def listing(run_experiments: bool = False) -> list[Entry]:
     """Entries in forward order; experiment tensors only when ``run_experiments`` (slower)."""
+    from tutor.course.placeholders import VOCABULARY
     from tutor.model import describe_probe
 
     from tutor.experiments import DESCRIPTIONS, EXPERIMENTS
@@ -69,6 +70,8 @@ def listing(run_experiments: bool = False) -> list[Entry]:
         shape = _symbolic(array.shape, base[1].tensors[name].shape, symbols)
         if name.startswith("params."):
             entries.append(Entry(name, shape, "param", _param_description(name)))
+        elif name == VOCABULARY:
+            entries.append(Entry(name, shape, "probe", "the vocabulary, one code point per token id ('| token' reads it)"))
         else:
             entries.append(Entry(name, shape, "probe", describe_probe(name)))
     for experiment in sorted(EXPERIMENTS):   # one at a time: the schema allows 8 per lesson

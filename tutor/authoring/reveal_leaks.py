@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.authoring.leaks import question_label
 from tutor.grading.kinds.choice import ChoiceQuestion
 from tutor.grading.kinds.shape import ShapeQuestion
 from tutor.grading.kinds.symbolic_shape import SymbolicShapeQuestion
@@ -49,8 +50,8 @@ class RevealLeak:
 
     def message(self, lesson) -> str:
         earlier, later = lesson.questions[self.revealed_by], lesson.questions[self.question]
-        return (f"the reveal of question {self.revealed_by + 1} ({earlier.id!r}) shows {self.shown}, which "
-                f"answers question {self.question + 1} ({later.id!r}) before it is asked; give question "
+        return (f"the reveal of {question_label(self.revealed_by, earlier.id)} shows {self.shown}, which "
+                f"answers {question_label(self.question, later.id)} before it is asked; give question "
                 f"{self.revealed_by + 1} a show: slice that leaves it out (show: limits the view to that slice), "
                 f"or ask question {self.question + 1} first")
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from tutor.common.i18n import _
+
 
 def whole_number(minimum: int, maximum: int | None = None):
     """Whole numbers in [minimum, maximum]."""
@@ -14,10 +16,11 @@ def whole_number(minimum: int, maximum: int | None = None):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(_("expected a whole number, got {text}").format(text=repr(text))) from None
         if value < minimum or (maximum is not None and value > maximum):
-            bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+            message = _("must be between {least} and {most}, got {value}") if maximum is not None else \
+                _("must be at least {least}, got {value}")
+            raise argparse.ArgumentTypeError(message.format(least=minimum, most=maximum, value=value))
         return value
     return parse
 
@@ -28,13 +31,19 @@ def real_number(minimum: float, maximum: float = math.inf, *, open_below: bool =
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(_("expected a number, got {text}").format(text=repr(text))) from None
         too_low = value <= minimum if open_below else value < minimum
         if not math.isfinite(value) or too_low or value > maximum:
             left = "(" if open_below else "["
-            bound = f"in {left}{minimum:g}, {maximum:g}]" if math.isfinite(maximum) else \
-                (f"above {minimum:g}" if open_below else f"at least {minimum:g}")
-            raise argparse.ArgumentTypeError(f"must be a finite number {bound}, got {text}")
+            if math.isfinite(maximum):
+                message = _("must be a finite number in {interval}, got {text}").format(
+                    interval=f"{left}{minimum:g}, {maximum:g}]", text=text)
+            elif open_below:
+                message = _("must be a finite number above {least}, got {text}").format(least=f"{minimum:g}", text=text)
+            else:
+                message = _("must be a finite number of at least {least}, got {text}").format(least=f"{minimum:g}",
+                                                                                             text=text)
+            raise argparse.ArgumentTypeError(message)
         return value
     return parse
 

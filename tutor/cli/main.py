@@ -18,7 +18,8 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         description=_("Learn the math behind Transformers by predicting what a real model computes."),
         epilog=_("Run 'tutor' with no command to open the app."),
     )
-    parser.add_argument("--version", action="version", version=f"tutor {__version__}")
+    parser.add_argument("--version", action="version", version=f"tutor {__version__}",
+                        help=_("show the version and exit"))
     parser.add_argument("--lessons", metavar="DIR", action="append", type=Path, default=[],
                         help=_("add a folder of your own lesson files to the roadmap (repeatable)"))
     parser.add_argument("--home", metavar="DIR", type=Path, default=None,
@@ -78,7 +79,11 @@ def choose_language(argv: list[str] | None) -> str:
     known, _rest = early.parse_known_args(argv)
     requested = known.lang if known.lang in LANGUAGES else None
     remembered = load_settings(resolve_home(known.home)).get("language")
-    return set_language(resolve_language(requested, remembered))
+    from tutor.cli.argparse_words import localize_argparse
+
+    language = set_language(resolve_language(requested, remembered))
+    localize_argparse()
+    return language
 
 
 def run_app(args: argparse.Namespace) -> int:

@@ -15,33 +15,33 @@ from datetime import datetime, timezone, tzinfo
 from rich.console import Console
 from rich.table import Column, Table
 
+from tutor.common.i18n import N_, _, ngettext
+from tutor.common.safe_text import one_line
 from tutor.progress.store import ProgressError, ProgressStore
 
-from tutor.common.i18n import _, ngettext
-from tutor.common.safe_text import one_line
-RESET_PROMPT = "Reset all progress? A backup is kept. [y/N] "
+RESET_PROMPT = N_("Reset all progress? A backup is kept. [y/N] ")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "progress",
-        help="show, export, import or reset your progress",
-        description="Without options, print a summary of your progress.",
+        help=_("show, export, import or reset your progress"),
+        description=_("Without options, print a summary of your progress."),
     )
     # SUPPRESS: when the main CLI also has a global --home, an absent
     # subcommand --home must not overwrite the global value with None.
     parser.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
-                        help="tutor data directory (default: $TUTOR_HOME or the platform data dir)")
+                        help=_("tutor data directory (default: $TUTOR_HOME or the platform data dir)"))
     action = parser.add_mutually_exclusive_group()
-    action.add_argument("--export", metavar="FILE", help="write all answers to a JSON file")
+    action.add_argument("--export", metavar="FILE", help=_("write all answers to a JSON file"))
     action.add_argument("--import", dest="import_file", metavar="FILE",
-                        help="merge answers from a JSON export (safe to repeat)")
-    action.add_argument("--reset", action="store_true", help="back up, then clear all progress")
+                        help=_("merge answers from a JSON export (safe to repeat)"))
+    action.add_argument("--reset", action="store_true", help=_("back up, then clear all progress"))
     action.add_argument("--export-reviews", metavar="FILE.csv",
-                        help="write the review log (card, rating, time, duration) as CSV for FSRS tools")
+                        help=_("write the review log (card, rating, time, duration) as CSV for FSRS tools"))
     action.add_argument("--optimize", action="store_true",
-                        help="fit FSRS parameters to your own reviews; kept only if they predict better")
-    parser.add_argument("--yes", "-y", action="store_true", help="do not ask before --reset")
+                        help=_("fit FSRS parameters to your own reviews; kept only if they predict better"))
+    parser.add_argument("--yes", "-y", action="store_true", help=_("do not ask before --reset"))
     parser.set_defaults(func=run)
     return parser
 
@@ -56,35 +56,37 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
     try:
         with ProgressStore(getattr(args, "home", None)) as store:
             if store.message:
-                print(one_line(f"tutor progress: warning: {store.message}"), file=sys.stderr)
+                print(one_line(_("tutor progress: warning: {message}").format(message=store.message)), file=sys.stderr)
             if getattr(args, "export", None):
                 n = export_json(store, args.export, now=now, course=_course(getattr(args, "lessons", None) or []))
                 records = len(store.question_records())
-                out.print(one_line(f"Exported {n} attempts and {records} question records to {args.export}"))
+                out.print(one_line(_("Exported {attempts} attempts and {records} question records to {path}").format(
+                    attempts=n, records=records, path=args.export)))
             elif getattr(args, "import_file", None):
                 added = import_json(store, args.import_file)
-                out.print(one_line(f"Imported {added.answers} new answers, {added.outcomes} new outcomes and "
-                                   f"{added.records} new question records from {args.import_file}"))
+                out.print(one_line(_("Imported {answers} new answers, {outcomes} new outcomes and {records} new "
+                                     "question records from {path}").format(
+                    answers=added.answers, outcomes=added.outcomes, records=added.records, path=args.import_file)))
             elif getattr(args, "export_reviews", None):
                 from tutor.progress.review_log import export_reviews_csv
 
                 n = export_reviews_csv(store, args.export_reviews)
-                out.print(one_line(f"Exported {n} reviews to {args.export_reviews}"))
+                out.print(one_line(_("Exported {count} reviews to {path}").format(count=n, path=args.export_reviews)))
             elif getattr(args, "optimize", False):
                 _optimize(store, out)
             elif getattr(args, "reset", False):
                 if not getattr(args, "yes", False) and not _confirm():
-                    out.print("Nothing was changed.")
+                    out.print(_("Nothing was changed."))
                     return 0
                 backup = reset(store, now=now)
-                out.print(one_line(f"Progress reset. Backup kept at {backup}"))
+                out.print(one_line(_("Progress reset. Backup kept at {path}").format(path=backup)))
             else:
                 _summary(store, out, now, tz, getattr(args, "lessons", None) or [])
     except (ProgressError, OSError, sqlite3.Error) as exc:
-        print(one_line(f"tutor progress: error: {exc}"), file=sys.stderr)
+        print(one_line(_("tutor progress: error: {error}").format(error=exc)), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("tutor progress: interrupted", file=sys.stderr)
+        print(_("tutor progress: interrupted"), file=sys.stderr)
         return 130
     return 0
 
@@ -108,7 +110,7 @@ def _optimize(store: ProgressStore, out: Console) -> None:
 
 
 def _confirm() -> bool:
-    sys.stdout.write(RESET_PROMPT)
+    sys.stdout.write(_(RESET_PROMPT))
     sys.stdout.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -144,11 +146,18 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
                 "Streak: {days} day(s)").format(
         finished=finished, accuracy=_pct(first_try / finished if finished else None),
         answers=store.answer_count(), days=store.streak_days(tz=tz, now=now)))
+    from rich.text import Text
+
+    from tutor.ui.widgets.prose import Prose
+
     table = Table(_("Questions"), _("Finished"), _("First time"), _("After retry"), _("Not got"), _("Last seen"))
-    table.columns.insert(0, Column(_("Lesson"), no_wrap=True))   # ids are what the learner searches for
+    table.columns.insert(0, Column(_("Lesson")))
     for lesson_id, s in sorted(stats.items()):
         last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
-        table.add_row(lesson_id, str(len(course[lesson_id])), str(len(s.finished)), _pct(s.accuracy),
+        item = catalog.lessons.get(lesson_id)
+        # the title a learner knows the lesson by; the id only for a lesson no longer in the course
+        name = Prose(Text(one_line(item.lesson.title))) if item is not None else lesson_id
+        table.add_row(name, str(len(course[lesson_id])), str(len(s.finished)), _pct(s.accuracy),
                       str(len(s.after_retry)), str(len(s.missed)), last)
     out.print(table)
     reviews = store.due_reviews(now, question_exists(catalog))

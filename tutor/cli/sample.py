@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from tutor.common.i18n import _
 from tutor.common.safe_text import neutralise, one_line
 from tutor.cli.args import positive_int, real_number, whole_number
 from tutor.training.sampling import (MAX_BEAM, MAX_TEMPERATURE, MAX_TOKENS, MIN_TEMPERATURE, MIN_TOP_P,
@@ -39,25 +40,26 @@ def decode_stop(text: str) -> str:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "sample", help="continue a prompt with a trained checkpoint",
-        description="Generate text after PROMPT. Only the generated text goes to stdout.")
-    p.add_argument("prompt", help="text to continue, e.g. '3141>' for the sort model")
-    p.add_argument("--checkpoint", default=None, help="checkpoint file (default: the shipped sort model)")
+        "sample", help=_("continue a prompt with a trained checkpoint"),
+        description=_("Generate text after PROMPT. Only the generated text goes to stdout."))
+    p.add_argument("prompt", help=_("text to continue, e.g. '3141>' for the sort model"))
+    p.add_argument("--checkpoint", default=None, help=_("checkpoint file (default: the shipped sort model)"))
     p.add_argument("--temperature", type=temperature, default=1.0,
-                   help=f"0 means greedy; otherwise between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g} (default 1)")
-    p.add_argument("--top-k", type=positive_int, default=None, help="sample only from the k likeliest tokens")
+                   help=_("0 means greedy; otherwise between {least} and {most} (default 1)").format(
+                       least=f"{MIN_TEMPERATURE:g}", most=f"{MAX_TEMPERATURE:g}"))
+    p.add_argument("--top-k", type=positive_int, default=None, help=_("sample only from the k likeliest tokens"))
     p.add_argument("--top-p", type=real_number(MIN_TOP_P, 1), default=None,
-                   help=f"nucleus: smallest set with mass >= p, between {MIN_TOP_P:g} and 1")
+                   help=_("nucleus: smallest set with mass >= p, between {least} and 1").format(least=f"{MIN_TOP_P:g}"))
     p.add_argument("--beam", type=whole_number(1, MAX_BEAM), default=None,
                    help=f"beam search of this width, at most {MAX_BEAM} (ignores sampling flags; "
                         "progress goes to stderr)")
     p.add_argument("--max-tokens", type=whole_number(1, MAX_TOKENS), default=100,
-                   help=f"most tokens to generate, at most {MAX_TOKENS} (default 100)")
-    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=None, help="same seed, same text")
+                   help=_("most tokens to generate, at most {most} (default 100)").format(most=MAX_TOKENS))
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=None, help=_("same seed, same text"))
     p.add_argument("--stop", type=decode_stop, default=None,
-                   help="stop after this text, escapes allowed ('\\n'); '' never stops, so --max-tokens "
-                        "ends the text (default: the checkpoint's, a newline for sort/reverse)")
-    p.add_argument("--no-cache", action="store_true", help="recompute every step instead of using the KV cache")
+                   help=_("stop after this text, escapes allowed ('\\n'); '' never stops, so --max-tokens "
+                        "ends the text (default: the checkpoint's, a newline for sort/reverse)"))
+    p.add_argument("--no-cache", action="store_true", help=_("recompute every step instead of using the KV cache"))
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.set_defaults(func=run)
 
@@ -99,17 +101,18 @@ def _run(args: argparse.Namespace) -> int:
     from tutor.model.checkpoint import CheckpointError, default_checkpoint_path, load_checkpoint
     from tutor.model.sample import beam_search, stream
     from tutor.model.train import resolve_device
+    from tutor.common.prompt_chars import prompt_ids
 
     def note(text: str) -> None:
         print(one_line(text), file=sys.stderr)   # errors name paths, which may hold ESC
 
     if not args.prompt:
-        note("error: the prompt is empty; give some text to continue")
+        note(_("error: the prompt is empty; give some text to continue"))
         return 2
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        note(f"error: {exc}")
+        note(_("error: {error}").format(error=exc))
         return 2
     if device.type == "cpu":
         import torch
@@ -118,24 +121,26 @@ def _run(args: argparse.Namespace) -> int:
     try:
         model, tokenizer, meta = load_checkpoint(path, device)
     except CheckpointError as exc:
-        note(f"error: {exc}")
+        note(_("error: {error}").format(error=exc))
         return 1
     stop = meta.get("stop") if args.stop is None else args.stop
     stop = stop if isinstance(stop, str) and stop else None
 
-    ids = tokenizer.encode(args.prompt)
-    if set(args.prompt) - set(tokenizer.chars):
-        note("note: characters outside the vocabulary were replaced by '?'")
+    try:
+        ids = prompt_ids(tokenizer, args.prompt)   # ３１４２＞ reads as 3142>
+    except ValueError as exc:
+        note(_("error: {error}").format(error=exc))
+        return 2
     if len(ids) > model.config.block_size:
-        note(f"note: the prompt has {len(ids)} characters; only the last {model.config.block_size} "
-             f"(the model's block_size) are used")
+        note(_("note: the prompt has {count} characters; only the last {block} (the model's block_size) are used")
+             .format(count=len(ids), block=model.config.block_size))
         ids = ids[-model.config.block_size:]
     # one character the vocabulary lacks would encode as '?' and stop there: leave it to the text match
     stop_ids = tokenizer.encode(stop) if stop and len(stop) == 1 and stop in tokenizer.chars else ()
 
     if args.beam is not None:
         if args.top_k is not None or args.top_p is not None or args.temperature != 1.0:
-            note("note: --beam searches for the likeliest text; temperature/top-k/top-p are ignored")
+            note(_("note: --beam searches for the likeliest text; temperature/top-k/top-p are ignored"))
         tokens = beam_search(model, ids, args.max_tokens, args.beam, stop_ids=stop_ids,
                              use_cache=not args.no_cache, on_step=BeamProgress(args.max_tokens))
         text = neutralise(tokenizer.decode(tokens), keep="\n\t")

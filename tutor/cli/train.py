@@ -14,6 +14,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
+from tutor.common.i18n import _
 from tutor.cli.args import non_negative_int, positive_int, real_number, whole_number
 from tutor.common.safe_text import one_line
 from tutor.model.formats import TASKS
@@ -22,31 +23,31 @@ from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "train", help="train the built-in GPT on a task or a text",
-        description="Train the built-in GPT. sort/reverse are digit tasks checked by exact match "
+        "train", help=_("train the built-in GPT on a task or a text"),
+        description=_("Train the built-in GPT. sort/reverse are digit tasks checked by exact match "
                     "(prompt format '3141>' -> '1134\\n'); text is prose shipped with Python; "
-                    "anything else is read as a path to a UTF-8 text file.")
-    p.add_argument("--steps", type=positive_int, default=1500, help="optimisation steps (default 1500)")
-    p.add_argument("--data", default="sort", help="sort | reverse | text | PATH (default sort)")
-    p.add_argument("--out", default=None, help="checkpoint to write (default tutor-<data>.pt)")
+                    "anything else is read as a path to a UTF-8 text file."))
+    p.add_argument("--steps", type=positive_int, default=1500, help=_("optimisation steps (default 1500)"))
+    p.add_argument("--data", default="sort", help=_("sort | reverse | text | PATH (default sort)"))
+    p.add_argument("--out", default=None, help=_("checkpoint to write (default tutor-<data>.pt)"))
     p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=0,
-                   help="seed for weights and batches, 0 to 2^63-1 (default 0)")
+                   help=_("seed for weights and batches, 0 to 2^63-1 (default 0)"))
     p.add_argument("--size", choices=sorted(SIZES), default="tiny",
-                   help="tiny: d_model 64, 4 heads, 2 layers, 64 tokens; small: 128, 4, 4, 128")
+                   help=_("tiny: d_model 64, 4 heads, 2 layers, 64 tokens; small: 128, 4, 4, 128"))
     p.add_argument("--positions", choices=("learned", "sinusoidal", "none"), default="learned")
     p.add_argument("--batch-size", type=positive_int, default=None,
                    help=f"sequences per step (default {TASK_BATCH} for tasks, {TEXT_BATCH} for text)")
     p.add_argument("--lr", type=real_number(0, open_below=True), default=3e-3,
-                   help="peak learning rate (default 3e-3)")
-    p.add_argument("--warmup", type=non_negative_int, default=100, help="warm-up steps (default 100)")
-    p.add_argument("--eval-interval", type=positive_int, default=250, help="steps between validations")
-    p.add_argument("--min-len", type=positive_int, default=1, help="shortest digit string (tasks)")
-    p.add_argument("--max-len", type=positive_int, default=8, help="longest digit string (tasks)")
-    p.add_argument("--checkpoint", default=None, help="continue training from this checkpoint")
+                   help=_("peak learning rate (default 3e-3)"))
+    p.add_argument("--warmup", type=non_negative_int, default=100, help=_("warm-up steps (default 100)"))
+    p.add_argument("--eval-interval", type=positive_int, default=250, help=_("steps between validations"))
+    p.add_argument("--min-len", type=positive_int, default=1, help=_("shortest digit string (tasks)"))
+    p.add_argument("--max-len", type=positive_int, default=8, help=_("longest digit string (tasks)"))
+    p.add_argument("--checkpoint", default=None, help=_("continue training from this checkpoint"))
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.add_argument("--threads", type=positive_int, default=None,
-                   help="CPU threads (default 1, or OMP_NUM_THREADS: these small models gain little from "
-                        "more, and slow down several-fold when the cores are busy with other work)")
+                   help=_("CPU threads (default 1, or OMP_NUM_THREADS: these small models gain little from "
+                        "more, and slow down several-fold when the cores are busy with other work)"))
     p.set_defaults(func=run)
 
 
@@ -96,7 +97,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        err.print(one_line(f"error: {exc}"))
+        err.print(one_line(_("error: {error}").format(error=exc)))
         return 2
     if device.type == "cpu":
         use_training_threads(args.threads)   # the policy the dashboard follows too
@@ -107,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             model, tokenizer, previous = load_checkpoint(args.checkpoint)
         except CheckpointError as exc:
-            err.print(one_line(f"error: {exc}"))
+            err.print(one_line(_("error: {error}").format(error=exc)))
             return 1
     else:
         tokenizer = CharTokenizer()
@@ -118,11 +119,11 @@ def _run(args: argparse.Namespace) -> int:
                              lr=args.lr, warmup_steps=args.warmup, eval_interval=args.eval_interval,
                              seed=args.seed, device=str(device))
     except ValueError as exc:
-        err.print(one_line(f"error: {exc}"))
+        err.print(one_line(_("error: {error}").format(error=exc)))
         return 2
     note = getattr(dataset, "replaced_note", lambda: None)()
     if note:
-        err.print(one_line(f"note: {note}"))
+        err.print(one_line(_("note: {note}").format(note=note)))
     out_path = args.out or f"tutor-{args.data if is_task or args.data == 'text' else 'text'}.pt"
 
     progress = Progress(TextColumn("[bold]train[/]"), BarColumn(), MofNCompleteColumn(),

@@ -137,6 +137,19 @@ def _did_you_mean(name: str, model: type[BaseModel] | None) -> str:
     return f"; did you mean {close[0]!r}?" if close else f"; allowed: {', '.join(model.model_fields)}"
 
 
+def _literal_message(item: dict) -> str:
+    """A value outside a fixed list ('reduce: summ'): the closest allowed value when one is close,
+    the list otherwise, rather than pydantic's sixteen-way 'Input should be ...'."""
+    import re
+
+    allowed = re.findall(r"'([^']*)'", str(item.get("ctx", {}).get("expected", "")))
+    given = str(item.get("input"))
+    close = difflib.get_close_matches(given, allowed, n=1, cutoff=0.6)
+    if close:
+        return f"unknown value {given!r}; did you mean {close[0]!r}?"
+    return f"unknown value {given!r}; allowed: {', '.join(allowed)}" if allowed else item["msg"]
+
+
 def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     """The pydantic model that owns the last part of ``loc`` (to suggest field names)."""
     from tutor.course.schema import QUESTION_KINDS as kinds, FormulaSpec, ModelSetup, Track
@@ -182,6 +195,8 @@ def _validation_problems(error: ValidationError, root, path: str, schema) -> lis
             message = f"each question needs a kind: {', '.join(rest)} or {last}"
         elif item["type"] == "literal_error" and loc == ("format_version",):
             message = "this tutor reads format_version: 1; convert the file or update the tutor"
+        elif item["type"] == "literal_error":
+            message = _literal_message(item)
         elif item["type"] == "string_type" and isinstance(item.get("input"), (int, float, bool)):
             message += "; put the value in quotes, e.g. \"1234\""
         problems.append(Problem(path, line, col, field, message))
@@ -295,6 +310,44 @@ def load_model_file(schema: type[BaseModel], source: Path | str, text: str | byt
     if model is None:
         raise LessonFileError(problems)
     return model
+
+
+def without_unknown_fields(schema: type[BaseModel], data: Any):
+    """The file's model with its unknown fields left out, or None when something else is wrong too.
+
+    An unknown field is reported by itself; dropping it lets the checker still run every later
+    check (concepts, placeholders, probes, answers, leaks) on the rest of the file, so one typo
+    does not hide the file's other mistakes until it is fixed.
+    """
+    import copy
+
+    if not isinstance(data, dict):
+        return None
+    try:
+        return schema.model_validate(data)
+    except ValidationError as error:
+        errors = error.errors()
+    if any(item["type"] != "extra_forbidden" for item in errors):
+        return None
+    data = copy.deepcopy(data)
+    for item in errors:
+        _drop(data, tuple(item["loc"]))
+    try:
+        return schema.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def _drop(data: Any, loc: tuple) -> None:
+    """Delete the key at a pydantic location, skipping the parts that are union members."""
+    node = data
+    for part in loc[:-1]:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+    if isinstance(node, dict):
+        node.pop(loc[-1], None)
 
 
 def locate(root: yaml.Node | None, loc: tuple) -> tuple[int, int]:

@@ -81,3 +81,19 @@ class LessonIndex(Strict):
     format_version: Literal[1]
     tracks: list[Track] = Field(min_length=1)
     concepts: dict[str, ShortText] = Field(default_factory=dict)
+
+
+# `tutor lessons new` writes the schema beside the lesson under this name and points the YAML
+# language server at it with a relative path, so the link survives moving the folder or
+# reinstalling tutor (an absolute path into site-packages would not).
+SCHEMA_FILE_NAME = "lesson.schema.json"
+
+
+def lesson_json_schema() -> dict:
+    """The lesson format as JSON Schema, built from the models above at run time, so it always
+    matches the tutor that wrote it, question kinds added later included."""
+    schema = Lesson.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": f"tutor lesson (format_version {FORMAT_VERSION})",
+            "description": "A lesson file for tutor; `tutor lessons docs` explains every field.",
+            **{key: value for key, value in schema.items() if key != "title"}}

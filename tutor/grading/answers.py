@@ -10,11 +10,16 @@ import re
 from fractions import Fraction
 
 from tutor.common.i18n import _
-from tutor.grading.fullwidth import normalize_answer_text
+from tutor.grading.fullwidth import CHINESE_INFINITY, normalize_answer_text, superscript_in
 
 MAX_ANSWER_CHARS = 2000
 _SIZE_SEPARATORS = re.compile(r"[\s,x×*;]+", re.IGNORECASE)
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d{1,3})?", re.IGNORECASE)
+# 4,096 and 1,000,000.5: a comma followed by exactly three digits groups thousands where ONE number
+# is asked (in a shape or a list of values a comma always separates; see docs/lessons.md)
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+_HEDGE = re.compile(r"^(约|大约|大概|差不多|近似|≈|~|about|approx\.?|approximately)\s*", re.IGNORECASE)
+_COUNTER = re.compile(r"^([+-]?[\d.,/]+)\s*(个|次|维|层|头|种|项|条|位|元|行|列)$")
 _INFINITY = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "∞": math.inf, "+∞": math.inf,
              "-∞": -math.inf, "−inf": -math.inf, "−∞": -math.inf, "infinity": math.inf,
              "-infinity": -math.inf}
@@ -36,6 +41,16 @@ def _strip(text: str) -> str:
     return text
 
 
+def _numbers_text(text: str) -> str:
+    """``_strip`` for answers made of numbers, refusing superscripts first: NFKC folds ⁶ into 6,
+    so 2⁶ would be read as 26 and 6⁴,9⁶ as (64, 96)."""
+    raised = superscript_in(text) if isinstance(text, str) else None
+    if raised is not None:
+        raise AnswerError(_("{char} is a superscript or subscript, which would be read as a plain digit "
+                            "(2⁶ as 26); write the number itself, e.g. 64").format(char=repr(raised)))
+    return _strip(text)
+
+
 def _unwrap(text: str) -> str:
     pairs = {"(": ")", "[": "]", "{": "}"}
     while text and text[0] in pairs and text[-1] == pairs[text[0]]:
@@ -45,7 +60,7 @@ def _unwrap(text: str) -> str:
 
 def parse_shape(text: str) -> tuple[int, ...]:
     """``(2, 2, 4, 4)``, ``2,2,4,4``, ``[2 2 4 4]``, ``2x2x4x4`` -> (2, 2, 4, 4)."""
-    body = _unwrap(_strip(text))
+    body = _unwrap(_numbers_text(text))
     parts = [p for p in _SIZE_SEPARATORS.split(body) if p]
     if not parts:
         raise AnswerError(_("a shape is a list of sizes, e.g. (2, 2, 4, 4)"))
@@ -62,7 +77,11 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 def parse_number(text: str) -> float:
     """``0.25``, ``1/4``, ``-inf``, ``nan``, ``1e-3``, ``25%`` -> float."""
-    token = _unwrap(_strip(text)).replace(" ", "")
+    token = _unwrap(_numbers_text(text)).replace(" ", "")
+    token = CHINESE_INFINITY.get(token, token)
+    _refuse_words_around(token)
+    if _THOUSANDS.fullmatch(token):
+        token = token.replace(",", "")
     lowered = token.lower()
     if lowered in _INFINITY:
         return _INFINITY[lowered]
@@ -88,9 +107,22 @@ def parse_number(text: str) -> float:
     return value / 100 if percent else value
 
 
+def _refuse_words_around(token: str) -> None:
+    """'约 0.99' and '20个' say something true, but the grader reads numbers only: say the form,
+    without costing a try (the tolerance already allows for rounding)."""
+    hedge = _HEDGE.match(token)
+    if hedge and token[hedge.end():]:
+        raise AnswerError(_("write the number alone, without {word}: the tolerance already allows for "
+                            "rounding, e.g. {number}").format(word=repr(hedge.group(1)), number=token[hedge.end():]))
+    counted = _COUNTER.match(token)
+    if counted:
+        raise AnswerError(_("write the number alone, without the counting word {word}: e.g. {number}")
+                          .format(word=repr(counted.group(2)), number=counted.group(1)))
+
+
 def parse_values(text: str) -> list[float]:
     """A list of numbers: ``0.5, 0.5, 0, 0``, ``[1 -inf -inf]``, ``1/2 1/2``."""
-    body = _strip(text).replace("[", " ").replace("]", " ").replace("(", " ").replace(")", " ")
+    body = _numbers_text(text).replace("[", " ").replace("]", " ").replace("(", " ").replace(")", " ")
     parts = [p for p in re.split(r"[\s,;]+", body) if p]
     if not parts:
         raise AnswerError(_("type the values separated by commas or spaces, e.g. 1, 0, 0, 0"))
@@ -102,6 +134,8 @@ def parse_values(text: str) -> list[float]:
 def parse_choice(text: str, choices: list[str]) -> int:
     """``b``, ``B``, ``2``, ``(b)`` or the choice's own text -> 0-based index."""
     token = _unwrap(_strip(text)).rstrip(").").strip()
+    # 选b / 选 b / 选项b: "pick b", one letter either way
+    token = re.sub(r"^选项?\s*", "", token) if re.fullmatch(r"选项?\s*\w", token) else token
     lowered = token.lower()
     if len(lowered) == 1 and "a" <= lowered < chr(ord("a") + len(choices)):
         return ord(lowered) - ord("a")
@@ -116,6 +150,8 @@ def parse_choice(text: str, choices: list[str]) -> int:
 
 # Symbolic shapes: "(B, H, L, D/H)" -> tuples of small expression trees over size names.
 _SYMBOL_TOKEN = re.compile(r"\s*(\d+|[A-Za-z][A-Za-z_]*|[*/+\-()])")
+# multiplication signs inside one size: 4×D, 4·D, H·D_head (the lessons' own notation)
+_TIMES = str.maketrans({"×": "*", "·": "*", "⋅": "*", "∙": "*", "・": "*"})
 
 
 def _tokenize_dim(text: str) -> list[str]:
@@ -134,7 +170,7 @@ def _tokenize_dim(text: str) -> list[str]:
 
 def evaluate_dim(text: str, sizes: dict[str, int]) -> int:
     """Evaluate one symbolic size such as ``4D``, ``4*D``, ``D/H`` or ``D_head`` by substitution."""
-    tokens = _tokenize_dim(text)
+    tokens = _tokenize_dim(text.translate(_TIMES))
     # implicit multiplication: "4D" -> 4 * D
     expanded: list[str] = []
     for token in tokens:
@@ -198,8 +234,11 @@ def evaluate_dim(text: str, sizes: dict[str, int]) -> int:
 
 def parse_symbolic_shape(text: str, sizes: dict[str, int]) -> tuple[int, ...]:
     """``(B, H, L, L)`` -> the concrete shape after substituting the lesson's sizes."""
-    body = _unwrap(_strip(text))
-    parts = [p.strip() for p in re.split(r"[,;]|\s+x\s+|×", body) if p.strip()]
+    body = _unwrap(_numbers_text(text))
+    # With commas, they alone separate the axes and × is a product inside one ((B, L, 4×D) has
+    # three axes); without any, × separates as x does (B×H×L×L).  · is always a product.
+    separators = r"[,;]" if re.search(r"[,;]", body) else r"\s+x\s+|×"
+    parts = [p.strip() for p in re.split(separators, body) if p.strip()]
     if len(parts) == 1 and " " in parts[0]:
         parts = parts[0].split()
     if not parts or len(parts) > 8:

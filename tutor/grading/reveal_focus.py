@@ -28,7 +28,7 @@ _PROBE_AXES = {
     "params.W_U": ("feature", "vocabulary"),
 }
 _RESIDUAL = ("embed", "pos_embed", "resid_pre", "resid_mid", "resid_post", "attn_out", "mlp_out",
-             "ln1.normalized", "ln2.normalized", "ln_final.normalized")
+             "ln1.normalized", "ln2.normalized", "ln_final.normalized", "ln1.out", "ln2.out", "ln_final.out")
 _BY_SIZE = (("B", "batch"), ("H", "head"), ("L", "position"), ("V", "vocabulary"), ("D", "feature"))
 POSITION_AXES = ("position", "query", "key")
 

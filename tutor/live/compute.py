@@ -16,6 +16,7 @@ from tutor.model import GPT, CharTokenizer, GPTConfig, run_with_probes
 from tutor.model.copies import seeded_model
 
 from tutor.experiments import ExperimentContext, run_experiments
+from tutor.course.placeholders import VOCABULARY
 from tutor.course.schema import Lesson, ModelSetup
 from tutor.live.hub import ModelHub
 
@@ -149,6 +150,7 @@ def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None,
         _, probes = run_with_probes(model, tokens)
     tensors = {name: t.cpu().float().numpy() for name, t in probes.items()}
     tensors.update(parameter_tensors(model))
+    tensors[VOCABULARY] = np.array([ord(ch) for ch in tokenizer.chars], dtype=np.float64)   # (V,) for '| token'
     if setup.experiments:
         context = ExperimentContext(model, tokens, tokenizer, sizes, setup.seed)
         with hub.lock:

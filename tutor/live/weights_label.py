@@ -33,15 +33,31 @@ _PIECES: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(pattern + r"\Z")
     (r"diverged: the last good weights", N_("diverged: the last good weights")),
     (r"continued from (?P<name>.+)", N_("continued from {name}")),
 ))
+# "trained on sort": whole phrases for the built-in data, so each language words and orders them
+# (在排序任务上训练); a file's name goes through "trained on {data}" as written.
+_TRAINED_ON = {"sort": N_("trained on the sort task"), "reverse": N_("trained on the reverse task"),
+               "text": N_("trained on the Python docs text")}
+# The shipped models by name ("shipped text model"): the whole phrase, so each language can order it.
+_SHIPPED_NAMES = {"sort": N_("shipped sort model"), "reverse": N_("shipped reverse model"),
+                  "text": N_("shipped text model")}
+# "your model: sort, 800 steps": the data alone, first among the details
+_DATA_ALONE = {"sort": N_("the sort task"), "reverse": N_("the reverse task"), "text": N_("the Python docs text")}
 _YOUR_MODEL = "your model: "
 _WITH_DETAILS = re.compile(r"(?P<name>[^()]+) \((?P<details>[^()]*)\)\Z")
 
 
 def _piece(text: str) -> str:
+    if text in _DATA_ALONE:
+        return _(_DATA_ALONE[text])
     for pattern, template in _PIECES:
         match = pattern.match(text)
         if match:
-            fields = {key: _piece(value) if key == "name" else value for key, value in match.groupdict().items()}
+            fields = match.groupdict()
+            if template == "shipped {name} model" and fields["name"] in _SHIPPED_NAMES:
+                return _(_SHIPPED_NAMES[fields["name"]])
+            if template == "trained on {data}" and fields["data"] in _TRAINED_ON:
+                return _(_TRAINED_ON[fields["data"]])
+            fields = {key: _piece(value) if key == "name" else value for key, value in fields.items()}
             return _(template).format(**fields)
     return text
 

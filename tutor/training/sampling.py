@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from tutor.common.i18n import _
+from tutor.common.prompt_chars import prompt_ids
 from tutor.common.safe_text import neutralise, one_line
 
 STRATEGIES = ("greedy", "temperature", "top-k", "top-p", "beam")
@@ -82,18 +83,23 @@ def validate(request: SampleRequest) -> None:
     knobs = filters(request)
     temperature_problem = check_temperature(knobs["temperature"])
     if temperature_problem:
-        raise ValueError(f"the temperature {temperature_problem}")
+        raise ValueError(temperature_problem)
+    if knobs.get("top_k") is not None and knobs["top_k"] < 1:
+        raise ValueError(_("top-k must be at least 1, not {value}").format(value=knobs["top_k"]))
+    if knobs.get("top_p") is not None and not 0 < knobs["top_p"] <= 1:
+        raise ValueError(_("top-p must be in (0, 1], not {value}").format(value=f"{knobs['top_p']:g}"))
     if knobs.get("top_p") is not None and knobs["top_p"] < MIN_TOP_P:
         raise ValueError(_("top-p must be between {least} and 1 (1 keeps every token)").format(least=f"{MIN_TOP_P:g}"))
     validate_sampling(knobs["temperature"], knobs.get("top_k"), knobs.get("top_p"))
 
 
 def check_temperature(value: float) -> str | None:
-    """What is wrong with a temperature, worded to follow "the temperature", or None."""
+    """What is wrong with a temperature, as a whole sentence in the interface language, or None."""
     import math
 
     if not math.isfinite(value) or value < 0 or value > MAX_TEMPERATURE or 0 < value < MIN_TEMPERATURE:
-        return f"must be 0 (greedy) or between {MIN_TEMPERATURE:g} and {MAX_TEMPERATURE:g}, not {value:g}"
+        return _("the temperature must be 0 (greedy) or between {least} and {most}, not {value}").format(
+            least=f"{MIN_TEMPERATURE:g}", most=f"{MAX_TEMPERATURE:g}", value=f"{value:g}")
     return None
 
 
@@ -128,7 +134,7 @@ def sample_steps(model, tokenizer, request: SampleRequest, lock=None) -> Iterato
     validate(request)
     guard = lock if lock is not None else contextlib.nullcontext()
     knobs = filters(request)
-    context = tokenizer.encode(request.prompt)
+    context = prompt_ids(tokenizer, request.prompt)
     stop_ids = tokenizer.encode("\n") if request.stop_at_newline else []
     if request.strategy == "beam":
         with guard:
@@ -162,7 +168,7 @@ def attention_pattern(model, tokenizer, text: str, layer: int, head: int, lock=N
     if not (0 <= layer < config.n_layer and 0 <= head < config.n_head):
         raise ValueError(_("this model has layers 0-{layer} and heads 0-{head}").format(
             layer=config.n_layer - 1, head=config.n_head - 1))
-    ids = tokenizer.encode(text)[-config.block_size:]
+    ids = prompt_ids(tokenizer, text)[-config.block_size:]
     with lock if lock is not None else contextlib.nullcontext():
         _logits, probes = run_with_probes(model, torch.tensor([ids]))
     pattern = probes[f"blocks.{layer}.attn.pattern"][0, head].float().numpy()      # (L, L)

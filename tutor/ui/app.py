@@ -16,7 +16,7 @@ from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
 from tutor.course.cache import CachedCatalog, open_catalog
 from tutor.course.catalog import Catalog
-from tutor.ui.palette import LessonCommands
+from tutor.ui.palette import PLACEHOLDER, LessonCommands, system_commands
 from tutor.ui.messages import ModelFailed, ModelReady
 from tutor.live.hub import ModelHub
 from tutor.ui.screens.roadmap import RoadmapScreen
@@ -101,6 +101,17 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
             return
         if self.opened_catalog.complete():   # the cache was bad: the files were read instead
             self.lessons_signal.publish([])  # the roadmap redraws from the catalog
+
+    def get_system_commands(self, screen):
+        """Textual's own palette entries (Theme, Keys, Maximize, Screenshot…) in the interface language."""
+        return system_commands(super().get_system_commands(screen))
+
+    def action_command_palette(self) -> None:
+        """Textual's palette with its search box's placeholder in the interface language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=_(PLACEHOLDER)))
 
     def action_open_review(self) -> None:
         self.complete_catalog()

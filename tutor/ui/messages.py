@@ -95,6 +95,7 @@ class AttentionReady(AppMessage):
     labels: list[str]
     layer: int
     head: int
+    model_label: str = ""    # the weights that drew it (the app's model), said under the map
 
 
 @dataclass

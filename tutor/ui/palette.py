@@ -11,17 +11,41 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from tutor.common.i18n import language_names
-
+from tutor.common.i18n import N_, _, language_names
 
 DASHBOARD_ACTIONS = (   # (name, tab, what to do there, help)
-    ("train the model", "tab-train", "start", "start (or resume) training with the Train tab's choices · F5"),
-    ("pause or resume training", "tab-train", "pause", "F6"),
-    ("stop training", "tab-train", "stop", "keeps the weights of the last evaluation · F7"),
-    ("sample text from the model", "tab-sample", "sample", "greedy, temperature, top-k, top-p, beam"),
-    ("attention heatmap", "tab-attention", "attention", "one layer and head's pattern for a text"),
-    ("back to the shipped model", "tab-train", "shipped", "the built-in sort model the lessons are written for"),
+    (N_("train the model"), "tab-train", "start", N_("start (or resume) training with the Train tab's choices · F5")),
+    (N_("pause or resume training"), "tab-train", "pause", "F6"),
+    (N_("stop training"), "tab-train", "stop", N_("keeps the weights of the last evaluation · F7")),
+    (N_("sample text from the model"), "tab-sample", "sample", N_("greedy, temperature, top-k, top-p, beam")),
+    (N_("attention heatmap"), "tab-attention", "attention", N_("one layer and head's pattern for a text")),
+    (N_("back to the shipped model"), "tab-train", "shipped", N_("the built-in sort model the lessons are written for")),
 )
+# Textual's own palette entries (App.get_system_commands) and the search box's placeholder:
+# Textual writes them in English, so TutorApp passes them through the catalog with these.
+SYSTEM_WORDS = {
+    "Theme": N_("Theme"), "Change the current theme": N_("Change the current theme"),
+    "Quit": N_("Quit"), "Quit the application as soon as possible": N_("Quit the application as soon as possible"),
+    "Keys": N_("Keys"), "Hide the keys and widget help panel": N_("Hide the keys and widget help panel"),
+    "Show help for the focused widget and a summary of available keys":
+        N_("Show help for the focused widget and a summary of available keys"),
+    "Minimize": N_("Minimize"), "Minimize the widget and restore to normal size":
+        N_("Minimize the widget and restore to normal size"),
+    "Maximize": N_("Maximize"), "Maximize the focused widget": N_("Maximize the focused widget"),
+    "Screenshot": N_("Screenshot"), "Save an SVG 'screenshot' of the current screen":
+        N_("Save an SVG 'screenshot' of the current screen"),
+}
+PLACEHOLDER = N_("Search for commands…")
+
+
+def system_commands(commands):
+    """Textual's system commands with their title and help in the interface language; a command
+    a later Textual adds, with words not listed above, stays as Textual wrote it."""
+    from textual.app import SystemCommand
+
+    for command in commands:
+        yield SystemCommand(_(SYSTEM_WORDS.get(command.title, command.title)),
+                            _(SYSTEM_WORDS.get(command.help, command.help)), command.callback, command.discover)
 
 
 def dashboard_action(app, tab: str, action: str) -> None:
@@ -47,16 +71,17 @@ class LessonCommands(Provider):
         """(name, callback, help) for every lesson in roadmap order, then the journey screens."""
         app = self.app
         titles = {track.id: track.title for track in app.catalog.index.tracks}
-        found = [(f"Lesson: {item.lesson.title}", partial(app.open_lesson, item.lesson.id),
-                  f"{titles.get(item.lesson.track, item.lesson.track)} · {len(item.lesson.questions)} questions")
+        found = [(_("Lesson: {title}").format(title=item.lesson.title), partial(app.open_lesson, item.lesson.id),
+                  _("{track} · {count} questions").format(track=titles.get(item.lesson.track, item.lesson.track),
+                                                          count=len(item.lesson.questions)))
                  for item in app.catalog.ordered()]
-        found += [("Review due questions", app.action_open_review, "questions you missed, back before you forget"),
-                  ("Stats: answers, accuracy, streak", app.action_open_stats, "how you are doing"),
-                  ("Help: keys on every screen", app.action_help, "the same as ? or F1"),
-                  ("Toggle light / dark theme", app.action_toggle_theme, "remembered for next time"),
-                  (f"Language: {language_names()}", app.action_toggle_language, "F4; remembered for next time")]
-        found += [(f"Dashboard: {name}", partial(dashboard_action, app, tab, action), help_text)
-                  for name, tab, action, help_text in DASHBOARD_ACTIONS]
+        found += [(_("Review due questions"), app.action_open_review, _("questions you missed, back before you forget")),
+                  (_("Stats: answers, accuracy, streak"), app.action_open_stats, _("how you are doing")),
+                  (_("Help: keys on every screen"), app.action_help, _("the same as ? or F1")),
+                  (_("Toggle light / dark theme"), app.action_toggle_theme, _("remembered for next time")),
+                  (f"Language: {language_names()}", app.action_toggle_language, _("F4; remembered for next time"))]
+        found += [(_("Dashboard: {action}").format(action=_(name)), partial(dashboard_action, app, tab, action),
+                   _(help_text)) for name, tab, action, help_text in DASHBOARD_ACTIONS]
         return found
 
     async def discover(self) -> Hits:

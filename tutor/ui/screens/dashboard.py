@@ -22,10 +22,17 @@ from tutor.ui.widgets.train_panel import TrainPanel
 
 
 class DashboardScreen(Screen):
+    # The compact widgets' own focus is a background one shade off the panel (235 on 234): after
+    # a Tab nobody could tell what Enter would press.  Reverse a focused button and give a focused
+    # box the accent, in both themes and without colour (NO_COLOR keeps reverse and bold).
     DEFAULT_CSS = """
     #dash-weights { padding: 0 1; height: auto; max-height: 2; color: $text-muted; }   /* a long label wraps once */
     #dash-tabs { height: 1fr; }
     #dash-tabs TabPane { padding: 0 1; }
+    DashboardScreen Button.-textual-compact:focus { text-style: bold reverse; }
+    DashboardScreen Input.-textual-compact:focus { background: $accent 45%; text-style: bold; }
+    DashboardScreen Select.-textual-compact:focus > SelectCurrent { background: $accent 45%; text-style: bold; }
+    DashboardScreen Checkbox.-textual-compact:focus { background: $accent 45%; text-style: bold; }
     """
     BINDINGS = [
         Binding("escape", "close", N_("Back")),

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Header, Static
 
 from tutor.common.i18n import N_, _
 from tutor.ui.localize import binding_label, localize_bindings
+from tutor.ui.widgets.prose import Prose
 
 NOTES = N_(
     "Answering: type your prediction and press Enter. A wrong answer gets a nudge: try again, ask for a "
@@ -43,8 +44,9 @@ class HelpScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="help-body"):
-            yield Static(self._keys(), id="help-keys")
-            yield Static(Text(_(NOTES)), id="help-notes")
+            # Prose: Chinese breaks between characters, not as one long "word" cut at the edge
+            yield Static(Prose(self._keys()), id="help-keys")
+            yield Static(Prose(Text(_(NOTES))), id="help-notes")
         yield Footer()
 
     def on_mount(self) -> None:

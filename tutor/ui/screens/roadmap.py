@@ -17,9 +17,14 @@ REVIEW, STATS = "@review", "@stats"   # tree data of the journey entries; no les
 
 
 class RoadmapScreen(Screen):
+    # Textual's light-mode guides are $surface-darken-1, one shade from the background (250 on
+    # 251): the tree's connectors vanished.  Half the text colour reads in both modes.
     DEFAULT_CSS = """
     #roadmap-status { padding: 0 1; color: $text-muted; }
     #roadmap-tree { height: 1fr; padding: 0 1; }
+    RoadmapScreen #roadmap-tree:light > .tree--guides { color: $foreground 45%; }
+    RoadmapScreen #roadmap-tree:light > .tree--guides-hover { color: $foreground 60%; }
+    RoadmapScreen #roadmap-tree:light > .tree--guides-selected { color: $foreground 75%; }
     """
     review_tick_seconds = 15.0   # how often the Review entry's due count and countdown are brought up to date
     BINDINGS = [

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
+from tutor.live.weights_label import localized_label
 from tutor.ui.messages import AttentionFailed, AttentionReady
 from tutor.ui.relabel import worded
 from tutor.ui.widgets.dashboard_tab import DashboardTab
@@ -157,10 +158,11 @@ class AttentionView(DashboardTab):
         try:
             hub.ensure_loaded()
             pattern, labels = attention_pattern(hub.model, hub.tokenizer, text, layer, head, lock=hub.lock)
+            label = hub.label
         except Exception as error:
             self.post_message(AttentionFailed(f"{error}"))
             return
-        self.post_message(AttentionReady(pattern, labels, layer, head))
+        self.post_message(AttentionReady(pattern, labels, layer, head, label))
 
     def on_attention_ready(self, message: AttentionReady) -> None:
         message.stop()
@@ -170,8 +172,11 @@ class AttentionView(DashboardTab):
         self.explain(message)
 
     def explain(self, message: AttentionReady) -> None:
+        """The probe, how to read it, and which weights drew it: the text may come from the Sample
+        tab's text model while the pattern is always the app's model."""
         self.say(f"blocks.{message.layer}.attn.pattern[0, {message.head}]: " +
-                 _("row = query, column = key, % of the row's attention; · is the masked future."), "dim")
+                 _("row = query, column = key, % of the row's attention; · is the masked future.") + "\n" +
+                 _("Drawn by: {label}").format(label=localized_label(message.model_label)), "dim")
 
     def on_attention_failed(self, message: AttentionFailed) -> None:
         message.stop()

@@ -11,7 +11,9 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
 
-from tutor.common.wide_wrap import break_offsets
+from rich.cells import cell_len
+
+from tutor.common.wide_wrap import break_offsets, units
 
 
 class Prose:
@@ -35,4 +37,8 @@ class Prose:
         yield from self.lines(options.max_width)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement.get(console, options, self.text)
+        """As narrow as its widest unbreakable piece (a Chinese character, not a whole run of
+        them), so a table gives a Chinese title a column it can wrap in evenly."""
+        widest = Measurement.get(console, options, self.text)
+        pieces = [cell_len(piece.rstrip()) for line in self.text.plain.split("\n") for piece in units(line)]
+        return Measurement(min(widest.minimum, max(pieces, default=1)), widest.maximum)

@@ -19,6 +19,7 @@ from tutor.common.i18n import N_, _
 from tutor.model.formats import TASKS
 from tutor.common.safe_text import neutralise
 from tutor.live.weights_label import localized_label
+from tutor.common.prompt_chars import fold_full_width
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
 from tutor.ui.relabel import worded, worded_select
@@ -47,6 +48,13 @@ def is_task_model(label: str) -> bool:
     return any(f"on {task}" in label or f"model: {task}," in label for task in TASKS)
 
 
+def pad_cells(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal cells (a Chinese character takes two)."""
+    from rich.cells import cell_len
+
+    return " " * max(0, width - cell_len(text)) + text
+
+
 def distribution_text(step: SampleStep | None, index: int, count: int, strategy: str) -> Text:
     text = Text()
     if step is None:
@@ -55,7 +63,8 @@ def distribution_text(step: SampleStep | None, index: int, count: int, strategy:
         return text
     text.append(_("token {number}/{count}: ").format(number=index + 1, count=count), style="bold")
     text.append(repr(step.text), style="bold cyan")
-    text.append(f"\n{'':>3} {_('before'):>7} {_('after'):>7}\n", style="dim")
+    before, after = _("before"), _("after")   # outside the f-string, where the catalog tools see them
+    text.append(f"\n{'':>3} {pad_cells(before, 7)} {pad_cells(after, 7)}\n", style="dim")
     for c in step.candidates:
         text.append("→" if c.chosen else " ", style="bold cyan")
         text.append(f"{c.text:>2} {c.before:>7.1%} ", style="bold cyan" if c.chosen else "")
@@ -188,7 +197,8 @@ class SamplePanel(DashboardTab):
                     _("{what} must be a number, not {text}")
                 raise ValueError(message.format(what=what, text=repr(text))) from None
 
-        return SampleRequest(prompt=self.query_one("#sample-prompt", Input).value,
+        # folded here so the output shows the prompt the model read (3142>, not ３１４２＞)
+        return SampleRequest(prompt=fold_full_width(self.query_one("#sample-prompt", Input).value),
                              strategy=self.query_one("#sample-strategy", Select).value,
                              temperature=number("temperature", float, _("the temperature T")),
                              top_k=number("top-k", int, "top-k"), top_p=number("top-p", float, "top-p"),
@@ -237,6 +247,9 @@ class SamplePanel(DashboardTab):
                 self.post_message(SampleStepped(run_id, step))
                 if self.pace:
                     time.sleep(self.pace)
+        except ValueError as error:   # a character the model cannot read, named by prompt_ids
+            self.post_message(SampleEnded(run_id, str(error)))
+            return
         except Exception as error:   # a bad knob the checks missed, a model that failed to load
             self.post_message(SampleEnded(run_id, f"{type(error).__name__}: {error}"))
             return

@@ -54,6 +54,8 @@ class CheckpointActions:
         message.stop()
         self.say(message.error, "bold red")
 
+    save_armed: str | None = None   # the path a first Save of unchanged weights asked to confirm
+
     def typed_file(self, text: str) -> str | None:
         """The path typed in a box, or None (said in the panel) when it leaves a confined home."""
         try:
@@ -63,17 +65,32 @@ class CheckpointActions:
             return None
 
     def save(self) -> None:
+        """Save trained, unsaved weights at once; anything else (the shipped model, weights just
+        loaded or saved) only after a second Save to the same path, since one stray Tab + Enter
+        wrote the shipped weights out as if they were the learner's. Either way an existing file
+        is asked about before it is overwritten."""
         typed = self.query_one("#train-path", Input).value.strip()
         data = str(self.hub_meta.get("data") or "model")
         path = self.typed_file(typed) if typed else str(dt.default_save_path(self.app.settings_home, data))
         if path is None:
             return
+        if not self.unsaved and self.save_armed != path:
+            self.save_armed = path
+            self.say(_("Nothing new to save: these are {label}. Press Save again to write a copy to {path}.").format(
+                label=localized_label(self.app.hub.label), path=path), "yellow")
+            return
         if Path(path).exists():   # a stat on the UI thread; the write itself is on a worker
             from tutor.ui.screens.overwrite import OverwriteScreen
 
-            self.app.push_screen(OverwriteScreen(path), lambda overwrite: self.save_to(path) if overwrite else
+            self.app.push_screen(OverwriteScreen(path), lambda overwrite: self.write(path) if overwrite else
                                  self.say(_("Not saved: {path} is left as it was.").format(path=path), "yellow"))
             return
+        self.write(path)
+
+    def write(self, path: str) -> None:
+        """A confirmed Save; until then the first Save's confirmation stands, so a learner who
+        keeps a file at the overwrite question is asked only that question next time."""
+        self.save_armed = None
         self.save_to(path)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)

@@ -95,7 +95,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
             yield worded(Label(), N_("Size"), " {} ")
             yield worded_select([(preset_words(preset), name) for name, preset in dt.PRESETS.items()],
                                 value="standard", allow_blank=False, compact=True, id="train-preset")
-            yield Label(" LR ")
+            yield worded(Label(), N_("LR"), " {} ")
             yield Input("3e-3", compact=True, id="train-lr")
         with Horizontal(classes="dash-row"):
             yield worded(Label(), N_("File"), "{} ")
@@ -123,6 +123,8 @@ class TrainPanel(CheckpointActions, DashboardTab):
         action = actions.get(event.button.id or "")
         if action is not None:
             event.stop()
+            if action != self.save:
+                self.save_armed = None   # a Save confirms only the Save just before it
             action()
 
     @property

@@ -1,0 +1,73 @@
+"""Issue 24: answers as Chinese learners type them, beyond full-width forms."""
+import math
+
+import pytest
+
+from tutor.common.i18n import set_language
+from tutor.grading.answers import AnswerError, parse_choice, parse_number, parse_shape, parse_symbolic_shape, \
+    parse_values
+
+SIZES = {"B": 2, "L": 4, "D": 8, "H": 2, "D_head": 4}
+
+
+@pytest.mark.parametrize("text,shape", [
+    ("（B，L，4×D）", (2, 4, 32)),         # before: × split it into four axes, (2, 4, 4, 8)
+    ("(B, L, 4·D)", (2, 4, 32)),            # the lessons' own notation; before: refused
+    ("(B, H, L, H·D_head)", (2, 2, 4, 8)),
+    ("(B, L, 4⋅D)", (2, 4, 32)),
+    ("B×H×L×L", (2, 2, 4, 4)),              # no comma anywhere: × still separates, as x does
+])
+def test_a_times_sign_inside_a_symbolic_axis_is_a_product(text, shape):
+    assert parse_symbolic_shape(text, SIZES) == shape
+
+
+@pytest.mark.parametrize("text", ["4,096", "４，０９６", "4 096", "4096"])
+def test_a_single_number_may_group_thousands_with_commas(text):
+    assert parse_number(text) == 4096
+
+
+def test_a_comma_not_followed_by_three_digits_is_not_a_thousands_separator():
+    with pytest.raises(AnswerError):
+        parse_number("4,09")
+    assert parse_number("1,000,000.5") == 1_000_000.5
+
+
+def test_in_a_shape_or_a_list_a_comma_always_separates():
+    assert parse_shape("4,096") == (4, 96)
+    assert parse_values("4,096") == [4, 96]
+
+
+@pytest.mark.parametrize("text", ["6⁴,9⁶", "2⁶", "(2, 3²)", "x₂"])
+def test_superscript_digits_are_refused_not_joined(text):
+    for parse in (parse_number, parse_shape, parse_values):
+        with pytest.raises(AnswerError, match="superscript"):
+            parse(text)
+
+
+@pytest.mark.parametrize("text,value", [("负无穷", -math.inf), ("负无穷大", -math.inf), ("正无穷", math.inf),
+                                        ("无穷大", math.inf)])
+def test_infinity_in_chinese_words_is_the_value(text, value):
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize("text,words", [("20个", "个"), ("约 0.99", "约"), ("≈0.5", "≈"), ("3 层", "层")])
+def test_a_number_with_a_word_is_refused_with_the_form_expected(text, words):
+    with pytest.raises(AnswerError) as caught:
+        parse_number(text)
+    assert words in str(caught.value) and "write the number alone" in str(caught.value)
+
+
+def test_the_refusals_are_said_in_chinese():
+    set_language("zh")
+    try:
+        with pytest.raises(AnswerError, match="只写数字"):
+            parse_number("20个")
+        with pytest.raises(AnswerError, match="上标"):
+            parse_number("2⁶")
+    finally:
+        set_language("en")
+
+
+def test_xuan_b_picks_b():
+    assert parse_choice("选b", ["one", "two", "three"]) == 1
+    assert parse_choice("选 C", ["one", "two", "three"]) == 2
