@@ -55,7 +55,7 @@ REVEAL_DEFECTS = [
     ("la-one-hot-vs-dense", [('    show: "embedding.digit_onehot_cos[3]"\n', "")],
      'probe: "embedding.digit_onehot_cos[3]"', "probe", "questions.0.probe", "'onehot-zeros'"),
     ("pr-padding-mask", [('    show: "padding.pattern[1, 0, -1]"\n', "")],
-     'probe: "padding.pattern[1, 0, -1, -1]"', "probe", "questions.4.probe", "'table-sum'"),
+     'probe: "padding.pattern[1, 0, -1, -1]"', "probe", "questions.3.probe", "'table-sum'"),
     ("nu-mixed-precision", [('    show: "mixed_precision.example_fp16[0]"\n', "")],
      'probe: "mixed_precision.example_fp16"', "probe", "questions.0.probe", "'quarter-fp16'"),
     ("la-scaled-scores", [('    show: "blocks.0.attn.scores[0, 0]"\n', "")],
