@@ -147,10 +147,9 @@ CHOICE_DEFECTS = [
       '"puts all its mass on the rewarded token"'],
      ['"becomes uniform over the vocabulary: a large β flattens every probability"',
       '"becomes uniform over the vocabulary"']),
-    ("nu-mixed-precision", '"smaller or equal: every gradient is S times further from 0 when it is rounded"', None,
+    ("nu-mixed-precision", '"smaller or equal: each gradient is S times further from 0 at rounding"', None,
      ['"larger: multiplying by S pushes more gradients out of float16\'s range"', '"larger"'],
-     ['"the same: scaling and unscaling cancel, so the rounding is unchanged"',
-      '"the same: scaling and unscaling cancel"']),
+     ['"the same: scaling and unscaling cancel, so the rounding is unchanged"', '"the same"']),
 ]
 
 
