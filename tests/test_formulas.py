@@ -354,3 +354,14 @@ def test_right_grouped_products_keep_their_brackets():
     assert "(Kᵀ⋅V)" in render_formula(right)
     assert "(" not in render_formula(left)
     assert formula_latex(right) == r"Q \left(K^{T} V\right)"
+
+
+def test_a_power_of_a_sum_that_holds_a_power_of_symbols_is_read():
+    """A standard deviation written as a square root: the inner square is of symbols, so the printers
+    have no number tower to evaluate; numeric towers stay refused (see ATTACKS)."""
+    formula = parse_formula("(mean((x - mean(x))**2) + eps) ** 0.5")
+    x = np.array([1.0, 2.0, 4.0])
+    got = evaluate_formula(formula, {"x": x, "eps": 0.0})
+    assert np.allclose(got, np.std(x))
+    with pytest.raises(FormulaError):
+        parse_formula("(2**x + 9**99)**99")

@@ -189,17 +189,18 @@ class _Validator:
         return Node("call", fn, (self.convert(node.args[0], depth + 1),), col)
 
     def check_power(self, base: Node, exponent: Node, col: int) -> None:
-        """Bound powers up front: sympy's printers may evaluate nested numeric powers."""
-        if _has_power(base) or _has_power(exponent):
-            raise self.fail("nested power", col, " is not allowed (no a**b**c or (a**b)**c)")
+        """Bound powers up front: sympy's printers may evaluate nested numeric powers (2**3**9 is a huge
+        integer). A power of symbols inside, as in a standard deviation ``mean((x - m)**2) ** 0.5``, stays symbolic."""
+        if _has_numeric_power(base) or _has_numeric_power(exponent):
+            raise self.fail("nested power", col, " is not allowed (no a**b**c or (a**b)**c with numbers)")
         if not tree_names(exponent):
             value = evaluate_tree(exponent, {})
             if not np.all(np.abs(value) <= MAX_EXPONENT):
                 raise self.fail("exponent", col, f" must be between -{MAX_EXPONENT} and {MAX_EXPONENT}")
 
 
-def _has_power(node: Node) -> bool:
-    return (node.kind == "op" and node.value == "**") or any(map(_has_power, node.args))
+def _has_numeric_power(node: Node) -> bool:
+    return (node.kind == "op" and node.value == "**" and not tree_names(node)) or any(map(_has_numeric_power, node.args))
 
 
 def render_formula(f: Formula) -> str:
