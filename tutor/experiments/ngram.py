@@ -3,8 +3,9 @@
 Why the built-in text: it is what the shipped text model was trained on, so the two estimates of
 "what comes next" saw the same data and differ only in how much history they condition on.  The
 bigram estimate is taken as the mean of the one-hot vectors of the characters that follow the
-context character, the maximum-likelihood estimate of a categorical distribution; the lesson's
-count formula is checked against it.
+context character, the maximum-likelihood estimate of a categorical distribution.  It is the same
+count as k / n, so a lesson shows that formula without claiming it reproduces anything: comparing
+the two would only redo the arithmetic, not test the model.
 """
 from __future__ import annotations
 
