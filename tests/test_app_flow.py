@@ -19,7 +19,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         assert isinstance(screen, LessonScreen)
         await wait_for_live(pilot, screen)
         assert "formula matches the model" in text_of(screen, "#formula-check")
-        assert "Q⋅K" in text_of(screen, "#formula") or "Q·K" in text_of(screen, "#formula")
+        assert "q⋅k" in text_of(screen, "#formula") or "q·k" in text_of(screen, "#formula")   # one score
 
         # garbage first: a clear message, nothing revealed
         await type_answer(pilot, "banana")

@@ -87,7 +87,8 @@ def test_a_placeholder_names_the_token_an_id_stands_for():
 
 
 def test_a_reveal_says_the_top_token_live(tmp_path):
-    path = copy_of(tmp_path, "pr-softmax", ("reveal: \"18, the digit '1':", "reveal: \"{{ next_token.top_ids[0, 4, 0] | token }}:"))
+    path = copy_of(tmp_path, "pr-softmax", ("reveal: \"{{ next_token.top_ids[0, 4, 0] }}; a model that sorts picks 18, the digit '1':",
+                                                    "reveal: \"{{ next_token.top_ids[0, 4, 0] | token }}:"))
     report = check_paths([path], variants=0)
     assert report.ok, messages(report)
     from tutor.course.catalog import load_lesson

@@ -4,6 +4,7 @@ import pytest
 from tutor.cli.main import main
 from tutor.common.i18n import set_language
 from tutor.progress.store import ProgressStore
+from progress_helpers import answer_once
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +40,7 @@ def test_a_subcommands_help_and_an_argparse_error_are_chinese(capsys):
 
 def test_progress_lists_lesson_titles_in_the_language(tmp_path, capsys):
     with ProgressStore(tmp_path) as store:
-        store.record_answer("la-ffn-shapes", "win-shape", "(1, 2)", True)
+        answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", True)
     code, out, _err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress")
     assert code == 0 and "学习进度" in out and "前馈网络" in out and "la-ffn-shapes" not in out
     code, out, _err = run(capsys, "--lang", "en", "--home", str(tmp_path), "progress")
@@ -48,7 +49,7 @@ def test_progress_lists_lesson_titles_in_the_language(tmp_path, capsys):
 
 def test_progress_export_import_and_reset_speak_chinese(tmp_path, capsys):
     with ProgressStore(tmp_path / "home") as store:
-        store.record_answer("la-ffn-shapes", "win-shape", "(1, 2)", True)
+        answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", True)
     export = tmp_path / "out.json"
     _code, out, _err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "home"), "progress", "--export", str(export))
     assert out.startswith("已把 1 次作答")

@@ -6,7 +6,7 @@ import pytest
 import yaml
 from textual.widgets import Input
 
-from journey_helpers import text_of, type_answer, wait_for_live
+from journey_helpers import open_live_lesson, text_of, type_answer, wait_for_live
 from tutor.course.schema import Lesson
 from tutor.formulas.parse import parse_formula, render_formula
 from tutor.grading.answer_text import formula_shown
@@ -201,10 +201,7 @@ async def test_the_scores_formula_in_the_app(tmp_path):
 
     app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_lesson("la-scaled-scores", question_index=3)
-        await pilot.pause()
-        screen = app.screen
-        await wait_for_live(pilot, screen)
+        screen = await open_live_lesson(pilot, "la-scaled-scores", question_index=3)
         assert screen.question.kind == "formula"
         await pilot.press(*"Q @ K.T")
         await pilot.pause()

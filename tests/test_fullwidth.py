@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 from textual import events
 from textual.keys import _character_to_key
 
-from journey_helpers import text_of, wait_for_live
+from journey_helpers import open_live_lesson, text_of, wait_for_live
 from tutor.grading.answers import AnswerError, parse_choice, parse_number, parse_shape, parse_symbolic_shape, \
     parse_values
 from tutor.grading.fullwidth import normalize_answer_text
@@ -69,10 +69,7 @@ async def type_as_an_input_method_does(pilot, text: str) -> None:
 async def test_pilot_full_width_shape_answer_is_graded_right(tmp_path):
     app = TutorApp(preload_model=False, home=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.open_lesson("la-scaled-scores")
-        await pilot.pause()
-        screen = app.screen
-        await wait_for_live(pilot, screen)
+        screen = await open_live_lesson(pilot, "la-scaled-scores")
         await type_as_an_input_method_does(pilot, "（２，３，５，５）")
         assert "Right" in text_of(screen, "#feedback")
         assert "(2, 3, 5, 5)" in text_of(screen, "#your-answer")

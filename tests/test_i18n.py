@@ -181,16 +181,13 @@ async def test_f4_switches_the_app_to_chinese_and_remembers_it(tmp_path):
 
 async def test_f4_in_a_lesson_keeps_the_lesson_the_question_and_what_is_typed(tmp_path):
     """Before: F4 dropped the learner on the roadmap and the place was lost."""
-    from journey_helpers import text_of, type_answer, wait_for_live
+    from journey_helpers import open_live_lesson, text_of, type_answer, wait_for_live
     from tutor.ui.screens.lesson import LessonScreen
 
     app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            app.open_lesson("la-tensors", 1)
-            await pilot.pause()
-            screen = app.screen
-            await wait_for_live(pilot, screen)
+            screen = await open_live_lesson(pilot, "la-tensors", 1)
             await type_answer(pilot, "(2, 4)")          # a wrong try: one of the three is spent
             await pilot.press("right", "x")             # keep the old answer and type on
             await pilot.press("f4")

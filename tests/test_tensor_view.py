@@ -3,7 +3,7 @@ to its width, scrollable with the keyboard; and the live reveals named in issue 
 import numpy as np
 import pytest
 
-from journey_helpers import type_answer, wait_for_live
+from journey_helpers import open_live_lesson, type_answer, wait_for_live
 from tutor.grading.reveal_focus import axis_names, reveal_for
 from tutor.grading.tensor_format import NumberFormat, centred_start, column_capacity, fit_window
 from tutor.ui.app import TutorApp
@@ -67,10 +67,7 @@ def test_axis_names_of_model_probes():
 async def reveal_text(lesson: str, question: int, answer: str, size=(80, 24)) -> tuple[str, TensorView]:
     app = TutorApp(watch_interval=None)
     async with app.run_test(size=size) as pilot:
-        app.open_lesson(lesson, question)
-        await pilot.pause()
-        screen = app.screen
-        await wait_for_live(pilot, screen)
+        screen = await open_live_lesson(pilot, lesson, question)
         await type_answer(pilot, answer)
         await pilot.pause()
         view = screen.query_one("#real-tensor", TensorView)
