@@ -151,7 +151,7 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
     from tutor.ui.widgets.prose import Prose
 
     table = Table(_("Questions"), _("Finished"), _("First time"), _("After retry"), _("Not got"), _("Last seen"))
-    table.columns.insert(0, Column(_("Lesson")))
+    table.columns.insert(0, Column(_("Lesson"), min_width=28))   # a title wraps over a line or two, not a word a line
     for lesson_id, s in sorted(stats.items()):
         last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
         item = catalog.lessons.get(lesson_id)
