@@ -103,10 +103,10 @@ def record_notifications(app) -> list[tuple[str, dict]]:
     return seen
 
 
-async def open_live_lesson(pilot, lesson_id: str, *args):
+async def open_live_lesson(pilot, lesson_id: str, *args, **kwargs):
     """Open a lesson (``args`` as ``app.open_lesson`` takes them) and wait for its live tensors: the
     start of most lesson-screen tests."""
-    pilot.app.open_lesson(lesson_id, *args)
+    pilot.app.open_lesson(lesson_id, *args, **kwargs)
     await pilot.pause()
     screen = pilot.app.screen
     await wait_for_live(pilot, screen)
