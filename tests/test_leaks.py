@@ -91,3 +91,20 @@ def test_a_live_number_in_a_placeholder_is_checked_as_the_learner_sees_it(tmp_pa
     assert "'1.00, 0.00'" in problem.message
     line = text.splitlines()[problem.line - 1]
     assert line[problem.column - 1:].startswith("{{ blocks.0.attn.pattern"), (line, problem.column)
+
+
+def test_the_title_is_read_too(tmp_path):
+    """The title stays on screen above every question: la-tensors' old title, "a batch of sentences is
+    (B, L, D)", answered its own symbolic-shape question and no check read it."""
+    source = (Path(__file__).resolve().parents[1] / "lessons" / "la-tensors.yaml").read_text(encoding="utf-8")
+    old = 'title: "Tensors: how a batch of sentences is laid out"'
+    assert old in source
+    text = source.replace(old, 'title: "Tensors: a batch of sentences is (B, L, D)"').replace(
+        "id: la-tensors", "id: la-tensors-copy")
+    path = tmp_path / "la-tensors-copy.yaml"
+    path.write_text(text, encoding="utf-8")
+    report = check_paths([path], variants=0)
+    leaks = [p for p in report.problems if p.field == "title"]
+    assert leaks and "(questions.3, 'symbolic')" in leaks[0].message, report.text()
+    line = text.splitlines()[leaks[0].line - 1]
+    assert line[leaks[0].column - 1:].startswith("(B, L, D)"), (line, leaks[0].column)
