@@ -119,11 +119,12 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def _course(lesson_dirs) -> dict[str, list[str]]:
+def _course(lesson_dirs, catalog=None) -> dict[str, list[str]]:
     """{lesson: question ids} of the course today: the counts are of these questions only."""
     from tutor.course.catalog import load_catalog
 
-    return {item.lesson.id: [q.id for q in item.lesson.questions] for item in load_catalog(lesson_dirs).ordered()}
+    catalog = catalog or load_catalog(lesson_dirs)
+    return {item.lesson.id: [q.id for q in item.lesson.questions] for item in catalog.ordered()}
 
 
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
@@ -131,7 +132,7 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
     from tutor.ui.progress_labels import question_exists
 
     catalog = load_catalog(lesson_dirs)
-    course = {item.lesson.id: [q.id for q in item.lesson.questions] for item in catalog.ordered()}
+    course = _course(lesson_dirs, catalog)
     stats = store.all_lesson_stats(course)   # the roadmap's, the summary's and Stats' counts
     out.print(_("Progress in {path}").format(path=one_line(str(store.path))), style="bold")
     if not stats:

@@ -132,8 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if args.keyfile and not args.certfile:
         print(_("tutor serve: error: --keyfile needs --certfile"), file=sys.stderr)
         return 2
-    if args.unix_socket and private_folder_problem(args.unix_socket):
-        print(one_line(_("tutor serve: error: {problem}").format(problem=private_folder_problem(args.unix_socket))),
+    problem = private_folder_problem(args.unix_socket) if args.unix_socket else None
+    if problem:
+        print(one_line(_("tutor serve: error: {problem}").format(problem=problem)),
               file=sys.stderr)
         return 2
     if importlib.util.find_spec("textual_serve") is None:
