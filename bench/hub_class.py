@@ -35,7 +35,6 @@ import secrets
 import shutil
 import signal
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,8 +44,8 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_load import (LESSON_MARK, LETTERS, MODEL_MARKS, ROADMAP_MARK, Learner, descendants,  # noqa: E402
-                        free_port, listening, memory_kb)
+from serve_load import (LESSON_MARK, LETTERS, MODEL_MARKS, ROADMAP_MARK, Learner, cpu_seconds,  # noqa: E402
+                        descendants, free_port, listening, memory_kb, p95)
 
 VERDICT_MARKS = ("Not quite", "Correct", "Right")
 
@@ -173,23 +172,24 @@ def homes_are_separate(root: Path, count: int) -> bool:
     return True
 
 
-def learner_memory(hub_pid: int) -> tuple[float, float]:
-    """(PSS of the tutor's processes, PSS of the users' Jupyter servers), in MB."""
-    tutor = jupyter = 0
+def processes_by_kind(hub_pid: int) -> dict[str, list[int]]:
+    """The hub's processes: the tutor's (each user's tutor serve and its tabs), the users' Jupyter
+    servers, and the rest (the hub itself, the proxy)."""
+    kinds: dict[str, list[int]] = {"tutor": [], "jupyter": [], "hub": [hub_pid]}
     for pid in descendants(hub_pid):
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
             continue
-        if "-m tutor" in command:
-            tutor += memory_kb(pid)[1]
-        elif "jupyterhub-singleuser" in command:
-            jupyter += memory_kb(pid)[1]
-    return tutor / 1024, jupyter / 1024
+        kinds["tutor" if "-m tutor" in command else "jupyter" if "jupyterhub-singleuser" in command else "hub"].append(pid)
+    return kinds
 
 
-def p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 else values[0]
+def learner_memory(hub_pid: int) -> tuple[float, float]:
+    """(PSS of the tutor's processes, PSS of the users' Jupyter servers), in MB."""
+    kinds = processes_by_kind(hub_pid)
+    return (sum(memory_kb(pid)[1] for pid in kinds["tutor"]) / 1024,
+            sum(memory_kb(pid)[1] for pid in kinds["jupyter"]) / 1024)
 
 
 async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, timeout: float) -> dict:
@@ -197,6 +197,7 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
     latencies: list[float] = []
     ready: list[float] = []
     all_ready, done = asyncio.Event(), asyncio.Event()
+    cpu_at_start = cpu_seconds(processes_by_kind(hub_pid)["hub"])   # no user has a server yet
     async with aiohttp.ClientSession(headers={"Authorization": f"token {token}"}) as api:
         tasks = []
         for index in range(count):
@@ -214,6 +215,8 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
                 await asyncio.sleep(0.2)
 
         await until(lambda: len(ready) == count)
+        join_cpu = {kind: cpu_seconds(pids) for kind, pids in processes_by_kind(hub_pid).items()}
+        join_cpu["hub"] -= cpu_at_start
         all_ready.set()
         await until(lambda: len(latencies) == count * keys)
         await asyncio.sleep(3)                 # the last answers are written
@@ -221,7 +224,8 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
         done.set()
         await asyncio.gather(*tasks)
     return {"join_p95_s": p95(ready), "keypress_p95_ms": p95(latencies), "pss_tutor": tutor_mb / count,
-            "pss_jupyter": jupyter_mb / count, "keys": len(latencies)}
+            "pss_jupyter": jupyter_mb / count, "keys": len(latencies),
+            "cpu_per_join": {kind: seconds / count for kind, seconds in join_cpu.items()}}
 
 
 def start_hub(root: Path, proxy: str, token: str) -> tuple[subprocess.Popen, str]:
@@ -289,11 +293,15 @@ def main() -> None:
         separate = homes_are_separate(root, args.learners)
         print(f"  {result['keys']} keys timed; Jupyter server beside each tutor: {result['pss_jupyter']:.0f} MB PSS; "
               f"load average {os.getloadavg()[0]:.2f}")
+        cpu = result["cpu_per_join"]
+        print(f"  CPU per join: tutor {cpu['tutor']:.2f} s, the user's Jupyter server {cpu['jupyter']:.2f} s, "
+              f"hub and proxy {cpu['hub']:.2f} s")
         print(f"hub_learners {args.learners}")
         print(f"separate_homes {'yes' if separate else 'no'}")
         print(f"join_p95_s {result['join_p95_s']:.1f}")
         print(f"keypress_p95_ms {result['keypress_p95_ms']:.1f}")
-        print(f"pss_mb_per_learner {result['pss_tutor']:.0f}", flush=True)
+        print(f"pss_mb_per_learner {result['pss_tutor']:.0f}")
+        print(f"cpu_s_per_join {sum(cpu.values()):.2f}", flush=True)
     finally:
         stop_hub(hub, root)
         if args.keep:

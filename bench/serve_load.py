@@ -213,6 +213,7 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
     # unsafe=True: keep cookies from an IP address (127.0.0.1), as a browser does
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
         learners = [Learner(f"learner {i + 1}") for i in range(count)]
+        cpu_at_start = cpu_seconds([server_pid, *descendants(server_pid)])
         tasks = []
         for learner in learners:
             tasks.append(asyncio.create_task(one_learner(session, page_url, learner, keys, all_ready, ready,
@@ -224,7 +225,10 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
                 raise failed[0].exception()
             await asyncio.sleep(0.1)
         sessions = descendants(server_pid)
+        # every process of the server (itself, the fork server, the sessions) until all could type
+        join_cpu = cpu_seconds([server_pid, *sessions]) - cpu_at_start
         cpu_before, typing_started = cpu_seconds(sessions), time.perf_counter()
+        server_cpu_before = cpu_seconds([server_pid])
         all_ready.set()
         while len(latencies) < count * keys:
             failed = [t for t in tasks if t.done() and t.exception()]
@@ -233,6 +237,7 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
             await asyncio.sleep(0.1)
         cpu = cpu_seconds(sessions) - cpu_before
         typing = time.perf_counter() - typing_started
+        server_cpu = cpu_seconds([server_pid]) - server_cpu_before
         sessions = descendants(server_pid)
         memory = [memory_kb(pid) for pid in sessions]
         done.set()
@@ -240,8 +245,13 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
     q = statistics.quantiles(latencies, n=100)
     return {"latencies": latencies, "p50": statistics.median(latencies), "p95": q[94], "max": max(latencies),
             "rss_mb": sum(r for r, _ in memory) / 1024 / count, "pss_mb": sum(p for _, p in memory) / 1024 / count,
-            "processes": len(sessions), "join_s": max(ready), "cpu_ms_per_key": 1000 * cpu / (count * keys),
-            "cores_busy": cpu / typing}
+            "processes": len(sessions), "join_s": max(ready), "join_p95_s": p95(ready),
+            "cpu_s_per_join": join_cpu / count, "cpu_ms_per_key": 1000 * cpu / (count * keys),
+            "cores_busy": cpu / typing, "server_cores_busy": server_cpu / typing}
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 else values[0]
 
 
 def start_server(home: str, port: int, cache: str, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
@@ -300,9 +310,13 @@ def main() -> None:
             print(f"  {result['processes']} processes; pss {result['pss_mb']:.0f} MB per session; slowest join "
                   f"{result['join_s']:.1f} s; keypress p50 {result['p50']:.1f} ms, max {result['max']:.1f} ms over "
                   f"{len(result['latencies'])} keys; load average {os.getloadavg()[0]:.2f}")
-            print(f"  while typing the sessions used {result['cores_busy']:.2f} cores, "
+            print(f"  while typing the sessions used {result['cores_busy']:.2f} cores and the web server "
+                  f"{result['server_cores_busy']:.2f}, "
                   f"{result['cpu_ms_per_key']:.1f} ms of CPU per key (answers and their grading included)")
             print(f"rss_per_session_mb {result['rss_mb']:.0f}")
+            print(f"pss_per_session_mb {result['pss_mb']:.0f}")
+            print(f"join_p95_s {result['join_p95_s']:.1f}")
+            print(f"cpu_s_per_join {result['cpu_s_per_join']:.2f}")
             print(f"keypress_p95_ms {result['p95']:.1f}", flush=True)
             time.sleep(2)                                   # the sessions of this class exit
     finally:

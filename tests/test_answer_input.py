@@ -68,3 +68,29 @@ async def test_the_answer_after_a_wrong_try_replaces_it(tmp_path):
         await type_answer(pilot, "64x64")
         assert [(answer.answer, answer.correct) for answer in app.progress.session_answers] == \
             [("256, 256", False), ("64x64", True)]
+
+
+async def test_typing_repaints_the_box_without_laying_out_the_screen_and_still_scrolls(tmp_path, monkeypatch):
+    """Textual's Input asks for a layout of the whole screen on every key (its text width is a
+    layout reactive): a third of a keypress's CPU, paid by every served tab.  The box is not sized
+    by its text, so a repaint does; a long answer still scrolls to keep the cursor in view."""
+    from textual.widget import Widget
+
+    app = TutorApp(home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        box = await open_answer_box(pilot, app)
+        layouts = []
+        refresh = Widget.refresh
+
+        def spy(widget, *args, layout=False, **kwargs):
+            if layout and widget is box:
+                layouts.append(widget)
+            return refresh(widget, *args, layout=layout, **kwargs)
+
+        monkeypatch.setattr(Widget, "refresh", spy)
+        await pilot.press(*"(2, 4, 8)")
+        assert box.value == "(2, 4, 8)" and layouts == []
+        await pilot.press(*("x" * 150))
+        await pilot.pause()
+        assert box.virtual_size.width == len(box.value) + 1
+        assert box.scroll_x == box.max_scroll_x > 0   # the cursor at the end is in view

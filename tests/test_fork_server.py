@@ -1,6 +1,7 @@
 """Tabs forked from one preloaded process (tutor.web.fork_server): a tab started through the launcher
 behaves as ``python -m tutor`` would, with its own arguments, output and exit status, and the
 launcher runs the tutor itself when the fork server is not (or not yet) there."""
+import os
 import subprocess
 import sys
 import time
@@ -51,3 +52,19 @@ def test_without_a_fork_server_the_launcher_runs_the_tutor_itself(tmp_path):
     result = run(launcher_command(tmp_path / "absent.sock", ["--version"]))
     assert (result.returncode, result.stdout.strip()) == (0, "tutor 0.1.0")
     assert sys.executable in launcher_command(tmp_path / "absent.sock", [])
+
+
+def test_the_fork_server_preloads_one_torch_thread_and_no_compiler():
+    """Every tab forked from the server inherits its thread counts and its imports: one torch
+    thread (OMP_NUM_THREADS when the server's environment sets it), and not torch._dynamo (~70 MB
+    and ~2 s of CPU that no tab needs)."""
+    probe = ("import sys, torch; from tutor.web import fork_server as f; f.preload(); "
+             "print(torch.get_num_threads(), torch.get_num_interop_threads(), 'torch._dynamo' in sys.modules, "
+             "all(name in sys.modules for name in f.PRELOAD))")
+    environment = {key: value for key, value in os.environ.items() if key != "OMP_NUM_THREADS"}
+    plain = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=environment)
+    assert plain.stdout.split() == ["1", "1", "False", "True"], plain.stderr[-2000:]
+    three = subprocess.run([sys.executable, "-c", "import torch; from tutor.web import fork_server as f; "
+                            "f.limit_threads(); print(torch.get_num_threads())"],
+                           capture_output=True, text=True, timeout=300, env={**environment, "OMP_NUM_THREADS": "3"})
+    assert three.stdout.split() == ["3"], three.stderr[-2000:]

@@ -280,3 +280,13 @@ async def test_with_a_certificate_the_page_and_its_websocket_are_served_over_tls
 def test_a_key_without_a_certificate_is_refused(tmp_path, capsys):
     assert main(["serve", "--keyfile", str(tmp_path / "key.pem")]) == 2
     assert "--certfile" in capsys.readouterr().err
+
+
+def test_each_tab_runs_one_torch_thread_unless_the_server_environment_sets_a_count():
+    """torch's default is a thread per core, spinning after every operation: ten tabs kept two
+    cores busy between keypresses.  A count the teacher set on the server is kept."""
+    from tutor.web.server import tab_environment
+
+    plain = tab_environment({"PATH": "/bin"}, "zh")
+    assert plain == {"PATH": "/bin", "OMP_NUM_THREADS": "1", "LANGUAGE": "zh"}
+    assert tab_environment({"OMP_NUM_THREADS": "4"}, None) == {"OMP_NUM_THREADS": "4"}

@@ -30,11 +30,17 @@ import sys
 from pathlib import Path
 
 MAX_REQUEST = 1 << 20
-# What each tab needs before it can draw; imported once, here.
-PRELOAD = ("torch", "torch._dynamo", "torch.distributed", "numpy", "sympy", "yaml", "textual.app",
-           "textual.drivers.web_driver", "tutor.cli.main", "tutor.ui.app", "tutor.live.hub", "tutor.live.compute",
-           "tutor.experiments.registry", "tutor.formulas.display", "tutor.grading.quiz", "tutor.course.catalog",
-           "tutor.model.checkpoint", "tutor.progress.store")
+# What each tab needs before it can draw its roadmap and first lesson; imported once, here (a
+# module a tab imports itself costs every tab its CPU and its own copy of the module's memory).
+# Not torch._dynamo: nothing a tab does imports it since model.checkpoint stopped running
+# initialisers on meta tensors, and it cost every server ~70 MB and ~2 s of CPU.  torch itself
+# imports torch.distributed.
+PRELOAD = ("torch", "torch.utils.serialization", "numpy", "sympy", "yaml", "textual.app",
+           "textual.drivers.web_driver", "textual.layouts.horizontal", "textual.layouts.stream", "textual.scrollbar",
+           "tutor.cli.main", "tutor.ui.app", "tutor.ui.screens.lesson", "tutor.ui.reload_check", "tutor.live.hub",
+           "tutor.live.compute", "tutor.live.formula_check", "tutor.experiments.registry", "tutor.formulas.display",
+           "tutor.grading.quiz", "tutor.course.catalog", "tutor.course.loader", "tutor.course.watcher",
+           "tutor.model.checkpoint", "tutor.model.presets", "tutor.progress.store", "tutor.training.runs")
 
 # The launcher: stdlib only, no site packages (-I -S), so it costs a few MB and milliseconds.
 LAUNCHER = """
@@ -106,8 +112,21 @@ def preload() -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    limit_threads()
     gc.collect()
     gc.freeze()   # the collector never walks (and so never dirties) what every tab shares
+
+
+def limit_threads() -> None:
+    """torch's thread counts for every tab forked from here (see tutor.web.TAB_THREADS).  Set once,
+    before any fork: a thread count set in each child would come after torch read its own, and
+    the inter-op count can only be set before torch's first parallel work."""
+    import torch
+
+    from tutor.web import tab_threads
+
+    torch.set_num_threads(tab_threads(os.environ))
+    torch.set_num_interop_threads(1)
 
 
 def child(request: dict, fds: list[int]) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tutor.common.i18n import LANGUAGES, N_, _, current_language, language_code
-from tutor.web import DEFAULT_MAX_SESSIONS
+from tutor.web import DEFAULT_MAX_SESSIONS, TAB_THREADS
 from tutor.web.access import AccessPolicy, guard_middleware
 
 if TYPE_CHECKING:
@@ -60,6 +60,18 @@ def browser_language(accept_language: str | None) -> str | None:
     return min(weighted)[2] if weighted else None
 
 
+def tab_environment(environment: dict[str, str], language: str | None) -> dict[str, str]:
+    """textual-serve's environment for a tab's process, plus: the browser's language unless the
+    tutor was told another (--lang) or the learner chose one (remembered), as LANGUAGE is the
+    locale's first word; and one torch thread unless the server's own environment sets one
+    (tutor.web.TAB_THREADS; a forked tab has its count from the fork server)."""
+    environment = dict(environment)
+    environment.setdefault("OMP_NUM_THREADS", TAB_THREADS)
+    if language:
+        environment["LANGUAGE"] = language
+    return environment
+
+
 def full_page(open_sessions: int, limit: int) -> str:
     """The page a tab gets when the server already runs as many sessions as it may."""
     heading = _("Too many open sessions")
@@ -93,18 +105,14 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
     secure = listen.ssl_context is not None
 
     class TabService(AppService):
-        """One tab's ``tutor`` process, in the browser's language unless the tutor was told another
-        (--lang) or the learner chose one (remembered): LANGUAGE is the locale's first word."""
+        """One tab's ``tutor`` process, in its environment (tab_environment)."""
 
         def __init__(self, *args, language: str | None, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.language = language
 
         def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-            environment = super()._build_environment(width, height)
-            if self.language:
-                environment["LANGUAGE"] = self.language
-            return environment
+            return tab_environment(super()._build_environment(width, height), self.language)
 
     class TutorServer(Server):
         open_sessions = 0

@@ -17,6 +17,8 @@ refuses is said, not only rung: a paste that does not fit was once dropped with 
 from __future__ import annotations
 
 from textual import events
+from textual.geometry import Size
+from textual.widget import Widget
 from textual.widgets import Input
 
 from tutor.common.i18n import _
@@ -47,6 +49,19 @@ class AnswerInput(Input):
             event.stop()
             event.prevent_default()
             await self.run_action(bindings[0].action)
+
+    def _watch_value(self, value: str) -> None:
+        """Input's watcher, without laying the whole screen out again on every key.
+
+        Input keeps the text's width as its virtual size (how far it may scroll) in a reactive
+        that asks for a new layout of the screen when it changes: about a third of a keypress's
+        CPU on the lesson screen, paid by every served tab on a machine on every key.  The box's
+        own size never depends on its text unless it is auto-sized, so the width is stored first,
+        quietly, and Input's watcher then finds it unchanged (its repaint of the value remains).
+        """
+        if not self.styles.auto_dimensions:
+            self.set_reactive(Widget.virtual_size, Size(self.content_width, 1))
+        super()._watch_value(value)
 
     def _on_paste(self, event: events.Paste) -> None:
         """A paste that would pass the cap is refused whole, with the reason (Input would ring only)."""
