@@ -94,3 +94,14 @@ async def test_typing_repaints_the_box_without_laying_out_the_screen_and_still_s
         await pilot.pause()
         assert box.virtual_size.width == len(box.value) + 1
         assert box.scroll_x == box.max_scroll_x > 0   # the cursor at the end is in view
+
+
+async def test_in_a_browser_the_cursor_is_steady(tmp_path, monkeypatch):
+    """Each blink is a repaint sent to the browser: an idle served lesson spent most of its CPU on it."""
+    app = TutorApp(home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert (await open_answer_box(pilot, app)).cursor_blink   # in a terminal it blinks
+    monkeypatch.setattr(TutorApp, "is_web", property(lambda app: True))
+    served = TutorApp(home=tmp_path, watch_interval=None)
+    async with served.run_test(size=(100, 30)) as pilot:
+        assert not (await open_answer_box(pilot, served)).cursor_blink
