@@ -68,3 +68,22 @@ def test_the_fork_server_preloads_one_torch_thread_and_no_compiler():
                             "f.limit_threads(); print(torch.get_num_threads())"],
                            capture_output=True, text=True, timeout=300, env={**environment, "OMP_NUM_THREADS": "3"})
     assert three.stdout.split() == ["3"], three.stderr[-2000:]
+
+
+def test_the_fork_server_reads_the_lessons_ahead_for_every_language(tmp_path, monkeypatch):
+    """Without a lesson cache (a new machine or account), each of ten tabs joining at once read and
+    validated every lesson file itself; the fork server writes the cache before it takes a tab."""
+    from tutor.common.i18n import LANGUAGES
+    from tutor.course.cache import cache_file, catalog_sources
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    server = ForkServer.start([mine])
+    try:
+        assert server.wait_ready(300)   # a deadline for a hung preload, not a speed check
+        for language in LANGUAGES:
+            assert cache_file(catalog_sources([mine]), cache / "tutor", language).exists(), language
+    finally:
+        server.stop()

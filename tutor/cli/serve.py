@@ -60,13 +60,17 @@ def tab_arguments(home: Path, lessons: list[Path], lang: str | None, files_in_ho
     """The tutor's arguments for each browser tab: every global option the server was given (so
     ``tutor --lang zh serve`` serves Chinese).  Paths are absolute: a tab may start elsewhere."""
     parts = ["--home", str(Path(home).expanduser().resolve())]
-    for folder in lessons:
-        parts += ["--lessons", str(Path(folder).expanduser().resolve())]
+    for folder in absolute(lessons):
+        parts += ["--lessons", str(folder)]
     if lang:
         parts += ["--lang", lang]
     if files_in_home:
         parts.append("--files-in-home")
     return parts
+
+
+def absolute(folders: list[Path]) -> list[Path]:
+    return [Path(folder).expanduser().resolve() for folder in folders]
 
 
 def app_command(home: Path, lessons: list[Path], lang: str | None, files_in_home: bool) -> str:
@@ -159,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     lessons = list(getattr(args, "lessons", []) or []) + args.serve_lessons
     # without --lang each tab resolves the language as this run did (its setting, then the locale)
     arguments = tab_arguments(home, lessons, getattr(args, "lang", None), args.public or args.files_in_home)
-    forks = None if args.no_fork_server else ForkServer.start()
+    forks = None if args.no_fork_server else ForkServer.start(absolute(lessons))
     if forks and not forks.wait_ready(FORK_SERVER_WAIT):   # tabs started before it listens would not share
         print(_("tutor serve: warning: the preloaded process for tabs did not start; each tab starts on its own"),
               file=sys.stderr)

@@ -71,14 +71,16 @@ class ForkServer:
         self.socket_path = folder / "tabs.sock"
 
     @classmethod
-    def start(cls) -> "ForkServer":
-        """Started in the background (see wait_ready); until it listens, the launcher runs tabs the plain way."""
+    def start(cls, lesson_dirs: list[Path] = ()) -> "ForkServer":
+        """Started in the background (see wait_ready); until it listens, the launcher runs tabs the plain way.
+        ``lesson_dirs``: the tabs' --lessons folders (absolute), whose lessons it reads ahead."""
         import subprocess
         import tempfile
 
         folder = Path(tempfile.mkdtemp(prefix="tutor-tabs-"))   # 0700: only this account may connect
         process = subprocess.Popen([sys.executable, "-m", "tutor.web.fork_server", str(folder / "tabs.sock"),
-                                    str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                                    str(os.getpid()), *map(str, lesson_dirs)],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         return cls(folder, process)
 
     def wait_ready(self, timeout: float) -> bool:
@@ -115,6 +117,21 @@ def preload() -> None:
     limit_threads()
     gc.collect()
     gc.freeze()   # the collector never walks (and so never dirties) what every tab shares
+
+
+def warm_lesson_cache(lesson_dirs: list[Path]) -> None:
+    """Every tab starts from the lesson cache (tutor.course.cache).  Where there is none yet (a new
+    machine or account, a lesson edited), each of ten tabs joining at once read and validated
+    every lesson file itself, ~0.5 CPU-s apiece; read here once per language, each tab finds it
+    fresh.  A folder that does not load is left for each tab to report on its own screen."""
+    from tutor.common.i18n import LANGUAGES
+    from tutor.course.cache import open_catalog
+
+    for language in LANGUAGES:
+        try:
+            open_catalog(lesson_dirs, language=language)
+        except Exception:   # the tab's own start meets it again and shows it
+            pass
 
 
 def limit_threads() -> None:
@@ -189,9 +206,10 @@ def receive(connection: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
-def serve(socket_path: Path, parent: int) -> None:
+def serve(socket_path: Path, parent: int, lesson_dirs: list[Path] = ()) -> None:
     """Accept launchers until the parent (the ``tutor serve`` that started us) is gone."""
     preload()
+    warm_lesson_cache(list(lesson_dirs))
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(socket_path))
     listener.listen(64)
@@ -249,4 +267,4 @@ def reap(waiting: dict[int, socket.socket]) -> None:
 
 
 if __name__ == "__main__":
-    serve(Path(sys.argv[1]), int(sys.argv[2]))
+    serve(Path(sys.argv[1]), int(sys.argv[2]), [Path(folder) for folder in sys.argv[3:]])
