@@ -19,8 +19,11 @@ own (a shape no one else types) and wait for the tutor's verdict.
 
 Prints ``hub_learners N``, ``separate_homes yes|no`` (each learner's answer is in their own
 home's progress database and in no other's), ``join_p95_s`` (from the login form to a usable
-lesson), ``keypress_p95_ms``, and ``pss_mb_per_learner`` (proportional memory of the tutor's
-processes per learner: each user's ``tutor serve`` and tab; their Jupyter server beside it).
+lesson), ``keypress_p95_ms``, ``pss_mb_per_learner`` (proportional memory of the tutor's
+processes per learner: each user's ``tutor serve`` and tab; their Jupyter server beside it) and
+``cpu_s_per_join`` (CPU time of the hub's processes from the first login until every learner
+could type, per learner, split above it into the tutor, the users' Jupyter servers, the hub and
+proxy: the machine-independent cost of a join, where the wall-clock join depends on the load).
 Everything runs on 127.0.0.1 and is stopped at the end, also on failure.
 """
 from __future__ import annotations

@@ -23,9 +23,12 @@ share the server's --home, so after the first class a learner may start in the l
 previous one left open instead of on the roadmap; either way they answer in that lesson.
 
 Prints for each N: ``serve_sessions N``, ``rss_per_session_mb X`` (resident memory of one
-session's processes; ``pss`` beside it shares the pages that sessions have in common, such
-as torch's libraries, among them), ``join_s`` (slowest learner from connecting to a usable
-lesson) and last ``keypress_p95_ms Y`` (goal with 10 learners on 2 cores: under 150).
+session's processes), ``pss_per_session_mb`` (the pages that sessions have in common, such as
+torch's libraries and the fork server's preloaded modules, shared among them), ``join_p95_s``
+(from connecting to a usable lesson), ``cpu_s_per_join`` (CPU time of the server and all its
+processes until everyone could type, per learner: the machine-independent cost of a join; the
+learners already in idle on their lesson meanwhile, so ``--learners 1,1,1`` gives one join
+alone) and last ``keypress_p95_ms Y`` (goal with 10 learners on 2 cores: under 150).
 Everything is bounded: at most ``--timeout`` seconds per N, and the server is stopped at the end.
 """
 from __future__ import annotations
