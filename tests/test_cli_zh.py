@@ -79,3 +79,65 @@ def test_lessons_docs_in_chinese_shows_the_shipped_chinese_guide(capsys):
     assert out.strip().endswith("lessons.zh.md")
     _code, out, _err = run(capsys, "--lang", "en", "lessons", "docs")
     assert not out.startswith("# 编写课程")
+
+
+def new_lesson(capsys, folder, *argv):
+    code, out, _err = run(capsys, *argv, "lessons", "new", "my-check", "--dir", str(folder))
+    assert code == 0
+    return folder / "my-check.yaml", out
+
+
+def test_lessons_new_says_what_it_wrote_and_what_next_in_chinese(tmp_path, capsys):
+    path, out = new_lesson(capsys, tmp_path, "--lang", "zh")
+    # before: "wrote … (for editors with the YAML language server)\nnext: edit it …"
+    assert out.startswith(f"已写入 {path} 和 ") and "下一步：编辑它" in out and f"tutor lessons check {path}" in out
+    assert "wrote" not in out and "next:" not in out
+    assert 'title: "新课程：my-check"' in path.read_text(encoding="utf-8")
+
+
+def test_lessons_check_problems_are_chinese_after_the_machine_readable_prefix(tmp_path, capsys):
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\ntitle:", "\ntitel:", 1), encoding="utf-8")
+    line = 1 + text[: text.index("\ntitle:") + 1].count("\n")
+    _code, english, _err = run(capsys, "--lang", "en", "lessons", "check", "--static", str(path))
+    code, chinese, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
+    assert code == 1
+    assert f"{path}:{line}:1: titel: unknown field; did you mean 'title'?" in english.splitlines()
+    # before: the same English line under --lang zh; the path:line:col: field: prefix is unchanged
+    assert f"{path}:{line}:1: titel: 未知的字段；你是不是想写 'title'？" in chinese.splitlines()
+    assert "缺少必填字段；请加上 'title:'" in chinese and "unknown field" not in chinese
+
+
+def test_lessons_check_warnings_and_missing_paths_are_chinese(tmp_path, capsys):
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(tmp_path / "nowhere"))
+    assert code == 1 and f"{tmp_path / 'nowhere'}:1:1: (file): 没有这个文件或文件夹" in out.splitlines()
+    _code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static")
+    warnings = [line for line in out.splitlines() if ": warning: " in line]
+    assert warnings and all("公式画出来有" in line for line in warnings), warnings
+
+
+def test_a_problem_made_in_english_is_shown_in_the_language_of_the_moment(tmp_path):
+    from tutor.course.loader import read_yaml
+
+    _data, _root, problems = read_yaml(tmp_path / "absent.yaml")
+    assert "cannot read the file" in str(problems[0])
+    set_language("zh")   # F4 after the problem was made: it is shown in Chinese all the same
+    assert "无法读取文件" in str(problems[0]) and problems[0].message.startswith("cannot read the file")
+
+
+def test_progress_optimize_speaks_chinese(tmp_path, capsys):
+    code, out, _err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress", "--optimize")
+    # before: "0 reviews so far count for FSRS (…); it needs 400, so 400 more."
+    assert code == 0 and out.startswith("到目前为止有 0 次复习可供 FSRS 使用") and "还差 400 次" in out
+
+
+def test_train_progress_and_result_lines_speak_chinese(tmp_path, capsys):
+    code, out, err = run(capsys, "--lang", "zh", "train", "--data", "reverse", "--steps", "4", "--batch-size", "8",
+                         "--eval-interval", "2", "--max-len", "4", "--out", str(tmp_path / "m.pt"), "--device", "cpu")
+    assert code == 0
+    # before: "training … parameters on reverse (cpu); Ctrl+C stops and saves", "step      2  loss …"
+    assert "个参数（cpu）；Ctrl+C 停止并保存" in err and "第      2 步  损失 " in err and "完全匹配 " in err
+    assert out.startswith("完全匹配准确率：") and "4 步  训练损失 " in out and f"已保存 {tmp_path / 'm.pt'}" in out
+    for english in ("training ", "step ", "exact-match", "saved"):
+        assert english not in out + err, english

@@ -97,16 +97,18 @@ def _optimize(store: ProgressStore, out: Console) -> None:
     try:
         result = optimize(store)
     except ImportError as error:   # the optimizer's own extras (pandas, tqdm) are not installed
-        raise ProgressError(f"FSRS's optimizer is not available here: {error}") from None
+        raise ProgressError(_("FSRS's optimizer is not available here: {error}").format(error=error)) from None
+    losses = {"after": f"{result.loss_after:.4f}", "before": f"{result.loss_before:.4f}"} if not result.needed else {}
     if result.needed:
-        out.print(f"{result.reviews} reviews so far count for FSRS (a day or more after the card's last one); "
-                  f"it needs {MIN_REVIEWS}, so {result.needed} more.")
+        out.print(_("{reviews} reviews so far count for FSRS (a day or more after the card's last one); "
+                    "it needs {least}, so {more} more.").format(reviews=result.reviews, least=MIN_REVIEWS,
+                                                                more=result.needed))
     elif result.kept:
-        out.print(f"New FSRS parameters fitted to your {result.reviews} reviews and kept: on held-out reviews "
-                  f"their log loss is {result.loss_after:.4f} against {result.loss_before:.4f}.")
+        out.print(_("New FSRS parameters fitted to your {reviews} reviews and kept: on held-out reviews "
+                    "their log loss is {after} against {before}.").format(reviews=result.reviews, **losses))
     else:
-        out.print(f"Parameters fitted to your {result.reviews} reviews did not predict held-out reviews better "
-                  f"({result.loss_after:.4f} against {result.loss_before:.4f}); the ones in use are kept.")
+        out.print(_("Parameters fitted to your {reviews} reviews did not predict held-out reviews better "
+                    "({after} against {before}); the ones in use are kept.").format(reviews=result.reviews, **losses))
 
 
 def _confirm() -> bool:
