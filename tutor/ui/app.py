@@ -102,6 +102,13 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         if self.opened_catalog.complete():   # the cache was bad: the files were read instead
             self.lessons_signal.publish([])  # the roadmap redraws from the catalog
 
+    def get_driver_class(self):
+        """Textual's driver, reading stray non-UTF-8 bytes as U+FFFD (tutor.ui.terminal_input)."""
+        from tutor.ui.terminal_input import tolerate_stray_input_bytes
+
+        tolerate_stray_input_bytes()
+        return super().get_driver_class()
+
     def get_system_commands(self, screen):
         """Textual's own palette entries (Theme, Keys, Maximize, Screenshot…) in the interface language."""
         return system_commands(super().get_system_commands(screen))
