@@ -141,3 +141,11 @@ def test_train_progress_and_result_lines_speak_chinese(tmp_path, capsys):
     assert out.startswith("完全匹配准确率：") and "4 步  训练损失 " in out and f"已保存 {tmp_path / 'm.pt'}" in out
     for english in ("training ", "step ", "exact-match", "saved"):
         assert english not in out + err, english
+
+
+def test_help_section_headings_end_with_a_full_width_colon_in_chinese(capsys):
+    _code, out, _err = run(capsys, "--lang", "zh", "serve", "--help")
+    # before: "选项:" (argparse appends its own half-width colon)
+    assert "\n选项：\n" in out and "选项:" not in out
+    _code, out, _err = run(capsys, "--lang", "en", "--help")
+    assert "\noptions:\n" in out
