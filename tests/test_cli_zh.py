@@ -149,3 +149,19 @@ def test_help_section_headings_end_with_a_full_width_colon_in_chinese(capsys):
     assert "\n选项：\n" in out and "选项:" not in out
     _code, out, _err = run(capsys, "--lang", "en", "--help")
     assert "\noptions:\n" in out
+
+
+def test_a_validators_message_is_chinese_too(tmp_path, capsys):
+    """Messages raised inside the schema (pydantic passes them on) are translated like the loader's own."""
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    first_probe = text.index("probe: ", text.index("questions:")) + len("probe: ")
+    path.write_text(text[:first_probe] + '"embed[]"' + text[text.index("\n", first_probe):], encoding="utf-8")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
+    # before: "questions.0.probe: 'embed[]': empty index []"
+    assert code == 1 and "questions.0.probe: 'embed[]'：下标 [] 是空的" in out and "empty index" not in out
+
+
+def test_lessons_concepts_names_the_tracks_in_chinese(capsys):
+    _code, out, _err = run(capsys, "--lang", "zh", "lessons", "concepts")
+    assert out.startswith("la  线性代数\n")   # before: "la  Linear algebra"

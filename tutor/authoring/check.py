@@ -18,7 +18,7 @@ from pathlib import Path
 from tutor.course.catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_problems, \
     lesson_files, load_index
 from tutor.authoring.formula_width import formula_size_warnings
-from tutor.common.i18n import M_
+from tutor.common.i18n import M_, message_of
 from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.course.loader import Problem, column_in_value, read_yaml, value_node, without_unknown_fields
 from tutor.course.schema import Lesson
@@ -251,7 +251,7 @@ def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
                 parse_probe_ref(source)
             except ProbeRefError as error:
                 pinned.add(("formula", "bind", symbol), M_("{error}; bind a probe slice, a size name ({sizes}) or a "
-                                                           "number", error=str(error), sizes=", ".join(KNOWN_SIZES)))
+                                                           "number", error=message_of(error), sizes=", ".join(KNOWN_SIZES)))
     if spec.reproduces is not None:
         for symbol in sorted(symbols - set(spec.bind)):
             pinned.add(("formula", "bind") if spec.bind else ("formula", "reproduces"),

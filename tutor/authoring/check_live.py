@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from tutor.common.i18n import M_
+from tutor.common.i18n import M_, message_of
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.live.formula_check import bind_values, check_formula, parse_spec
 from tutor.formulas.parse import FormulaError, evaluate_formula
@@ -199,7 +199,7 @@ class LiveChecker:
                 try:
                     value_of(item, self.live.tensors, self.live.sizes)
                 except PlaceholderError as error:
-                    self.pinned.add(loc, M_("{error}{where}", error=str(error), where=self.where),
+                    self.pinned.add(loc, M_("{error}{where}", error=message_of(error), where=self.where),
                                     placeholder_at(self.pinned, loc, item.start))
 
     def resolve(self, loc: tuple, reference: str) -> np.ndarray | None:
@@ -221,7 +221,7 @@ class LiveChecker:
         try:
             array = probe_slice(tensors, reference)
         except QuestionError as error:
-            self.pinned.add(loc, M_("{error}{where}", error=str(error), where=self.where))
+            self.pinned.add(loc, M_("{error}{where}", error=message_of(error), where=self.where))
             return None
         if array.size == 0:
             axes = ", ".join(str(axis) for axis, size in enumerate(array.shape) if size == 0)
@@ -243,7 +243,7 @@ class LiveChecker:
         except (QuestionError, AnswerError) as error:
             by_answer = isinstance(error, AnswerError) or not getattr(question, "probe", None)
             field = "answer" if by_answer else "probe"
-            self.pinned.add(base + (field,), M_("{error}{where}", error=str(error), where=self.where))
+            self.pinned.add(base + (field,), M_("{error}{where}", error=message_of(error), where=self.where))
             return
         self.truths[i] = truth
         self.check_finite(base, question, truth)

@@ -258,10 +258,12 @@ def run_lessons_new(args: argparse.Namespace) -> int:
 def run_lessons_concepts(args: argparse.Namespace) -> int:
     """The ids from lessons/index.yaml with what each means, grouped under their track (the id's
     prefix), so an author picks one instead of guessing 'la.attention-bias'."""
+    from tutor.common.i18n import current_language
     from tutor.common.safe_text import one_line
-    from tutor.course.catalog import load_index
+    from tutor.course.catalog import builtin_lessons_dir, load_index
+    from tutor.course.overlay import translate_index
 
-    index = load_index()
+    index = translate_index(load_index(), builtin_lessons_dir(), current_language())   # track titles translated
     width = max(map(len, index.concepts), default=0)
     for track in index.tracks:
         ids = [concept for concept in index.concepts if concept.split(".", 1)[0] == track.id]

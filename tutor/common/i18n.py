@@ -160,6 +160,12 @@ def translated(text: object) -> str:
     return text.translated() if isinstance(text, Message) else str(text)
 
 
+def message_of(error: BaseException) -> str:
+    """An exception's text, still a Message (to translate where it is shown) when it was raised with one."""
+    first = error.args[0] if len(error.args) == 1 else None
+    return first if isinstance(first, Message) else str(error)
+
+
 def NP_(context: str, message: str) -> str:
     """Mark a string with a context for extraction (the same words meaning something else)."""
     return message

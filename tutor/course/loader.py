@@ -17,7 +17,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from tutor.common.i18n import M_, translated
+from tutor.common.i18n import M_, Message, translated
 from tutor.common.safe_text import neutralise
 from tutor.course.text_safety import reader_error_problem, scalar_nodes, unsafe_text_in
 
@@ -185,7 +185,9 @@ def _validation_problems(error: ValidationError, root, path: str, schema) -> lis
         if (field, line, col) in seen:
             continue   # the other members of a union say the same thing less helpfully
         seen.add((field, line, col))
-        message = item["msg"].removeprefix("Value error, ")
+        raised = item.get("ctx", {}).get("error")   # a validator's ValueError: its Message, to translate later
+        message = raised.args[0] if isinstance(raised, ValueError) and raised.args and \
+            isinstance(raised.args[0], Message) else item["msg"].removeprefix("Value error, ")
         if item["type"] == "extra_forbidden":
             message = M_("unknown field{hint}", hint=_did_you_mean(str(loc[-1]), _model_for(schema, loc)))
         elif item["type"] == "missing":

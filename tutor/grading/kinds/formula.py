@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 from pydantic import Field, model_validator
 
-from tutor.common.i18n import _
+from tutor.common.i18n import M_, _
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
 from tutor.formulas.display import expr_unicode, to_sympy
 from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
@@ -57,11 +57,11 @@ class FormulaQuestion(QuestionBase):
     @model_validator(mode="after")
     def _answer_reads_from_bound_symbols(self):
         if stray := sorted(set(self.matrices) - set(self.bind)):
-            raise ValueError(f"matrices names {', '.join(stray)}, which bind does not give a value")
+            raise ValueError(M_("matrices names {names}, which bind does not give a value", names=", ".join(stray)))
         try:
             read(self, self.answer)
         except AnswerError as error:
-            raise ValueError(f"answer {self.answer!r} does not read: {error}") from None
+            raise ValueError(M_("answer {answer!r} does not read: {error}", answer=self.answer, error=str(error))) from None
         return self
 
 

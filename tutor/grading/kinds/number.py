@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from tutor.common.i18n import _
+from tutor.common.i18n import M_, _
 
 from typing import Literal, Union
 
@@ -34,7 +34,7 @@ class NumberQuestion(QuestionBase):
     @model_validator(mode="after")
     def _needs_a_source(self):
         if self.probe is None and self.answer is None:
-            raise ValueError("a number question needs a probe (preferred) or an answer")
+            raise ValueError(M_("a number question needs a probe (preferred) or an answer"))
         return self
 
 
