@@ -165,3 +165,13 @@ def test_a_validators_message_is_chinese_too(tmp_path, capsys):
 def test_lessons_concepts_names_the_tracks_in_chinese(capsys):
     _code, out, _err = run(capsys, "--lang", "zh", "lessons", "concepts")
     assert out.startswith("la  线性代数\n")   # before: "la  Linear algebra"
+
+
+def test_progress_file_errors_are_chinese_os_reasons_included(tmp_path, capsys):
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress", "--import", str(tmp_path / "none"))
+    # before: "tutor progress：错误：cannot read …/none: No such file or directory"
+    assert code == 1 and err.strip() == f"tutor progress：错误：无法读取 {tmp_path / 'none'}：没有这个文件或目录"
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress", "--import", str(tmp_path))
+    assert code == 1 and "它是一个文件夹；请给出一个普通进度导出文件" in err
+    code, _out, err = run(capsys, "--lang", "en", "--home", str(tmp_path), "progress", "--import", str(tmp_path))
+    assert "it is a folder; give a regular progress export" in err

@@ -15,7 +15,7 @@ from datetime import datetime, timezone, tzinfo
 from rich.console import Console
 from rich.table import Table
 
-from tutor.common.i18n import N_, _, ngettext
+from tutor.common.i18n import N_, _, message_of, ngettext, translated
 from tutor.common.safe_text import one_line
 from tutor.progress.store import ProgressError, ProgressStore
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
             else:
                 _summary(store, out, now, tz, getattr(args, "lessons", None) or [])
     except (ProgressError, OSError, sqlite3.Error) as exc:
-        print(one_line(_("tutor progress: error: {error}").format(error=exc)), file=sys.stderr)
+        print(one_line(_("tutor progress: error: {error}").format(error=translated(message_of(exc)))), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(_("tutor progress: interrupted"), file=sys.stderr)

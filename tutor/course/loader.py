@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from tutor.common.i18n import M_, Message, translated
+from tutor.common.safe_files import os_reason
 from tutor.common.safe_text import neutralise
 from tutor.course.text_safety import reader_error_problem, scalar_nodes, unsafe_text_in
 
@@ -229,7 +230,7 @@ def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any,
     try:
         raw = _read_bounded(Path(source)) if text is None else text
     except OSError as error:
-        return None, None, [Problem(path, 1, 1, "", M_("cannot read the file: {error}", error=error.strerror or error))]
+        return None, None, [Problem(path, 1, 1, "", M_("cannot read the file: {error}", error=os_reason(error)))]
     if isinstance(raw, bytes):
         if len(raw) > MAX_FILE_BYTES:
             return None, None, [Problem(path, 1, 1, "", M_("file is larger than {limit} bytes, the limit for a "

@@ -19,6 +19,7 @@ from typing import Annotated, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
+from tutor.common.i18n import M_, message_of
 from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
 from tutor.common.safe_text import find_unsafe, neutralise
 from tutor.grading.answers import MAX_ANSWER_CHARS
@@ -242,7 +243,7 @@ def _position(value) -> list | None:
 def read_export_file(path: str | Path, export_format: str, max_version: int) -> ExportContent:
     """Read and check an export file: regular files only, at most MAX_IMPORT_BYTES."""
     try:
-        raw = read_regular_bytes(path, MAX_IMPORT_BYTES, what="progress export")
-    except UnsafeFileError as error:
-        raise ExportFileError(neutralise(str(error), keep="")) from None
+        raw = read_regular_bytes(path, MAX_IMPORT_BYTES, what=M_("progress export"))
+    except UnsafeFileError as error:   # its message shows the path terminal-safe already
+        raise ExportFileError(message_of(error)) from None
     return parse_export(raw, str(path), export_format, max_version)
