@@ -175,3 +175,11 @@ def test_progress_file_errors_are_chinese_os_reasons_included(tmp_path, capsys):
     assert code == 1 and "它是一个文件夹；请给出一个普通进度导出文件" in err
     code, _out, err = run(capsys, "--lang", "en", "--home", str(tmp_path), "progress", "--import", str(tmp_path))
     assert "it is a folder; give a regular progress export" in err
+
+
+def test_an_import_that_is_not_an_export_is_refused_in_chinese(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": ', encoding="utf-8")
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "home"), "progress", "--import", str(bad))
+    # before: "…bad.json: is not a tutor progress export (invalid JSON at line 1, column 12: Expecting value)"
+    assert code == 1 and f"{bad}：不是 tutor 的进度导出文件（第 1 行第 12 列不是有效的 JSON" in err
