@@ -183,3 +183,21 @@ def test_an_import_that_is_not_an_export_is_refused_in_chinese(tmp_path, capsys)
     code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "home"), "progress", "--import", str(bad))
     # before: "…bad.json: is not a tutor progress export (invalid JSON at line 1, column 12: Expecting value)"
     assert code == 1 and f"{bad}：不是 tutor 的进度导出文件（第 1 行第 12 列不是有效的 JSON" in err
+
+
+def test_the_translation_language_of_lessons_new_is_not_the_interface_language(tmp_path, capsys):
+    run(capsys, "lessons", "new", "my-own", "--dir", str(tmp_path))
+    code, out, _err = run(capsys, "--lang", "en", "lessons", "new", "my-own", "--lang", "zh", "--dir", str(tmp_path))
+    # before: the second --lang (the translation to write) switched the interface to Chinese too
+    assert code == 0 and out.startswith(f"wrote {tmp_path / 'zh' / 'my-own.yaml'}\nnext: translate each field")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "new", "my-own", "--lang", "zh", "--dir", str(tmp_path),
+                          "--force")
+    assert code == 0 and out.startswith("已写入 ") and "下一步：翻译每个字段" in out
+
+
+def test_the_command_names_the_language_is_read_before_are_the_parsers(capsys):
+    from tutor.cli.main import COMMAND_NAMES
+
+    _code, out, _err = run(capsys, "--lang", "en", "--help")
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ") and line[4] != " "]
+    assert tuple(listed) == COMMAND_NAMES
