@@ -201,3 +201,15 @@ def test_the_command_names_the_language_is_read_before_are_the_parsers(capsys):
     _code, out, _err = run(capsys, "--lang", "en", "--help")
     listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ") and line[4] != " "]
     assert tuple(listed) == COMMAND_NAMES
+
+
+def test_the_live_checks_problems_are_chinese(tmp_path, capsys):
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('probe: "blocks.0.attn.pattern"\n', 'probe: "blocks.0.attn.patternx"\n', 1),
+                    encoding="utf-8")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--variants", "0", str(path))
+    # before: "questions.0.probe: unknown probe 'blocks.0.attn.patternx'; did you mean …? valid probes for this model: …"
+    assert code == 1
+    line = next(line for line in out.splitlines() if "questions.0.probe: " in line)
+    assert "未知的探针 'blocks.0.attn.patternx'；你是不是想写 'blocks.0.attn.pattern'？这个模型可用的探针：" in line
