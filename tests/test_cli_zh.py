@@ -206,10 +206,12 @@ def test_the_command_names_the_language_is_read_before_are_the_parsers(capsys):
 def test_the_live_checks_problems_are_chinese(tmp_path, capsys):
     path, _out = new_lesson(capsys, tmp_path)
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace('probe: "blocks.0.attn.pattern"\n', 'probe: "blocks.0.attn.patternx"\n', 1),
-                    encoding="utf-8")
+    text = text.replace('probe: "blocks.0.attn.pattern"\n', 'probe: "blocks.0.attn.patternx"\n', 1)
+    path.write_text(text.replace('answer: "(B, H, L, L)"', 'answer: "(B, H, L, H)"', 1), encoding="utf-8")
     code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--variants", "0", str(path))
     # before: "questions.0.probe: unknown probe 'blocks.0.attn.patternx'; did you mean …? valid probes for this model: …"
     assert code == 1
     line = next(line for line in out.splitlines() if "questions.0.probe: " in line)
     assert "未知的探针 'blocks.0.attn.patternx'；你是不是想写 'blocks.0.attn.pattern'？这个模型可用的探针：" in line
+    # a question kind's own check: the symbolic answer does not fit the probe's shape
+    assert "questions.1.answer: answer (B, H, L, H) 给出 " in out and "但 blocks.0.attn.pattern 的形状是 " in out
