@@ -215,3 +215,13 @@ def test_the_live_checks_problems_are_chinese(tmp_path, capsys):
     assert "未知的探针 'blocks.0.attn.patternx'；你是不是想写 'blocks.0.attn.pattern'？这个模型可用的探针：" in line
     # a question kind's own check: the symbolic answer does not fit the probe's shape
     assert "questions.1.answer: answer (B, H, L, H) 给出 " in out and "但 blocks.0.attn.pattern 的形状是 " in out
+
+
+def test_pydantics_own_words_for_common_mistakes_are_chinese(tmp_path, capsys):
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\nformat_version: 1\n", "\nformat_version: 1\nattempts: 0\n", 1), encoding="utf-8")
+    _code, english, _err = run(capsys, "--lang", "en", "lessons", "check", "--static", str(path))
+    _code, chinese, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
+    assert ": attempts: Input should be greater than or equal to 1" in english   # pydantic's words, unchanged
+    assert ": attempts: 应当大于或等于 1" in chinese   # before: pydantic's English under --lang zh
