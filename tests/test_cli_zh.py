@@ -79,3 +79,149 @@ def test_lessons_docs_in_chinese_shows_the_shipped_chinese_guide(capsys):
     assert out.strip().endswith("lessons.zh.md")
     _code, out, _err = run(capsys, "--lang", "en", "lessons", "docs")
     assert not out.startswith("# 编写课程")
+
+
+def new_lesson(capsys, folder, *argv):
+    code, out, _err = run(capsys, *argv, "lessons", "new", "my-check", "--dir", str(folder))
+    assert code == 0
+    return folder / "my-check.yaml", out
+
+
+def test_lessons_new_says_what_it_wrote_and_what_next_in_chinese(tmp_path, capsys):
+    path, out = new_lesson(capsys, tmp_path, "--lang", "zh")
+    # before: "wrote … (for editors with the YAML language server)\nnext: edit it …"
+    assert out.startswith(f"已写入 {path} 和 ") and "下一步：编辑它" in out and f"tutor lessons check {path}" in out
+    assert "wrote" not in out and "next:" not in out
+    assert 'title: "新课程：my-check"' in path.read_text(encoding="utf-8")
+
+
+def test_lessons_check_problems_are_chinese_after_the_machine_readable_prefix(tmp_path, capsys):
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\ntitle:", "\ntitel:", 1), encoding="utf-8")
+    line = 1 + text[: text.index("\ntitle:") + 1].count("\n")
+    _code, english, _err = run(capsys, "--lang", "en", "lessons", "check", "--static", str(path))
+    code, chinese, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
+    assert code == 1
+    assert f"{path}:{line}:1: titel: unknown field; did you mean 'title'?" in english.splitlines()
+    # before: the same English line under --lang zh; the path:line:col: field: prefix is unchanged
+    assert f"{path}:{line}:1: titel: 未知的字段；你是不是想写 'title'？" in chinese.splitlines()
+    assert "缺少必填字段；请加上 'title:'" in chinese and "unknown field" not in chinese
+
+
+def test_lessons_check_warnings_and_missing_paths_are_chinese(tmp_path, capsys):
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(tmp_path / "nowhere"))
+    assert code == 1 and f"{tmp_path / 'nowhere'}:1:1: (file): 没有这个文件或文件夹" in out.splitlines()
+    _code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static")
+    warnings = [line for line in out.splitlines() if ": warning: " in line]
+    assert warnings and all("公式画出来有" in line for line in warnings), warnings
+
+
+def test_a_problem_made_in_english_is_shown_in_the_language_of_the_moment(tmp_path):
+    from tutor.course.loader import read_yaml
+
+    _data, _root, problems = read_yaml(tmp_path / "absent.yaml")
+    assert "cannot read the file" in str(problems[0])
+    set_language("zh")   # F4 after the problem was made: it is shown in Chinese all the same
+    assert "无法读取文件" in str(problems[0]) and problems[0].message.startswith("cannot read the file")
+
+
+def test_progress_optimize_speaks_chinese(tmp_path, capsys):
+    code, out, _err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress", "--optimize")
+    # before: "0 reviews so far count for FSRS (…); it needs 400, so 400 more."
+    assert code == 0 and out.startswith("到目前为止有 0 次复习可供 FSRS 使用") and "还差 400 次" in out
+
+
+def test_train_progress_and_result_lines_speak_chinese(tmp_path, capsys):
+    code, out, err = run(capsys, "--lang", "zh", "train", "--data", "reverse", "--steps", "4", "--batch-size", "8",
+                         "--eval-interval", "2", "--max-len", "4", "--out", str(tmp_path / "m.pt"), "--device", "cpu")
+    assert code == 0
+    # before: "training … parameters on reverse (cpu); Ctrl+C stops and saves", "step      2  loss …"
+    assert "个参数（cpu）；Ctrl+C 停止并保存" in err and "第      2 步  损失 " in err and "完全匹配 " in err
+    assert out.startswith("完全匹配准确率：") and "4 步  训练损失 " in out and f"已保存 {tmp_path / 'm.pt'}" in out
+    for english in ("training ", "step ", "exact-match", "saved"):
+        assert english not in out + err, english
+
+
+def test_help_section_headings_end_with_a_full_width_colon_in_chinese(capsys):
+    _code, out, _err = run(capsys, "--lang", "zh", "serve", "--help")
+    # before: "选项:" (argparse appends its own half-width colon)
+    assert "\n选项：\n" in out and "选项:" not in out
+    _code, out, _err = run(capsys, "--lang", "en", "--help")
+    assert "\noptions:\n" in out
+
+
+def test_a_validators_message_is_chinese_too(tmp_path, capsys):
+    """Messages raised inside the schema (pydantic passes them on) are translated like the loader's own."""
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    first_probe = text.index("probe: ", text.index("questions:")) + len("probe: ")
+    path.write_text(text[:first_probe] + '"embed[]"' + text[text.index("\n", first_probe):], encoding="utf-8")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
+    # before: "questions.0.probe: 'embed[]': empty index []"
+    assert code == 1 and "questions.0.probe: 'embed[]'：下标 [] 是空的" in out and "empty index" not in out
+
+
+def test_lessons_concepts_names_the_tracks_in_chinese(capsys):
+    _code, out, _err = run(capsys, "--lang", "zh", "lessons", "concepts")
+    assert out.startswith("la  线性代数\n")   # before: "la  Linear algebra"
+
+
+def test_progress_file_errors_are_chinese_os_reasons_included(tmp_path, capsys):
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress", "--import", str(tmp_path / "none"))
+    # before: "tutor progress：错误：cannot read …/none: No such file or directory"
+    assert code == 1 and err.strip() == f"tutor progress：错误：无法读取 {tmp_path / 'none'}：没有这个文件或目录"
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress", "--import", str(tmp_path))
+    assert code == 1 and "它是一个文件夹；请给出一个普通进度导出文件" in err
+    code, _out, err = run(capsys, "--lang", "en", "--home", str(tmp_path), "progress", "--import", str(tmp_path))
+    assert "it is a folder; give a regular progress export" in err
+
+
+def test_an_import_that_is_not_an_export_is_refused_in_chinese(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": ', encoding="utf-8")
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "home"), "progress", "--import", str(bad))
+    # before: "…bad.json: is not a tutor progress export (invalid JSON at line 1, column 12: Expecting value)"
+    assert code == 1 and f"{bad}：不是 tutor 的进度导出文件（第 1 行第 12 列不是有效的 JSON" in err
+
+
+def test_the_translation_language_of_lessons_new_is_not_the_interface_language(tmp_path, capsys):
+    run(capsys, "lessons", "new", "my-own", "--dir", str(tmp_path))
+    code, out, _err = run(capsys, "--lang", "en", "lessons", "new", "my-own", "--lang", "zh", "--dir", str(tmp_path))
+    # before: the second --lang (the translation to write) switched the interface to Chinese too
+    assert code == 0 and out.startswith(f"wrote {tmp_path / 'zh' / 'my-own.yaml'}\nnext: translate each field")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "new", "my-own", "--lang", "zh", "--dir", str(tmp_path),
+                          "--force")
+    assert code == 0 and out.startswith("已写入 ") and "下一步：翻译每个字段" in out
+
+
+def test_the_command_names_the_language_is_read_before_are_the_parsers(capsys):
+    from tutor.cli.main import COMMAND_NAMES
+
+    _code, out, _err = run(capsys, "--lang", "en", "--help")
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ") and line[4] != " "]
+    assert tuple(listed) == COMMAND_NAMES
+
+
+def test_the_live_checks_problems_are_chinese(tmp_path, capsys):
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    text = text.replace('probe: "blocks.0.attn.pattern"\n', 'probe: "blocks.0.attn.patternx"\n', 1)
+    path.write_text(text.replace('answer: "(B, H, L, L)"', 'answer: "(B, H, L, H)"', 1), encoding="utf-8")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--variants", "0", str(path))
+    # before: "questions.0.probe: unknown probe 'blocks.0.attn.patternx'; did you mean …? valid probes for this model: …"
+    assert code == 1
+    line = next(line for line in out.splitlines() if "questions.0.probe: " in line)
+    assert "未知的探针 'blocks.0.attn.patternx'；你是不是想写 'blocks.0.attn.pattern'？这个模型可用的探针：" in line
+    # a question kind's own check: the symbolic answer does not fit the probe's shape
+    assert "questions.1.answer: answer (B, H, L, H) 给出 " in out and "但 blocks.0.attn.pattern 的形状是 " in out
+
+
+def test_pydantics_own_words_for_common_mistakes_are_chinese(tmp_path, capsys):
+    path, _out = new_lesson(capsys, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\nformat_version: 1\n", "\nformat_version: 1\nattempts: 0\n", 1), encoding="utf-8")
+    _code, english, _err = run(capsys, "--lang", "en", "lessons", "check", "--static", str(path))
+    _code, chinese, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
+    assert ": attempts: Input should be greater than or equal to 1" in english   # pydantic's words, unchanged
+    assert ": attempts: 应当大于或等于 1" in chinese   # before: pydantic's English under --lang zh

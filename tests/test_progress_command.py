@@ -155,3 +155,30 @@ def test_summary_of_history_outside_the_course_says_so(tmp_path, capsys, monkeyp
         answer_once(store, "gone-lesson", "q", "x", False, now=NOW)
     code, out, _ = run(["--home", str(tmp_path / "h")], capsys, monkeypatch)
     assert code == 0 and "1 answer recorded, none to a question the course asks today." in out
+
+
+@pytest.mark.parametrize("language, lesson_id, question_id, title", [
+    ("en", "pr-softmax", "winner", "Softmax: from logits to a distribution"),
+    ("en", "ca-vanishing-exploding", "sigmoid-max", "Vanishing and exploding gradients"),
+    ("zh", "ca-dynamic-graphs", "two-blocks", "静态图与动态图：图就是实际运行过的东西"),
+    ("zh", "nu-layernorm", "row-mean", "层归一化：每个词元在自己的特征上归一化"),
+])
+def test_at_80_columns_a_title_of_up_to_38_cells_stays_on_one_line(tmp_path, capsys, monkeypatch, language, lesson_id,
+                                                                   question_id, title):
+    from rich.cells import cell_len
+
+    from tutor.common.i18n import set_language
+
+    monkeypatch.setenv("COLUMNS", "80")   # Rich's console takes its width from here when stdout is not a terminal
+    with ProgressStore(tmp_path / "home") as store:
+        answer_once(store, lesson_id, question_id, "x", True, now=NOW)
+        answer_once(store, "la-tensors", "embed-shape", "x", True, now=NOW)
+    set_language(language)
+    try:
+        code, out, _err = run(["--home", str(tmp_path / "home")], capsys, monkeypatch)
+    finally:
+        set_language("en")
+    assert code == 0
+    # before: the Lesson column was 28 cells and the table 97 wide, so this title wrapped
+    assert any(line.startswith(title) for line in out.splitlines()), out
+    assert max(cell_len(line.rstrip()) for line in out.splitlines()[1:]) <= 80, out   # [0] is the long tmp path

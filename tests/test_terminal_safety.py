@@ -137,3 +137,16 @@ async def test_a_hostile_title_cannot_reach_the_roadmap(tmp_path):
         assert any("Lesson files with problems (3)" in label for label in labels)
         assert all(is_safe(label, keep="") for label in labels), [l for l in labels if not is_safe(l, keep="")]
         assert "evil" not in {item.lesson.id for item in app.catalog.lessons.values()}
+
+
+def test_a_stray_non_utf8_byte_from_the_terminal_is_read_as_a_replacement_character(tmp_path):
+    """tmux paste of b'\\x9b' once ended the app with UnicodeDecodeError in Textual's input thread."""
+    from textual.drivers import linux_driver
+
+    from tutor.ui.app import TutorApp
+
+    TutorApp(home=tmp_path, preload_model=False, watch_interval=None)   # picks its driver: the decoder is set then
+    decode = linux_driver.getincrementaldecoder("utf-8")().decode
+    assert decode(b"(B,\x9b L)", final=False) == "(B,\ufffd L)"
+    # a character split across two reads still arrives whole
+    assert decode(b"\xe4\xb8", final=False) + decode(b"\xad", final=True) == "中"

@@ -57,3 +57,20 @@ async def test_the_help_screen_wraps_chinese_between_characters(zh_app, width):
         assert all(not line.rstrip().endswith(("ctr", "ctrl+", "（ct")) for line in lines), text
         full = [line for line in lines if line.strip()]
         assert sum(len(line.rstrip()) > 0 for line in full) >= 4
+
+
+async def test_the_palette_says_no_matches_in_chinese(zh_app):
+    async with zh_app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"qqqzzzxxx")
+        palette = zh_app.screen
+        commands = palette.query_one(CommandList)
+        for _ in range(100):   # Textual adds the line after a countdown: wait for it, not for a time
+            await pilot.pause(0.05)
+            if commands.option_count == 1 and commands.get_option_at_index(0).id == palette._NO_MATCHES:
+                break
+        console = Console(width=60, record=True, file=io.StringIO(), color_system=None)
+        console.print(commands.get_option_at_index(0).prompt)
+        # before: Textual's own English "No matches found"
+        assert console.export_text().strip() == "没有匹配的命令"

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.common.i18n import M_
 from tutor.authoring.leaks import question_label
 from tutor.grading.kinds.shape import ShapeQuestion
 from tutor.grading.kinds.symbolic_shape import SymbolicShapeQuestion
@@ -41,10 +42,11 @@ class SameSizes:
     def message(self, lesson) -> str:
         question = lesson.questions[self.index]
         first, second = self.names
-        return (f"{question_label(self.index, question.id)} cannot tell its axes apart: axes {self.axes[0]} "
-                f"({first}) and {self.axes[1]} ({second}) are both {self.size} at the lesson's sizes, so an answer "
-                f"with them the other way round is graded right; choose sizes where every named axis differs "
-                f"(model.text rows and length for B and L; d_model and n_head for D, H and D_head)")
+        return M_("{question} cannot tell its axes apart: axes {a} ({first}) and {b} ({second}) are both {size} at "
+                  "the lesson's sizes, so an answer with them the other way round is graded right; choose sizes where "
+                  "every named axis differs (model.text rows and length for B and L; d_model and n_head for D, H and "
+                  "D_head)", question=question_label(self.index, question.id), a=self.axes[0], first=first,
+                  b=self.axes[1], second=second, size=self.size)
 
 
 def axes_of(question, tensors, sizes) -> tuple[int, ...] | None:
@@ -93,4 +95,4 @@ def _size_name(length: int, sizes) -> str:
         return names[0]
     if length == 4 * sizes.get("D", 0):
         return "4D"
-    return f"size {length} there"
+    return M_("size {length} there", length=length)

@@ -18,6 +18,7 @@ from pathlib import Path
 from tutor.course.catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_problems, \
     lesson_files, load_index
 from tutor.authoring.formula_width import formula_size_warnings
+from tutor.common.i18n import M_, message_of
 from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.course.loader import Problem, column_in_value, read_yaml, value_node, without_unknown_fields
 from tutor.course.schema import Lesson
@@ -60,11 +61,11 @@ def lesson_targets(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
             problems += [Problem(str(f), 1, 1, "", _link_loop(f)) for f in looped]
             files += [f for f in found if f not in looped]
             if not found:
-                problems.append(Problem(str(path), 1, 1, "", "no lesson files (*.yaml) in this folder"))
+                problems.append(Problem(str(path), 1, 1, "", M_("no lesson files (*.yaml) in this folder")))
         elif path.exists() or path.is_symlink():
             files.append(path)   # a FIFO or a device: the loader says it is not a regular file, without reading
         else:
-            problems.append(Problem(str(path), 1, 1, "", "no such file or folder"))
+            problems.append(Problem(str(path), 1, 1, "", M_("no such file or folder")))
     return list(dict.fromkeys(files)), problems
 
 
@@ -78,7 +79,7 @@ def _link_loop(path: Path) -> str | None:
         path.resolve(strict=True)
     except (RuntimeError, OSError) as error:
         if isinstance(error, RuntimeError) or getattr(error, "errno", None) == errno.ELOOP:
-            return "a symbolic link that leads back to itself (a loop); point it at a lesson file or folder"
+            return M_("a symbolic link that leads back to itself (a loop); point it at a lesson file or folder")
     return None
 
 
@@ -138,7 +139,7 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             try:
                 check_live(lesson, hub, pinned, variants, formula_ok)
             except Exception as error:   # a bug of ours must not hide the other lessons' results
-                pinned.add((), f"the live check stopped: {type(error).__name__}: {error}")
+                pinned.add((), M_("the live check stopped: {error}", error=type(error).__name__ + ": " + str(error)))
         report.problems += pinned.problems
         report.warnings += pinned.warnings
     overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
@@ -189,8 +190,9 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
     for i, concept in enumerate(lesson.concepts):
         if concept not in known:
             close = difflib.get_close_matches(concept, list(known), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            pinned.add(("concepts", i), f"unknown concept id {concept!r}; {hint}'tutor lessons concepts' lists them all")
+            hint = M_("did you mean {name!r}? ", name=close[0]) if close else ""
+            pinned.add(("concepts", i), M_("unknown concept id {id!r}; {hint}'tutor lessons concepts' lists them all",
+                                           id=concept, hint=hint))
     check_placeholder_syntax(lesson, pinned)
     check_choice_texts(lesson, pinned)
     return check_formula_text(lesson, pinned)
@@ -210,9 +212,9 @@ def check_choice_texts(lesson: Lesson, pinned: Pinned) -> None:
             else:
                 continue
             pinned.add(("questions", i, "choices", j),
-                       f"choice text {choice.strip()!r} is also how a learner picks choice "
-                       f"{chr(ord('a') + picked)}) (by its letter or number), so typing it selects that choice; "
-                       f"write it in words or with its unit (e.g. 'exactly {choice.strip()}', '{choice.strip()} row')")
+                       M_("choice text {text!r} is also how a learner picks choice {letter}) (by its letter or "
+                          "number), so typing it selects that choice; write it in words or with its unit (e.g. "
+                          "'exactly {text}', '{text} row')", text=choice.strip(), letter=chr(ord('a') + picked)))
 
 
 def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
@@ -222,9 +224,9 @@ def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
             pinned.add(loc, str(error), placeholder_at(pinned, loc, error.start))
     for loc, text in unfilled_texts(lesson):
         if has_placeholders(text):
-            what = "a choice" if "choices" in loc else "the title"
-            pinned.add(loc, f"{what} is shown as written, so a {{{{ placeholder }}}} is not filled there; "
-                            "put the live number in the prompt, explanation or reveal")
+            what = M_("a choice") if "choices" in loc else M_("the title")
+            pinned.add(loc, M_("{what} is shown as written, so a {{{{ placeholder }}}} is not filled there; "
+                               "put the live number in the prompt, explanation or reveal", what=what))
 
 
 def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
@@ -238,26 +240,26 @@ def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
     except FormulaError as error:
         node = value_node(pinned.root, ("formula", "expr"))
         at = column_in_value(node, error.column) if error.column else None
-        near = f" (near {spec.expr[max(0, error.column - 6):error.column + 5]!r})" if error.column else ""
-        pinned.add(("formula", "expr"), f"formula does not parse: {error.message}{near}", at)
+        near = M_(" (near {text!r})", text=spec.expr[max(0, error.column - 6):error.column + 5]) if error.column else ""
+        pinned.add(("formula", "expr"), M_("formula does not parse: {error}{near}", error=error.message, near=near), at)
         return False
     for symbol, source in spec.bind.items():
         if symbol not in symbols:
-            pinned.add(("formula", "bind", symbol), f"{symbol!r} is not in the formula; remove it or use it")
+            pinned.add(("formula", "bind", symbol), M_("{symbol!r} is not in the formula; remove it or use it", symbol=symbol))
         if isinstance(source, str) and source not in KNOWN_SIZES:
             try:
                 parse_probe_ref(source)
             except ProbeRefError as error:
-                pinned.add(("formula", "bind", symbol), f"{error}; bind a probe slice, a size name "
-                                                        f"({', '.join(KNOWN_SIZES)}) or a number")
+                pinned.add(("formula", "bind", symbol), M_("{error}; bind a probe slice, a size name ({sizes}) or a "
+                                                           "number", error=message_of(error), sizes=", ".join(KNOWN_SIZES)))
     if spec.reproduces is not None:
         for symbol in sorted(symbols - set(spec.bind)):
             pinned.add(("formula", "bind") if spec.bind else ("formula", "reproduces"),
-                       f"symbol {symbol!r} has no value; add '{symbol}: <probe slice, size name or number>' "
-                       "under formula.bind")
+                       M_("symbol {symbol!r} has no value; add '{symbol}: <probe slice, size name or number>' "
+                          "under formula.bind", symbol=symbol))
     for i, name in enumerate(spec.matrices):
         if name not in symbols:
-            pinned.add(("formula", "matrices", i), f"{name!r} is not in the formula; remove it")
+            pinned.add(("formula", "matrices", i), M_("{name!r} is not in the formula; remove it", name=name))
     circular = redone_arithmetic(spec, KNOWN_SIZES)
     if circular:
         pinned.add(("formula", "reproduces"), circular)

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from tutor.common.i18n import M_, message_of
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.live.formula_check import bind_values, check_formula, parse_spec
 from tutor.formulas.parse import FormulaError, evaluate_formula
@@ -68,7 +69,7 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
         if live.variant in seen:
             continue
         seen.add(live.variant)
-        where = f" (with {live.variant}: {label})" if label else ""
+        where = M_(" (with {variant}: {label})", variant=live.variant, label=label) if label else ""
         if not label:
             own = live
             _check_vocabulary(lesson, hub, pinned)
@@ -146,8 +147,8 @@ def _check_vocabulary(lesson: Lesson, hub, pinned: Pinned) -> None:
     # token-id rows are checked against the vocabulary when the model runs
     unknown = sorted({ch for row in lesson.model.rows if isinstance(row, str) for ch in row if ch not in tokenizer.chars})
     if unknown:
-        pinned.add(("model", "text"), f"characters {''.join(unknown)!r} are not in the model's vocabulary and "
-                                      "would be read as '?'; use printable ASCII")
+        pinned.add(("model", "text"), M_("characters {chars!r} are not in the model's vocabulary and "
+                                         "would be read as '?'; use printable ASCII", chars="".join(unknown)))
 
 
 class LiveChecker:
@@ -198,7 +199,8 @@ class LiveChecker:
                 try:
                     value_of(item, self.live.tensors, self.live.sizes)
                 except PlaceholderError as error:
-                    self.pinned.add(loc, f"{error}{self.where}", placeholder_at(self.pinned, loc, item.start))
+                    self.pinned.add(loc, M_("{error}{where}", error=message_of(error), where=self.where),
+                                    placeholder_at(self.pinned, loc, item.start))
 
     def resolve(self, loc: tuple, reference: str) -> np.ndarray | None:
         """The probe slice, or None after pinning a problem with the valid names."""
@@ -210,21 +212,23 @@ class LiveChecker:
 
         if name not in tensors:
             close = difflib.get_close_matches(name, list(tensors), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
+            hint = M_("did you mean {name!r}? ", name=close[0]) if close else ""
             probes = ", ".join(n for n in tensors if not n.startswith("params."))
-            self.pinned.add(loc, f"unknown probe {name!r}; {hint}valid probes for this model: {probes} "
-                                 "(and params.*; 'tutor lessons probes' lists them with shapes)")
+            self.pinned.add(loc, M_("unknown probe {name!r}; {hint}valid probes for this model: {probes} "
+                                    "(and params.*; 'tutor lessons probes' lists them with shapes)",
+                                    name=name, hint=hint, probes=probes))
             return None
         try:
             array = probe_slice(tensors, reference)
         except QuestionError as error:
-            self.pinned.add(loc, f"{error}{self.where}")
+            self.pinned.add(loc, M_("{error}{where}", error=message_of(error), where=self.where))
             return None
         if array.size == 0:
             axes = ", ".join(str(axis) for axis, size in enumerate(array.shape) if size == 0)
-            self.pinned.add(loc, f"{reference} selects no values{self.where}: axis {axes} of the slice is empty "
-                                 f"(a start:stop past the end of its axis, or stop <= start; full shape "
-                                 f"{tuple(tensors[name].shape)}); slice what exists for the smallest sizes")
+            self.pinned.add(loc, M_("{reference} selects no values{where}: axis {axes} of the slice is empty "
+                                    "(a start:stop past the end of its axis, or stop <= start; full shape "
+                                    "{shape}); slice what exists for the smallest sizes", reference=reference,
+                                    where=self.where, axes=axes, shape=tuple(tensors[name].shape)))
             return None
         return array
 
@@ -239,13 +243,13 @@ class LiveChecker:
         except (QuestionError, AnswerError) as error:
             by_answer = isinstance(error, AnswerError) or not getattr(question, "probe", None)
             field = "answer" if by_answer else "probe"
-            self.pinned.add(base + (field,), f"{error}{self.where}")
+            self.pinned.add(base + (field,), M_("{error}{where}", error=message_of(error), where=self.where))
             return
         self.truths[i] = truth
         self.check_finite(base, question, truth)
         for problem in kind_of(question).check_answer(question, truth, self.live.tensors, self.live.sizes,
                                                       self.own_sizes):
-            self.pinned.add(base + problem.field, problem.message + self.where)
+            self.pinned.add(base + problem.field, M_("{error}{where}", error=problem.message, where=self.where))
 
     def check_finite(self, base, question, truth) -> None:
         """A NaN or infinite truth is almost always a broken probe or experiment, and a NaN truth
@@ -266,9 +270,11 @@ class LiveChecker:
                 expected.add("nan" if math.isnan(number) else str(number))
         unexpected = sorted(bad - expected)
         if unexpected:
-            self.pinned.add(base + ("probe",), f"the model gives {', '.join(unexpected)} for {question.probe}"
-                            f"{self.where} ({truth.display}); if the lesson means it, say so with "
-                            f"nonfinite: true (or an answer: that holds it), else fix the probe or experiment")
+            self.pinned.add(base + ("probe",), M_("the model gives {values} for {probe}{where} ({truth}); if the "
+                                                  "lesson means it, say so with nonfinite: true (or an answer: that "
+                                                  "holds it), else fix the probe or experiment",
+                                                  values=", ".join(unexpected), probe=question.probe, where=self.where,
+                                                  truth=truth.display))
 
     def check_formula(self) -> None:
         spec = self.lesson.formula
@@ -288,8 +294,10 @@ class LiveChecker:
                                                                         "the formula cannot be evaluated: ") + self.where)
             return
         detail = self._shape_detail()
-        self.pinned.add(("formula", "reproduces"), f"{result.message}{self.where}{detail}; check the formula "
-                        "and its bind: slices, or raise formula.tolerance if the difference is rounding")
+        self.pinned.add(("formula", "reproduces"), M_("{error}{where}{detail}; check the formula and its bind: "
+                                                      "slices, or raise formula.tolerance if the difference is "
+                                                      "rounding", error=result.message, where=self.where,
+                                                      detail=detail))
 
     def _shape_detail(self) -> str:
         spec = self.lesson.formula

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from tutor.authoring.pinned import Pinned
-from tutor.common.i18n import DEFAULT, LANGUAGES
+from tutor.common.i18n import DEFAULT, LANGUAGES, M_
 from tutor.course.catalog import Catalog
 from tutor.course.loader import LessonFileError, Problem, read_model_file
 from tutor.course.overlay import IndexOverlay, LessonOverlay, english_prose, overlay_files, overlay_path, source_hash
@@ -70,7 +70,8 @@ def check_index_overlay(path: Path, catalog: Catalog) -> list[Problem]:
     known = [track.id for track in catalog.index.tracks]
     for track_id in overlay.tracks:
         if track_id not in known:
-            pinned.add(("tracks", track_id), f"no track has the id {track_id!r}; the tracks are: {', '.join(known)}")
+            pinned.add(("tracks", track_id), M_("no track has the id {id!r}; the tracks are: {tracks}", id=track_id,
+                                                tracks=", ".join(known)))
     return pinned.problems
 
 
@@ -92,21 +93,23 @@ def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Pro
         return problems, []
     errors, warnings = Pinned(path, root), Pinned(path, root)
     if overlay.lesson != path.stem:
-        errors.add(("lesson",), f"the file is named {path.stem}.yaml but translates {overlay.lesson!r}; "
-                                "name the file after the lesson id")
+        errors.add(("lesson",), M_("the file is named {name}.yaml but translates {id!r}; name the file after the "
+                                   "lesson id", name=path.stem, id=overlay.lesson))
     item = catalog.get(overlay.lesson) or _english_beside(path, overlay.lesson)
     if item is None:
-        errors.add(("lesson",), f"no lesson has the id {overlay.lesson!r}; an overlay translates an existing lesson")
+        errors.add(("lesson",), M_("no lesson has the id {id!r}; an overlay translates an existing lesson",
+                                   id=overlay.lesson))
         return errors.problems, []
     if overlay_path(item.path, path.parent.name).resolve() != path.resolve():
-        warnings.add(("lesson",), f"{overlay.lesson!r} is {item.path}; the app reads its translation from "
-                                  f"{overlay_path(item.path, path.parent.name)}, not from here")
+        warnings.add(("lesson",), M_("{id!r} is {path}; the app reads its translation from {overlay}, not from here",
+                                     id=overlay.lesson, path=str(item.path),
+                                     overlay=str(overlay_path(item.path, path.parent.name))))
     english = english_prose(item.lesson)
     current = source_hash(item.lesson)
     if overlay.source != current:
-        warnings.add(("source",), f"stale: the English of {overlay.lesson!r} changed since this translation "
-                                  f"(source {overlay.source}, now {current}); update the translation, then set "
-                                  f"source: {current}")
+        warnings.add(("source",), M_("stale: the English of {id!r} changed since this translation (source {old}, "
+                                     "now {new}); update the translation, then set source: {new}",
+                                     id=overlay.lesson, old=overlay.source, new=current))
     _compare(("title",), english["title"], overlay.title, errors, warnings)
     _compare(("explanation",), english["explanation"], overlay.explanation, errors, warnings)
     _compare(("formula", "translation"), english["formula"]["translation"], overlay.formula.translation,
@@ -114,13 +117,13 @@ def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Pro
     for question_id, words in overlay.questions.items():
         if question_id not in english["questions"]:
             known = ", ".join(english["questions"])
-            errors.add(("questions", question_id), f"{overlay.lesson!r} has no question {question_id!r}; "
-                                                   f"its questions: {known}")
+            errors.add(("questions", question_id), M_("{id!r} has no question {question!r}; its questions: {known}",
+                                                      id=overlay.lesson, question=question_id, known=known))
     for question_id, prose in english["questions"].items():
         words = overlay.questions.get(question_id)
         if words is None:
-            warnings.add(("questions",), f"question {question_id!r} is not translated yet (shown in English, "
-                                         "marked)")
+            warnings.add(("questions",), M_("question {question!r} is not translated yet (shown in English, marked)",
+                                            question=question_id))
             continue
         loc = ("questions", question_id)
         _compare(loc + ("prompt",), prose["prompt"], words.prompt, errors, warnings)
@@ -129,7 +132,8 @@ def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Pro
         if "choices" in prose:
             _compare_list(loc, "choices", prose["choices"], words.choices, errors, warnings)
         elif words.choices is not None:
-            errors.add(loc + ("choices",), f"question {question_id!r} is not a choice question; remove choices")
+            errors.add(loc + ("choices",), M_("question {question!r} is not a choice question; remove choices",
+                                              question=question_id))
     return errors.problems, warnings.problems
 
 
@@ -151,15 +155,15 @@ def _compare_list(loc: tuple, name: str, english: list[str], translated: list[st
     if not english and not translated:
         return
     if translated is None:
-        warnings.add(loc, f"{name} not translated yet ({len(english)} in the English)")
+        warnings.add(loc, M_("{name} not translated yet ({count} in the English)", name=name, count=len(english)))
         return
     if len(translated) > len(english) or (name == "choices" and len(translated) != len(english)):
-        errors.add(loc + (name,), f"the English has {len(english)} {name}; this has {len(translated)} "
-                                  "(translate each one, in the same order)")
+        errors.add(loc + (name,), M_("the English has {count} {name}; this has {given} (translate each one, in the "
+                                     "same order)", count=len(english), name=name, given=len(translated)))
         return
     if len(translated) < len(english):
-        warnings.add(loc + (name,), f"{len(english) - len(translated)} of the {len(english)} {name} not "
-                                    "translated yet")
+        warnings.add(loc + (name,), M_("{missing} of the {count} {name} not translated yet",
+                                       missing=len(english) - len(translated), count=len(english), name=name))
     for i, (source, text) in enumerate(zip(english, translated)):
         _compare(loc + (name, i), source, text, errors, warnings)
 
@@ -168,7 +172,7 @@ def _compare(loc: tuple, english: str, translated: str | None, errors: Pinned, w
     """Same placeholders (reference and format) and the same numbers, in any order."""
     if not translated:
         if english:
-            warnings.add(loc[:-1], f"{loc[-1]} not translated yet (shown in English, marked)")
+            warnings.add(loc[:-1], M_("{field} not translated yet (shown in English, marked)", field=loc[-1]))
         return
     english_marks, english_bad = _placeholders(english)
     marks, bad = _placeholders(translated)
@@ -177,19 +181,20 @@ def _compare(loc: tuple, english: str, translated: str | None, errors: Pinned, w
     if not bad and not english_bad and Counter(marks) != Counter(english_marks):
         missing = sorted((Counter(english_marks) - Counter(marks)).elements())
         extra = sorted((Counter(marks) - Counter(english_marks)).elements())
-        errors.add(loc, "the placeholders differ from the English" + _difference(missing, extra) +
-                   "; keep every {{ placeholder }} exactly as the English has it")
+        errors.add(loc, M_("the placeholders differ from the English{difference}; keep every {{{{ placeholder }}}} "
+                           "exactly as the English has it", difference=_difference(missing, extra)))
     english_numbers, numbers = _numbers(english), _numbers(translated)
     if english_numbers != numbers:
         missing = sorted((english_numbers - numbers).elements())
         extra = sorted((numbers - english_numbers).elements())
-        errors.add(loc, "the numbers differ from the English" + _difference(missing, extra) +
-                   "; write every number with the same digits as the English")
+        errors.add(loc, M_("the numbers differ from the English{difference}; write every number with the same "
+                           "digits as the English", difference=_difference(missing, extra)))
 
 
 def _difference(missing: list[str], extra: list[str]) -> str:
-    parts = ([f"missing {', '.join(missing)}"] if missing else []) + ([f"extra {', '.join(extra)}"] if extra else [])
-    return f" ({'; '.join(parts)})"
+    parts = ([M_("missing {items}", items=", ".join(missing))] if missing else []) + \
+        ([M_("extra {items}", items=", ".join(extra))] if extra else [])
+    return M_(" ({parts})", parts=M_("{first}; {second}", first=parts[0], second=parts[1]) if len(parts) == 2 else parts[0])
 
 
 def _placeholders(text: str) -> tuple[list[str], list[PlaceholderError]]:

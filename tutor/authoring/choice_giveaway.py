@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor.common.i18n import M_
 from tutor.authoring.leaks import question_label
 from tutor.grading.kinds.choice import ChoiceQuestion
 
@@ -28,9 +29,10 @@ class LongRightChoice:
 
     def message(self, lesson) -> str:
         question = lesson.questions[self.index]
-        return (f"the right choice of {question_label(self.index, question.id)} is {self.length} characters, more "
-                f"than {RATIO:g}x the longest wrong one ({self.longest_wrong}): a learner can pick it by its length; "
-                f"give every choice the same form (each with its reason, or none), and keep the reason for the reveal")
+        return M_("the right choice of {question} is {length} characters, more than {ratio}x the longest wrong one "
+                  "({longest}): a learner can pick it by its length; give every choice the same form (each with its "
+                  "reason, or none), and keep the reason for the reveal", question=question_label(self.index, question.id),
+                  length=self.length, ratio=format(RATIO, "g"), longest=self.longest_wrong)
 
 
 def long_right_choices(lesson, truths: dict[int, object]) -> list[LongRightChoice]:

@@ -8,6 +8,7 @@ tensor and bound inputs are tied that way, in either direction.  It needs no mod
 """
 from __future__ import annotations
 
+from tutor.common.i18n import M_
 from tutor.course.schema import FormulaSpec
 from tutor.experiments.registry import DERIVED_FROM
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
@@ -29,11 +30,12 @@ def redone_arithmetic(spec: FormulaSpec, sizes: tuple[str, ...]) -> str | None:
               if isinstance(source, str) and source not in sizes}
     for name, symbol in sorted((n, s) for n, s in inputs.items() if n):
         if name in DERIVED_FROM.get(target, ()):
-            return (f"{spec.reproduces} is computed by its experiment from {name} (bound to {symbol!r}), "
-                    "so the formula only redoes the experiment's own arithmetic; reproduce a tensor the "
-                    "model computed (a probe of the forward pass, a gradient, an optimizer's state)")
+            return M_("{target} is computed by its experiment from {name} (bound to {symbol!r}), so the formula only "
+                      "redoes the experiment's own arithmetic; reproduce a tensor the model computed (a probe of the "
+                      "forward pass, a gradient, an optimizer's state)", target=spec.reproduces, name=name,
+                      symbol=symbol)
         if target in DERIVED_FROM.get(name, ()):
-            return (f"{symbol!r} is bound to {name}, which its experiment computes from {target}, the "
-                    "tensor the formula reproduces, so agreement is guaranteed; bind a quantity measured "
-                    "apart from it")
+            return M_("{symbol!r} is bound to {name}, which its experiment computes from {target}, the tensor the "
+                      "formula reproduces, so agreement is guaranteed; bind a quantity measured apart from it",
+                      symbol=symbol, name=name, target=target)
     return None

@@ -7,6 +7,7 @@ the formula folded or flat, and may prefer to shorten it or bind names to its pa
 from __future__ import annotations
 
 from tutor.authoring.pinned import Pinned
+from tutor.common.i18n import M_
 from tutor.course.loader import Problem
 from tutor.course.schema import Lesson
 from tutor.formulas.fold import BOX_COLUMNS_AT_80, BOX_ROWS_AT_24, fold_picture, picture_size
@@ -27,10 +28,12 @@ def formula_size_warnings(lesson: Lesson, pinned: Pinned) -> list[Problem]:
     notes = Pinned(pinned.path, pinned.root)
     if columns > BOX_COLUMNS_AT_80:
         pieces = fold_picture(picture, BOX_COLUMNS_AT_80).count("\n\n") + 1
-        notes.add(("formula", "expr"), f"the formula is drawn {columns} columns wide; at 80 columns its box holds "
-                                       f"{BOX_COLUMNS_AT_80}, so it is shown folded in {pieces} pieces (↪); "
-                                       "a shorter formula, or names for its parts, reads better")
+        notes.add(("formula", "expr"), M_("the formula is drawn {columns} columns wide; at 80 columns its box holds "
+                                          "{box}, so it is shown folded in {pieces} pieces (↪); a shorter formula, "
+                                          "or names for its parts, reads better", columns=columns,
+                                          box=BOX_COLUMNS_AT_80, pieces=pieces))
     if folded_rows > BOX_ROWS_AT_24:
-        notes.add(("formula", "expr"), f"the formula is drawn {folded_rows} rows tall at 80 columns; at 80x24 the "
-                                       f"screen spares at most {BOX_ROWS_AT_24}, so it is shown on one line as written")
+        notes.add(("formula", "expr"), M_("the formula is drawn {rows} rows tall at 80 columns; at 80x24 the "
+                                          "screen spares at most {box}, so it is shown on one line as written",
+                                          rows=folded_rows, box=BOX_ROWS_AT_24))
     return notes.problems

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor.common.i18n import M_
 from tutor.course.placeholders import Placeholder, PlaceholderError, scan, value_of
 from tutor.grading.kinds import kind_of
 
@@ -26,19 +27,19 @@ class Leak:
 
     def message(self, lesson) -> str:
         question = lesson.questions[self.question]
-        where = "its own prompt" if self.loc[:2] == ("questions", self.question) and self.loc[2] == "prompt" else \
-            "one of its hints (a hint may help, not answer)" if self.loc[:3] == ("questions", self.question, "hints") \
-            else "text shown before it"
-        return (f"gives away the answer to {question_label(self.question, question.id)}: {self.shown!r} is "
-                f"here, in {where}; reword it so the learner still has to predict (a live number belongs "
-                f"in that question's reveal)")
+        where = M_("its own prompt") if self.loc[:2] == ("questions", self.question) and self.loc[2] == "prompt" \
+            else M_("one of its hints (a hint may help, not answer)") \
+            if self.loc[:3] == ("questions", self.question, "hints") else M_("text shown before it")
+        return M_("gives away the answer to {question}: {shown!r} is here, in {where}; reword it so the learner "
+                  "still has to predict (a live number belongs in that question's reveal)",
+                  question=question_label(self.question, question.id), shown=self.shown, where=where)
 
 
 def question_label(index: int, question_id: str) -> str:
     """How every author message names a question: counted from 1 as a reader counts, with the
     0-based path the message's field column uses and the id, so 'question 3' never sits beside
     'questions.2' looking like a different question."""
-    return f"question {index + 1} (questions.{index}, {question_id!r})"
+    return M_("question {number} (questions.{index}, {id!r})", number=index + 1, index=index, id=question_id)
 
 
 def seen_before(lesson, index: int) -> list[tuple[tuple, str]]:

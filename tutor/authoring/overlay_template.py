@@ -71,18 +71,19 @@ def write_overlay_template(args) -> int:
     import sys
     from pathlib import Path
 
-    from tutor.common.i18n import DEFAULT, LANGUAGES
+    from tutor.common.i18n import DEFAULT, LANGUAGES, _
+    from tutor.common.safe_text import one_line
     from tutor.course.catalog import add_lesson_file, lesson_files, load_catalog
     from tutor.course.overlay import overlay_path
 
     def fail(message: str) -> int:
-        print(f"tutor lessons new: {message}", file=sys.stderr)
+        print(one_line(_("tutor lessons new: {message}").format(message=message)), file=sys.stderr)
         return 1
 
     language = args.overlay_language
     if language not in LANGUAGES or language == DEFAULT:
-        return fail(f"--lang {language!r}: translations can be written for "
-                    f"{', '.join(code for code in LANGUAGES if code != DEFAULT)}")
+        return fail(_("--lang {language!r}: translations can be written for {languages}").format(
+            language=language, languages=", ".join(code for code in LANGUAGES if code != DEFAULT)))
     catalog = load_catalog(list(getattr(args, "lessons", [])), language=DEFAULT)
     if Path(args.dir).is_dir():
         for path in lesson_files(Path(args.dir)):
@@ -90,15 +91,16 @@ def write_overlay_template(args) -> int:
                 add_lesson_file(catalog, path, builtin=False)
     item = catalog.get(args.id)
     if item is None:
-        return fail(f"no lesson has the id {args.id!r}; a translation needs the English lesson first "
-                    "(built-in, in --dir or in --lessons)")
+        return fail(_("no lesson has the id {id!r}; a translation needs the English lesson first "
+                      "(built-in, in --dir or in --lessons)").format(id=args.id))
     path = overlay_path(Path(args.dir) / item.path.name, language)
     if path.exists() and not args.force:
-        return fail(f"{path} already exists; add --force to overwrite it")
+        return fail(_("{path} already exists; add --force to overwrite it").format(path=path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(overlay_template(item.lesson, language, item.path.name), encoding="utf-8")
     except OSError as error:
-        return fail(f"cannot write {path}: {error.strerror or error}")
-    print(f"wrote {path}\nnext: translate each field, then run\n  tutor lessons check {path}")
+        return fail(_("cannot write {path}: {error}").format(path=path, error=error.strerror or error))
+    print(one_line(_("wrote {path}").format(path=path)))
+    print(_("next: translate each field, then run\n  tutor lessons check {path}").format(path=one_line(str(path))))
     return 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor.common.i18n import N_, _
+
 # two runs whose sizes are all different numbers, so each axis length names one size
 RUNS = (
     {"B": 2, "L": 5, "H": 3, "D": 12, "rows": ["01234", "56789"]},
@@ -116,19 +118,21 @@ def trained_sizes() -> str:
         hub = ModelHub()
         hub.ensure_loaded()
         c = hub.model.config
-        return (f"weights: trained uses D={c.d_model}, H={c.n_head}, D_head={c.d_model // c.n_head}, "
-                f"{c.n_layer} layers (blocks.0 .. blocks.{c.n_layer - 1}), V={c.vocab_size}, T={c.block_size}, "
-                f"positions {c.positions}")
+        return _("weights: trained uses D={d}, H={h}, D_head={d_head}, {n} layers (blocks.0 .. blocks.{last}), "
+                 "V={v}, T={t}, positions {positions}").format(
+            d=c.d_model, h=c.n_head, d_head=c.d_model // c.n_head, n=c.n_layer, last=c.n_layer - 1,
+            v=c.vocab_size, t=c.block_size, positions=c.positions)
     except Exception as error:   # a missing checkpoint is information here, not a failure
-        return f"weights: trained is unavailable: {error}"
+        return _("weights: trained is unavailable: {error}").format(error=error)
 
 
 def render(entries: list[Entry]) -> str:
     lines = []
-    titles = {"probe": "Probes (activations of the forward pass)", "param": "Weights (params.*)",
-              "experiment-name": "Experiments (name them under model.experiments)",
-              "experiment": "Experiment tensors"}
+    titles = {"probe": N_("Probes (activations of the forward pass)"), "param": N_("Weights (params.*)"),
+              "experiment-name": N_("Experiments (name them under model.experiments)"),
+              "experiment": N_("Experiment tensors")}
     for kind, title in titles.items():
+        title = _(title)
         group = [e for e in entries if e.kind == kind]
         if not group:
             continue

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tutor.authoring.leaks import question_label
+from tutor.common.i18n import M_
 from tutor.grading.kinds.choice import ChoiceQuestion
 from tutor.grading.kinds.shape import ShapeQuestion
 from tutor.grading.kinds.symbolic_shape import SymbolicShapeQuestion
@@ -50,10 +51,11 @@ class RevealLeak:
 
     def message(self, lesson) -> str:
         earlier, later = lesson.questions[self.revealed_by], lesson.questions[self.question]
-        return (f"the reveal of {question_label(self.revealed_by, earlier.id)} shows {self.shown}, which "
-                f"answers {question_label(self.question, later.id)} before it is asked; give question "
-                f"{self.revealed_by + 1} a show: slice that leaves it out (show: limits the view to that slice), "
-                f"or ask question {self.question + 1} first")
+        return M_("the reveal of {earlier} shows {shown}, which answers {later} before it is asked; give question "
+                  "{earlier_number} a show: slice that leaves it out (show: limits the view to that slice), or ask "
+                  "question {later_number} first", earlier=question_label(self.revealed_by, earlier.id),
+                  shown=self.shown, later=question_label(self.question, later.id),
+                  earlier_number=self.revealed_by + 1, later_number=self.question + 1)
 
 
 def reveal_field(question) -> tuple:
@@ -116,18 +118,19 @@ def _gives_away(reveal: Reveal, on_screen, question, truth, tensors, sizes) -> s
     name, mask = on_screen
     reads = _reads(question)
     if reads and all(_within(reference, name, mask, tensors) for reference in reads):
-        return f"every value of {', '.join(reads)}"
+        return M_("every value of {names}", names=", ".join(reads))
     if isinstance(question, ShapeQuestion) and tuple(reveal.array.shape) == tuple(truth.value):
-        return f"the shape {tuple(reveal.array.shape)}"
+        return M_("the shape {shape}", shape=tuple(reveal.array.shape))
     if isinstance(question, SymbolicShapeQuestion):
         symbols = _axis_symbols(reveal, sizes)
         if symbols and same_symbolic_shape(f"({', '.join(symbols)})", question.answer):
-            return f"the axes ({', '.join(reveal.axis_names)}), that is ({', '.join(symbols)})"
+            return M_("the axes ({names}), that is ({symbols})", names=", ".join(reveal.axis_names),
+                      symbols=", ".join(symbols))
     if isinstance(question, ValuesQuestion) and _values_on_screen(reveal.array, truth.value, question.tolerance):
-        return f"the values of {question.probe}, in order"
+        return M_("the values of {probe}, in order", probe=question.probe)
     sign = getattr(question.answer, "sign", None) if isinstance(question, ChoiceQuestion) else None
     if sign and _difference_on_screen(reveal.array, tensors, sign, question.answer.reduce):
-        return f"two values whose difference is {sign}, so its sign"
+        return M_("two values whose difference is {sign}, so its sign", sign=sign)
     return None
 
 

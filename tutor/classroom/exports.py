@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tutor.common.i18n import message_of
 from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
 from tutor.common.safe_text import find_unsafe, one_line
 from tutor.progress.import_check import MAX_IMPORT_BYTES
@@ -72,7 +73,7 @@ def read_class(paths: list[str | Path]) -> tuple[list[LearnerExport], list[str]]
         try:
             learners.append(read_learner(path))
         except ProgressError as error:
-            problems.append(one_line(str(error)))
+            problems.append(message_of(error))   # terminal-safe where it is shown, in the language of then
     taken: dict[str, int] = {}
     named = []
     for learner in learners:   # two files naming the same learner stay two rows, told apart

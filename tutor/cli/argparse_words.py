@@ -10,6 +10,7 @@ tutor's translation: the words switch with ``set_language`` like every other str
 from __future__ import annotations
 
 import argparse
+import re
 
 from tutor.common.i18n import N_, _, ngettext
 
@@ -26,7 +27,22 @@ ARGPARSE_MSGIDS = (
 )
 
 
+# a section heading as argparse writes it, "选项:": its colon is argparse's own, half-width
+_CJK_HEADING = re.compile(r"^(\S*[\u3400-\u9fff]\S*):$", re.M)
+
+
+def _full_width_colons(format_help):
+    def formatted(self) -> str:
+        return _CJK_HEADING.sub(r"\1：", format_help(self))
+
+    formatted.tutor_full_width = True
+    return formatted
+
+
 def localize_argparse() -> None:
-    """Route argparse's words through tutor's catalog (English stays English)."""
+    """Route argparse's words through tutor's catalog (English stays English), and end a Chinese
+    section heading with a full-width colon, as Chinese writes it ("选项：", not "选项:")."""
     argparse._ = _
     argparse.ngettext = ngettext
+    if not getattr(argparse.HelpFormatter.format_help, "tutor_full_width", False):
+        argparse.HelpFormatter.format_help = _full_width_colons(argparse.HelpFormatter.format_help)

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tutor.common.i18n import LANGUAGES, _, ngettext
+from tutor.common.i18n import LANGUAGES, _, message_of, ngettext, translated
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     learners, problems = read_class(args.exports)
     for problem in problems:
-        print(_("tutor class report: skipped {problem}").format(problem=problem), file=sys.stderr)
+        print(_("tutor class report: skipped {problem}").format(problem=one_line(translated(problem))), file=sys.stderr)
     if not learners:
         print(_("tutor class report: error: no readable progress export among the files given"), file=sys.stderr)
         return 1
@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_csv(path, text(report))
         except UnsafeFileError as error:
-            print(_("tutor class report: error: {error}").format(error=one_line(str(error))), file=sys.stderr)
+            print(_("tutor class report: error: {error}").format(error=one_line(translated(message_of(error)))),
+                  file=sys.stderr)
             return 1
         print(_("Wrote {path}").format(path=one_line(str(path))))
     print(ngettext("{n} learner", "{n} learners", len(learners)).format(n=len(learners)) + ", " +

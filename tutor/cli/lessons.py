@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from string import Template
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, translated
 from tutor.common.safe_text import one_line
 
 
@@ -162,10 +162,11 @@ def run_lessons_check(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(problem)
     for lesson_id, why in report.skipped:
-        print(one_line(_("skipped {lesson}: {why}").format(lesson=lesson_id, why=why)))
+        print(one_line(_("skipped {lesson}: {why}").format(lesson=lesson_id, why=translated(why))))
     for warning in report.warnings:
+        # "warning" stays English, like the path:line:col: before it: editors and CI match it
         print(one_line(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.field or '(file)'}: "
-                       f"{warning.message}"))
+                       f"{translated(warning.message)}"))
     print(check_summary(report, hub.label if hub is not None else None, args.static))
     return 0 if report.ok else 1
 
@@ -238,7 +239,7 @@ def run_lessons_new(args: argparse.Namespace) -> int:
     path = args.dir / f"{args.id}.yaml"
     if path.exists() and not args.force:
         return fail(_("{path} already exists; choose another id or add --force to overwrite it").format(path=path))
-    title = args.title or f"New lesson: {args.id}"
+    title = args.title or _("New lesson: {id}").format(id=args.id)
     try:
         args.dir.mkdir(parents=True, exist_ok=True)
         path.write_text(template_text(args.id, title, args.track, args.position, path, tracks), encoding="utf-8")
@@ -247,20 +248,22 @@ def run_lessons_new(args: argparse.Namespace) -> int:
         return fail(_("cannot write {path}: {error}").format(path=path, error=error.strerror or error))
     shown, folder = one_line(str(path)), one_line(str(args.dir))
     schema = one_line(str(args.dir / SCHEMA_FILE_NAME))
-    print(f"wrote {shown} and {schema} (for editors with the YAML language server)\n"
-          f"next: edit it (`tutor lessons docs` explains every field), then run\n"
-          f"  tutor lessons check {shown}\n"
-          f"  tutor --lessons {folder}")
+    print(_("wrote {path} and {schema} (for editors with the YAML language server)\n"
+            "next: edit it (`tutor lessons docs` explains every field), then run\n"
+            "  tutor lessons check {path}\n"
+            "  tutor --lessons {folder}").format(path=shown, schema=schema, folder=folder))
     return 0
 
 
 def run_lessons_concepts(args: argparse.Namespace) -> int:
     """The ids from lessons/index.yaml with what each means, grouped under their track (the id's
     prefix), so an author picks one instead of guessing 'la.attention-bias'."""
+    from tutor.common.i18n import current_language
     from tutor.common.safe_text import one_line
-    from tutor.course.catalog import load_index
+    from tutor.course.catalog import builtin_lessons_dir, load_index
+    from tutor.course.overlay import translate_index
 
-    index = load_index()
+    index = translate_index(load_index(), builtin_lessons_dir(), current_language())   # track titles translated
     width = max(map(len, index.concepts), default=0)
     for track in index.tracks:
         ids = [concept for concept in index.concepts if concept.split(".", 1)[0] == track.id]
@@ -274,15 +277,15 @@ def run_lessons_concepts(args: argparse.Namespace) -> int:
 def run_lessons_probes(args: argparse.Namespace) -> int:
     from tutor.authoring.probe_listing import listing, render, trained_sizes
 
-    print("Names a lesson may use in probes:, probe:, show:, formula.bind and formula.reproduces,\n"
-          "with a slice such as blocks.0.attn.pattern[0, 1, 2:4]. Blocks repeat for every layer:\n"
-          "blocks.0 .. blocks.N-1. pos_embed exists unless model.positions is none.\n"
-          "Symbols: B batch rows, L tokens per row, D model width, H heads, D_head = D/H,\n"
-          "V vocabulary, T block size (the longest input); a number is a fixed size, and n~ a size\n"
-          "that depends on the lesson's sizes in another way. Size names for formula.bind and\n"
-          "symbolic shapes: B, L, D, H, D_head, d_k (= D_head), d_model (= D), V, N (layers), T.\n")
+    print(_("Names a lesson may use in probes:, probe:, show:, formula.bind and formula.reproduces,\n"
+            "with a slice such as blocks.0.attn.pattern[0, 1, 2:4]. Blocks repeat for every layer:\n"
+            "blocks.0 .. blocks.N-1. pos_embed exists unless model.positions is none.\n"
+            "Symbols: B batch rows, L tokens per row, D model width, H heads, D_head = D/H,\n"
+            "V vocabulary, T block size (the longest input); a number is a fixed size, and n~ a size\n"
+            "that depends on the lesson's sizes in another way. Size names for formula.bind and\n"
+            "symbolic shapes: B, L, D, H, D_head, d_k (= D_head), d_model (= D), V, N (layers), T.\n"))
     print(render(listing(run_experiments=args.experiments)))
     if not args.experiments:
-        print("\n(run 'tutor lessons probes --experiments' to list every experiment's tensors)")
+        print("\n" + _("(run 'tutor lessons probes --experiments' to list every experiment's tensors)"))
     print("\n" + trained_sizes())
     return 0

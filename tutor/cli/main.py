@@ -64,6 +64,9 @@ def _command_modules():
     return [lessons, train, sample, progress, serve, classroom]
 
 
+COMMAND_NAMES = ("lessons", "train", "sample", "progress", "serve", "class")   # the subparsers' names
+
+
 def choose_language(argv: list[str] | None) -> str:
     """Set the language before the parser is built, so even --help is in it.
 
@@ -77,7 +80,12 @@ def choose_language(argv: list[str] | None) -> str:
     early.add_argument("--lang", default=None)
     early.add_argument("--home", default=None)
     known, _rest = early.parse_known_args(argv)
-    requested = known.lang if known.lang in LANGUAGES else None
+    # only a --lang before the command is the interface's: `lessons new ID --lang zh` names the
+    # translation to write, and once switched the interface to Chinese
+    argv = sys.argv[1:] if argv is None else argv
+    before = argv[:next((i for i, word in enumerate(argv) if word in COMMAND_NAMES), len(argv))]
+    lang = early.parse_known_args(before)[0].lang
+    requested = lang if lang in LANGUAGES else None
     remembered = load_settings(resolve_home(known.home)).get("language")
     from tutor.cli.argparse_words import localize_argparse
 

@@ -13,9 +13,9 @@ import sys
 from datetime import datetime, timezone, tzinfo
 
 from rich.console import Console
-from rich.table import Column, Table
+from rich.table import Table
 
-from tutor.common.i18n import N_, _, ngettext
+from tutor.common.i18n import N_, _, message_of, ngettext, translated
 from tutor.common.safe_text import one_line
 from tutor.progress.store import ProgressError, ProgressStore
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
             else:
                 _summary(store, out, now, tz, getattr(args, "lessons", None) or [])
     except (ProgressError, OSError, sqlite3.Error) as exc:
-        print(one_line(_("tutor progress: error: {error}").format(error=exc)), file=sys.stderr)
+        print(one_line(_("tutor progress: error: {error}").format(error=translated(message_of(exc)))), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(_("tutor progress: interrupted"), file=sys.stderr)
@@ -97,16 +97,18 @@ def _optimize(store: ProgressStore, out: Console) -> None:
     try:
         result = optimize(store)
     except ImportError as error:   # the optimizer's own extras (pandas, tqdm) are not installed
-        raise ProgressError(f"FSRS's optimizer is not available here: {error}") from None
+        raise ProgressError(_("FSRS's optimizer is not available here: {error}").format(error=error)) from None
+    losses = {"after": f"{result.loss_after:.4f}", "before": f"{result.loss_before:.4f}"} if not result.needed else {}
     if result.needed:
-        out.print(f"{result.reviews} reviews so far count for FSRS (a day or more after the card's last one); "
-                  f"it needs {MIN_REVIEWS}, so {result.needed} more.")
+        out.print(_("{reviews} reviews so far count for FSRS (a day or more after the card's last one); "
+                    "it needs {least}, so {more} more.").format(reviews=result.reviews, least=MIN_REVIEWS,
+                                                                more=result.needed))
     elif result.kept:
-        out.print(f"New FSRS parameters fitted to your {result.reviews} reviews and kept: on held-out reviews "
-                  f"their log loss is {result.loss_after:.4f} against {result.loss_before:.4f}.")
+        out.print(_("New FSRS parameters fitted to your {reviews} reviews and kept: on held-out reviews "
+                    "their log loss is {after} against {before}.").format(reviews=result.reviews, **losses))
     else:
-        out.print(f"Parameters fitted to your {result.reviews} reviews did not predict held-out reviews better "
-                  f"({result.loss_after:.4f} against {result.loss_before:.4f}); the ones in use are kept.")
+        out.print(_("Parameters fitted to your {reviews} reviews did not predict held-out reviews better "
+                    "({after} against {before}); the ones in use are kept.").format(reviews=result.reviews, **losses))
 
 
 def _confirm() -> bool:
@@ -125,6 +127,44 @@ def _course(lesson_dirs, catalog=None) -> dict[str, list[str]]:
 
     catalog = catalog or load_catalog(lesson_dirs)
     return {item.lesson.id: [q.id for q in item.lesson.questions] for item in catalog.ordered()}
+
+
+def _moment(when: datetime | None, tz: tzinfo | None, width: int) -> str:
+    """The date, and the time of day where the screen has room for it (100 columns or more)."""
+    if when is None:
+        return "-"
+    return when.astimezone(tz).strftime("%Y-%m-%d %H:%M" if width >= 100 else "%Y-%m-%d")
+
+
+def _narrowest(header: str, values: list[str], console: Console) -> int:
+    """The narrowest column that shows each value on one line and its header on at most two,
+    broken at a space or between Chinese characters (never inside an English word, and never
+    leaving one character alone on a line)."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    floor = max([cell_len(value) for value in values] + [cell_len(word) for word in header.split() if word.isascii()])
+    for width in range(floor, cell_len(header)):
+        lines = Text(header).wrap(console, width)
+        if len(lines) <= 2 and all(len(line.plain.strip()) >= 2 for line in lines):
+            return width
+    return max(floor, cell_len(header))
+
+
+def lesson_table(rows: list[list], console: Console) -> Table:
+    """One row a lesson: the title, then the numbers in columns just wide enough for them, so a
+    title gets the rest of the line: at 80 columns every title up to 39 cells stays on one line."""
+    from rich import box
+
+    headers = (_("Finished"), _("First time"), _("After retry"), _("Not got"), _("Last seen"))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    table.add_column(_("Lesson"))
+    for i, header in enumerate(headers, start=1):
+        table.add_column(header, width=_narrowest(header, [row[i] for row in rows], console),
+                         justify="left" if i == len(headers) else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
@@ -151,15 +191,14 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
 
     from tutor.ui.widgets.prose import Prose
 
-    table = Table(_("Questions"), _("Finished"), _("First time"), _("After retry"), _("Not got"), _("Last seen"))
-    table.columns.insert(0, Column(_("Lesson"), min_width=28))   # a title wraps over a line or two, not a word a line
+    rows = []
     for lesson_id, s in sorted(stats.items()):
-        last = s.last_seen.astimezone(tz).strftime("%Y-%m-%d %H:%M") if s.last_seen else "-"
         item = catalog.lessons.get(lesson_id)
         # the title a learner knows the lesson by; the id only for a lesson no longer in the course
-        name = Prose(Text(one_line(item.lesson.title))) if item is not None else lesson_id
-        table.add_row(name, str(len(course[lesson_id])), str(len(s.finished)), _pct(s.accuracy),
-                      str(len(s.after_retry)), str(len(s.missed)), last)
+        title = one_line(item.lesson.title) if item is not None else lesson_id
+        rows.append([Prose(Text(title)), f"{len(s.finished)}/{len(course[lesson_id])}", _pct(s.accuracy),
+                     str(len(s.after_retry)), str(len(s.missed)), _moment(s.last_seen, tz, out.width)])
+    table = lesson_table(rows, out)
     out.print(table)
     reviews = store.due_reviews(now, question_exists(catalog))
     line = _("Reviews due now: {count}").format(count=len(reviews.due))

@@ -89,11 +89,11 @@ class BeamProgress:
 
     def __call__(self, step: int) -> None:
         if self.live:
-            self.stream.write(f"\rbeam search: step {step}/{self.total}")
+            self.stream.write("\r" + _("beam search: step {step}/{total}").format(step=step, total=self.total))
             if step == self.total:
                 self.stream.write("\n")
         elif step % self.every == 0 or step == self.total:
-            self.stream.write(f"beam search: step {step}/{self.total}\n")
+            self.stream.write(_("beam search: step {step}/{total}").format(step=step, total=self.total) + "\n")
         self.stream.flush()
 
 

@@ -36,7 +36,8 @@ def add_parser(subparsers) -> None:
                    help=_("tiny: d_model 64, 4 heads, 2 layers, 64 tokens; small: 128, 4, 4, 128"))
     p.add_argument("--positions", choices=("learned", "sinusoidal", "none"), default="learned")
     p.add_argument("--batch-size", type=positive_int, default=None,
-                   help=f"sequences per step (default {TASK_BATCH} for tasks, {TEXT_BATCH} for text)")
+                   help=_("sequences per step (default {tasks} for tasks, {text} for text)").format(
+                       tasks=TASK_BATCH, text=TEXT_BATCH))
     p.add_argument("--lr", type=real_number(0, open_below=True), default=3e-3,
                    help=_("peak learning rate (default 3e-3)"))
     p.add_argument("--warmup", type=non_negative_int, default=100, help=_("warm-up steps (default 100)"))
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except KeyboardInterrupt:   # before training started, or a second Ctrl+C during it
-        print("interrupted: nothing saved", file=sys.stderr)
+        print(_("interrupted: nothing saved"), file=sys.stderr)
         return 130
     finally:
         try:
@@ -126,17 +127,22 @@ def _run(args: argparse.Namespace) -> int:
         err.print(one_line(_("note: {note}").format(note=note)))
     out_path = args.out or f"tutor-{args.data if is_task or args.data == 'text' else 'text'}.pt"
 
-    progress = Progress(TextColumn("[bold]train[/]"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("loss {task.fields[loss]}"), TextColumn("{task.fields[speed]} tok/s"),
+    # the columns' words are Rich templates: translated, then their braces kept for Rich's own fields
+    progress = Progress(TextColumn(_("train"), style="bold"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn(_("loss {loss}").format(loss="{task.fields[loss]}")),
+                        TextColumn(_("{speed} tok/s").format(speed="{task.fields[speed]}")),
                         TextColumn("{task.fields[acc]}"), TimeRemainingColumn(), console=err)
     bar = progress.add_task("train", total=args.steps, loss="-", speed="-", acc="")
 
     def on_step(m) -> None:
-        acc = f"acc {m.accuracy:.1%}" if m.accuracy is not None else ""
+        acc = _("acc {accuracy}").format(accuracy=f"{m.accuracy:.1%}") if m.accuracy is not None else ""
         progress.update(bar, completed=m.step, loss=f"{m.loss:.4f}", speed=f"{m.tokens_per_s:,.0f}", acc=acc)
         if m.evaluated:
-            line = f"step {m.step:>6}  loss {m.loss:.4f}  val {m.val_loss:.4f}  lr {m.lr:.2e}"
-            progress.console.print(line + (f"  exact-match {m.accuracy:.1%}" if m.accuracy is not None else ""))
+            line = _("step {step}  loss {loss}  val {val}  lr {lr}").format(
+                step=f"{m.step:>6}", loss=f"{m.loss:.4f}", val=f"{m.val_loss:.4f}", lr=f"{m.lr:.2e}")
+            if m.accuracy is not None:
+                line += "  " + _("exact-match {accuracy}").format(accuracy=f"{m.accuracy:.1%}")
+            progress.console.print(line)
 
     trainer = Trainer(model, dataset, config, callbacks=[on_step])
     interrupted = False
@@ -152,8 +158,8 @@ def _run(args: argparse.Namespace) -> int:
         old_handler = signal.signal(signal.SIGINT, on_sigint)
     except ValueError:  # not the main thread: no Ctrl+C handling to do
         pass
-    err.print(one_line(f"training {model.num_parameters():,} parameters on {dataset.describe()['data']} "
-                       f"({device}); Ctrl+C stops and saves"))
+    err.print(one_line(_("training {count} parameters on {data} ({device}); Ctrl+C stops and saves").format(
+        count=f"{model.num_parameters():,}", data=dataset.describe()["data"], device=device)))
     started = time.time()
     try:
         with progress:
@@ -177,20 +183,24 @@ def _run(args: argparse.Namespace) -> int:
     if result.status == "diverged":
         err.print(one_line(result.message), style="red")
     if trainer.step_count == 0:
-        err.print("no steps were taken: nothing saved")
+        err.print(_("no steps were taken: nothing saved"))
         return 130 if interrupted else 1
     try:
         save_checkpoint(out_path, trainer.model, tokenizer, meta)
     except OSError as exc:
-        err.print(one_line(f"error: cannot write {out_path}: {exc.strerror or exc}"))
+        err.print(one_line(_("error: cannot write {path}: {error}").format(path=out_path, error=exc.strerror or exc)))
         return 1
     if m is not None and m.accuracy is not None:
         n = len(trainer.held_out or [])
-        out.print(one_line(f"exact-match accuracy: {m.accuracy:.1%} on {n} held-out {args.data} examples"))
+        out.print(one_line(_("exact-match accuracy: {accuracy} on {count} held-out {data} examples").format(
+            accuracy=f"{m.accuracy:.1%}", count=n, data=args.data)))
     if m is not None:
-        val = f"  val loss {m.val_loss:.4f}" if m.val_loss is not None else ""
-        out.print(f"steps {trainer.step_count}  train loss {m.loss:.4f}{val}  {meta['training_seconds']:.0f} s")
-    out.print(one_line(f"saved {out_path}") + (" (last good weights)" if result.status == "diverged" else ""))
+        line = _("steps {steps}  train loss {loss}").format(steps=trainer.step_count, loss=f"{m.loss:.4f}")
+        if m.val_loss is not None:
+            line += "  " + _("val loss {loss}").format(loss=f"{m.val_loss:.4f}")
+        out.print(line + f"  {meta['training_seconds']:.0f} s")
+    saved = _("saved {path} (last good weights)") if result.status == "diverged" else _("saved {path}")
+    out.print(one_line(saved.format(path=out_path)))
     if result.status == "diverged":
         return 1
     return 130 if interrupted else 0

@@ -123,6 +123,49 @@ def N_(message: str) -> str:
     return message
 
 
+class Message(str):
+    """English text that keeps its template and values, so it is translated where it is shown.
+
+    A lesson-file problem is made once (by the loader or ``lessons check``) and shown later, on
+    stdout or on screen after F4 may have changed the language; being a ``str``, it still reads,
+    compares and sorts as the English text everywhere else.  Values that are Messages themselves
+    (a hint inside a problem) are translated with it.
+    """
+
+    template: str
+    values: dict
+
+    def __new__(cls, template: str, **values) -> "Message":
+        message = super().__new__(cls, template.format(**values) if values else template)
+        message.template, message.values = template, values
+        return message
+
+    def translated(self) -> str:
+        text = _(self.template)
+        if not self.values:
+            return text
+        try:
+            return text.format(**{name: translated(value) for name, value in self.values.items()})
+        except (KeyError, IndexError, ValueError):   # a translation that lost a placeholder: the English
+            return str.__str__(self)
+
+
+def M_(template: str, **values) -> Message:
+    """Mark a message for extraction, filled with ``values`` now and translated where it is shown."""
+    return Message(template, **values)
+
+
+def translated(text: object) -> str:
+    """A Message in the current language; any other text as it is."""
+    return text.translated() if isinstance(text, Message) else str(text)
+
+
+def message_of(error: BaseException) -> str:
+    """An exception's text, still a Message (to translate where it is shown) when it was raised with one."""
+    first = error.args[0] if len(error.args) == 1 else None
+    return first if isinstance(first, Message) else str(error)
+
+
 def NP_(context: str, message: str) -> str:
     """Mark a string with a context for extraction (the same words meaning something else)."""
     return message

@@ -1,6 +1,6 @@
 """Refresh the interface catalogs: ``python -m tutor.common.i18n_tools update|compile|check``.
 
-- ``update``: extract every ``_()``, ``N_()``, ``NP_()`` and ``ngettext()`` string from tutor/ (Babel's
+- ``update``: extract every ``_()``, ``N_()``, ``M_()``, ``NP_()`` and ``ngettext()`` string from tutor/ (Babel's
   Python extractor) and merge it into each ``tutor/locale/<lang>/LC_MESSAGES/tutor.po``: new
   strings arrive empty, strings no longer in the code are dropped (no fuzzy guesses).
 - ``compile``: write the ``.mo`` beside each ``.po`` (what the app reads; both ship).
@@ -18,7 +18,7 @@ from pathlib import Path
 from tutor.common.i18n import DEFAULT, DOMAIN, LANGUAGES, LOCALE_DIR
 
 SOURCE_DIR = LOCALE_DIR.parent
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "NP_": ((1, "c"), 2)}
+KEYWORDS = {"_": None, "N_": None, "M_": None, "ngettext": (1, 2), "NP_": ((1, "c"), 2)}
 
 
 def po_path(language: str) -> Path:

@@ -9,10 +9,17 @@ file (or a new one), never through or over a link.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
 from pathlib import Path
+
+from tutor.common.i18n import M_, N_
+from tutor.common.safe_text import neutralise
+
+
+FILE = M_("file")   # what a file is called in a message, unless the caller names it ("settings file")
 
 
 class UnsafeFileError(Exception):
@@ -20,15 +27,36 @@ class UnsafeFileError(Exception):
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
+    for test, name in ((stat.S_ISDIR, M_("a folder")), (stat.S_ISFIFO, M_("a FIFO (named pipe)")),
+                       (stat.S_ISCHR, M_("a character device")), (stat.S_ISBLK, M_("a block device")),
+                       (stat.S_ISSOCK, M_("a socket")), (stat.S_ISLNK, M_("a symbolic link"))):
         if test(mode):
             return name
-    return "not a regular file"
+    return M_("not a regular file")
 
 
-def read_regular_bytes(path: str | Path, max_bytes: int, what: str = "file") -> bytes:
+# the operating system's commonest reasons, in the interface language (strerror is always English)
+OS_REASONS = {errno.ENOENT: N_("No such file or directory"), errno.EACCES: N_("Permission denied"),
+              errno.EISDIR: N_("Is a directory"), errno.ENOTDIR: N_("Not a directory"),
+              errno.ENOSPC: N_("No space left on device"), errno.EROFS: N_("Read-only file system"),
+              errno.ELOOP: N_("Too many levels of symbolic links")}
+
+
+def os_reason(error: OSError) -> str:
+    known = OS_REASONS.get(error.errno)
+    return M_(known) if known else (error.strerror or str(error))
+
+
+def _cannot_read(path, why: str) -> UnsafeFileError:
+    """The path shown terminal-safe here, so the message can stay a Message (translated where shown)."""
+    return UnsafeFileError(M_("cannot read {path}: {why}", path=neutralise(str(path), keep=""), why=why))
+
+
+def _cannot_write(path, why: str) -> UnsafeFileError:
+    return UnsafeFileError(M_("cannot write {path}: {why}", path=neutralise(str(path), keep=""), why=why))
+
+
+def read_regular_bytes(path: str | Path, max_bytes: int, what: str = FILE) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``, or UnsafeFileError.
 
     Opened with O_NONBLOCK (a FIFO opens at once instead of waiting for a writer), then
@@ -38,14 +66,14 @@ def read_regular_bytes(path: str | Path, max_bytes: int, what: str = "file") -> 
     try:
         fd = os.open(path, flags)
     except OSError as error:
-        raise UnsafeFileError(f"cannot read {path}: {error.strerror or error}") from None
+        raise _cannot_read(path, os_reason(error)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFileError(f"cannot read {path}: it is {_kind(info.st_mode)}; give a regular {what}")
+            raise _cannot_read(path, M_("it is {kind}; give a regular {what}", kind=_kind(info.st_mode), what=what))
         if info.st_size > max_bytes:
-            raise UnsafeFileError(f"cannot read {path}: it is {info.st_size:,} bytes, more than the "
-                                  f"{max_bytes:,} a {what} may have")
+            raise _cannot_read(path, M_("it is {size} bytes, more than the {limit} a {what} may have",
+                                        size=format(info.st_size, ","), limit=format(max_bytes, ","), what=what))
         chunks, total = [], 0
         while total <= max_bytes:   # the size may have grown since fstat: never read past the cap
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
@@ -54,10 +82,11 @@ def read_regular_bytes(path: str | Path, max_bytes: int, what: str = "file") -> 
             chunks.append(chunk)
             total += len(chunk)
         if total > max_bytes:
-            raise UnsafeFileError(f"cannot read {path}: it grew past the {max_bytes:,} bytes a {what} may have")
+            raise _cannot_read(path, M_("it grew past the {limit} bytes a {what} may have", limit=format(max_bytes, ","),
+                                        what=what))
         return b"".join(chunks)
     except OSError as error:
-        raise UnsafeFileError(f"cannot read {path}: {error.strerror or error}") from None
+        raise _cannot_read(path, os_reason(error)) from None
     finally:
         os.close(fd)
 
@@ -69,12 +98,12 @@ def check_write_target(path: str | Path) -> None:
     except FileNotFoundError:
         return
     except OSError as error:
-        raise UnsafeFileError(f"cannot write {path}: {error.strerror or error}") from None
+        raise _cannot_write(path, os_reason(error)) from None
     if stat.S_ISLNK(info.st_mode):
-        raise UnsafeFileError(f"cannot write {path}: it is a symbolic link, which would be replaced, not "
-                              "followed; give the real file's path")
+        raise _cannot_write(path, M_("it is a symbolic link, which would be replaced, not followed; give the real "
+                                     "file's path"))
     if not stat.S_ISREG(info.st_mode):
-        raise UnsafeFileError(f"cannot write {path}: it is {_kind(info.st_mode)}; give a regular file's path")
+        raise _cannot_write(path, M_("it is {kind}; give a regular file's path", kind=_kind(info.st_mode)))
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:
@@ -89,7 +118,7 @@ def write_atomically(path: str | Path, data: bytes) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode) if path.exists() else None
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as error:
-        raise UnsafeFileError(f"cannot write {path}: {error.strerror or error}") from None
+        raise _cannot_write(path, os_reason(error)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -102,11 +131,11 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(error, OSError):
-            raise UnsafeFileError(f"cannot write {path}: {error.strerror or error}") from None
+            raise _cannot_write(path, os_reason(error)) from None
         raise
 
 
-def read_json_file(path: str | Path, max_bytes: int, what: str = "file"):
+def read_json_file(path: str | Path, max_bytes: int, what: str = FILE):
     """The parsed JSON of a regular file of at most ``max_bytes``, or UnsafeFileError saying why.
 
     Why one reader for every JSON file a user controls (settings, imports): a FIFO, ``/dev/zero``,
@@ -119,9 +148,9 @@ def read_json_file(path: str | Path, max_bytes: int, what: str = "file"):
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
-        raise UnsafeFileError(f"cannot read {path}: byte {error.start} is not UTF-8") from None
+        raise _cannot_read(path, M_("byte {offset} is not UTF-8", offset=error.start)) from None
     except json.JSONDecodeError as error:
-        raise UnsafeFileError(f"cannot read {path}: invalid JSON at line {error.lineno}, column {error.colno} "
-                              f"({error.msg})") from None
+        raise _cannot_read(path, M_("invalid JSON at line {line}, column {column} ({why})", line=error.lineno,
+                                    column=error.colno, why=error.msg)) from None
     except RecursionError:
-        raise UnsafeFileError(f"cannot read {path}: it is nested far more deeply than a {what} is") from None
+        raise _cannot_read(path, M_("it is nested far more deeply than a {what} is", what=what)) from None

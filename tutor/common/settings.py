@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tutor.common.i18n import _
+from tutor.common.i18n import M_, _, message_of, translated
 from tutor.common.safe_files import UnsafeFileError, read_json_file
 from tutor.common.safe_text import one_line
 
@@ -39,9 +39,9 @@ def read_settings(home: Path) -> SettingsRead:
     if not os.path.lexists(path):
         return SettingsRead({})
     try:
-        data = read_json_file(path, MAX_SETTINGS_BYTES, what="settings file")
+        data = read_json_file(path, MAX_SETTINGS_BYTES, what=M_("settings file"))
     except UnsafeFileError as error:
-        return SettingsRead({}, unreadable=str(error))
+        return SettingsRead({}, unreadable=message_of(error))
     if not isinstance(data, dict):
         return SettingsRead({}, unreadable=f"{path} holds {type(data).__name__}, not a JSON object")
     ignored = tuple(key for key, kinds in VALUE_TYPES.items() if key in data and type(data[key]) not in kinds)
@@ -66,7 +66,8 @@ def settings_notice(home: Path) -> str | None:
         return None
     _noticed.add(home)
     if read.unreadable:
-        return one_line(_("Settings not read ({reason}); the defaults are used.").format(reason=read.unreadable))
+        return one_line(_("Settings not read ({reason}); the defaults are used.").format(
+            reason=translated(read.unreadable)))
     return one_line(_("Settings: {keys} in {path} had the wrong type and were ignored; the defaults are used "
                       "for them.").format(keys=", ".join(read.ignored), path=home / SETTINGS_NAME))
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import tutor.lessons as builtin_lessons_package
 
-from tutor.common.i18n import DEFAULT, current_language
+from tutor.common.i18n import DEFAULT, M_, current_language
 
 if TYPE_CHECKING:   # the loader pulls in YAML and pydantic: imported where used, after the first paint
     from tutor.course.loader import Problem
@@ -91,7 +91,7 @@ def load_catalog(extra_dirs: list[Path] = (), language: str | None = None) -> Ca
     catalog.sources = [(builtin_lessons_dir(), True)] + [(Path(d), False) for d in extra_dirs]
     for folder, builtin in catalog.sources:
         if not folder.is_dir():
-            catalog.folder_problems.append(Problem(str(folder), 1, 1, "", "not a folder of lessons"))
+            catalog.folder_problems.append(Problem(str(folder), 1, 1, "", M_("not a folder of lessons")))
             continue
         for path in lesson_files(folder):
             add_lesson_file(catalog, path, builtin)
@@ -147,7 +147,7 @@ def add_lesson_file(catalog: Catalog, path: Path, builtin: bool, lesson: Lesson 
     if previous is not None and previous.path != path:
         line, col = _line_of(path, ("id",))
         catalog.broken.append(BrokenLesson(path, [Problem(
-            str(path), line, col, "id", f"duplicate id {lesson.id!r}: {previous.path} already uses it; choose another id")]))
+            str(path), line, col, "id", M_("duplicate id {id!r}: {path} already uses it; choose another id", id=lesson.id, path=str(previous.path)))]))
         return
     if catalog.language != DEFAULT:
         lesson = translate_lesson(lesson, path, catalog.language)
@@ -171,14 +171,15 @@ def cross_file_problems(catalog: Catalog) -> list[Problem]:
         if lesson.track not in tracks:
             line, col = _line_of(item.path, ("track",))
             problems.append(Problem(str(item.path), line, col, "track",
-                                    f"unknown track {lesson.track!r}; use one of: {', '.join(sorted(tracks))}"))
+                                    M_("unknown track {track!r}; use one of: {tracks}", track=lesson.track,
+                                       tracks=", ".join(sorted(tracks)))))
         for i, prerequisite in enumerate(lesson.prerequisites):
             if prerequisite not in catalog.lessons:
                 line, col = _line_of(item.path, ("prerequisites", i))
                 close = difflib.get_close_matches(prerequisite, list(catalog.lessons), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else "; use the id: of another lesson"
+                hint = M_("; did you mean {name!r}?", name=close[0]) if close else M_("; use the id: of another lesson")
                 problems.append(Problem(str(item.path), line, col, f"prerequisites.{i}",
-                                        f"no lesson has the id {prerequisite!r}{hint}"))
+                                        M_("no lesson has the id {id!r}{hint}", id=prerequisite, hint=hint)))
     for cycle in prerequisite_cycles(catalog):
         # reported in every file of the cycle: any one of them may be the one to fix
         for k, lesson_id in enumerate(cycle):
@@ -187,8 +188,8 @@ def cross_file_problems(catalog: Catalog) -> list[Problem]:
             position = item.lesson.prerequisites.index(loop[1 % len(loop)])
             line, col = _line_of(item.path, ("prerequisites", position))
             problems.append(Problem(str(item.path), line, col, f"prerequisites.{position}",
-                                    "prerequisite cycle: " + " -> ".join(loop + [loop[0]]) +
-                                    "; remove one of these prerequisites"))
+                                    M_("prerequisite cycle: {cycle}; remove one of these prerequisites",
+                                       cycle=" -> ".join(loop + [loop[0]]))))
     return problems
 
 

@@ -17,6 +17,8 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from tutor.common.i18n import M_, N_, Message, translated
+from tutor.common.safe_files import os_reason
 from tutor.common.safe_text import neutralise
 from tutor.course.text_safety import reader_error_problem, scalar_nodes, unsafe_text_in
 
@@ -39,8 +41,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        # neutralised: paths, field names and messages may echo a hostile file's characters
-        return neutralise(f"{self.path}:{self.line}:{self.column}: {self.field or '(file)'}: {self.message}")
+        # neutralised: paths, field names and messages may echo a hostile file's characters;
+        # the message in the interface language, the path:line:col: field: before it as it is (tools read it)
+        return neutralise(f"{self.path}:{self.line}:{self.column}: {self.field or '(file)'}: {translated(self.message)}")
 
 
 class LessonFileError(Exception):
@@ -62,25 +65,25 @@ def _screen_events(text: str, path: str) -> list[Problem]:
     for event in yaml.parse(text, Loader=SafeLoader):
         line, col = _mark_of(event)
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            return [Problem(path, line, col, "", "YAML anchors and aliases (& and *) are not allowed in lessons; write the value out")]
+            return [Problem(path, line, col, "", M_("YAML anchors and aliases (& and *) are not allowed in lessons; write the value out"))]
         tag = getattr(event, "tag", None)
         if tag and tag not in SAFE_TAGS:
             shown = tag.replace("tag:yaml.org,2002:", "!!")
-            return [Problem(path, line, col, "", f"YAML tag {shown} is not allowed; lessons are plain data "
-                                                 "(remove the tag, and quote the value if it should be text)")]
+            return [Problem(path, line, col, "", M_("YAML tag {tag} is not allowed; lessons are plain data "
+                                                    "(remove the tag, and quote the value if it should be text)", tag=shown))]
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
             if documents > 1:
-                return [Problem(path, line, col, "", "a lesson file holds one YAML document; remove the extra '---'")]
+                return [Problem(path, line, col, "", M_("a lesson file holds one YAML document; remove the extra '---'"))]
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                return [Problem(path, line, col, "", f"nesting deeper than {MAX_DEPTH} levels is not allowed")]
+                return [Problem(path, line, col, "", M_("nesting deeper than {depth} levels is not allowed", depth=MAX_DEPTH))]
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
         nodes += 1
         if nodes > MAX_NODES:
-            return [Problem(path, line, col, "", f"more than {MAX_NODES} YAML values; a lesson is far smaller")]
+            return [Problem(path, line, col, "", M_("more than {count} YAML values; a lesson is far smaller", count=MAX_NODES))]
     return []
 
 
@@ -91,7 +94,7 @@ def _duplicate_keys(node: yaml.Node, path: str, trail: str = "") -> Iterable[Pro
             name = str(key.value)
             line, col = _mark_of(key)
             if name in seen:
-                yield Problem(path, line, col, f"{trail}{name}", f"duplicate key (first at line {seen[name]}); keep one")
+                yield Problem(path, line, col, f"{trail}{name}", M_("duplicate key (first at line {line}); keep one", line=seen[name]))
             seen[name] = line
             yield from _duplicate_keys(value, path, f"{trail}{name}.")
     elif isinstance(node, yaml.SequenceNode):
@@ -134,7 +137,7 @@ def _did_you_mean(name: str, model: type[BaseModel] | None) -> str:
     if model is None:
         return ""
     close = difflib.get_close_matches(name, list(model.model_fields), n=1)
-    return f"; did you mean {close[0]!r}?" if close else f"; allowed: {', '.join(model.model_fields)}"
+    return M_("; did you mean {name!r}?", name=close[0]) if close else M_("; allowed: {names}", names=", ".join(model.model_fields))
 
 
 def _literal_message(item: dict) -> str:
@@ -146,8 +149,41 @@ def _literal_message(item: dict) -> str:
     given = str(item.get("input"))
     close = difflib.get_close_matches(given, allowed, n=1, cutoff=0.6)
     if close:
-        return f"unknown value {given!r}; did you mean {close[0]!r}?"
-    return f"unknown value {given!r}; allowed: {', '.join(allowed)}" if allowed else item["msg"]
+        return M_("unknown value {value!r}; did you mean {close!r}?", value=given, close=close[0])
+    return M_("unknown value {value!r}; allowed: {names}", value=given, names=", ".join(allowed)) if allowed else item["msg"]
+
+
+# pydantic's own messages for the mistakes an author makes most, marked for translation; each is
+# used only when it reads exactly as pydantic wrote it, so a later pydantic's wording stays as it is
+PYDANTIC_WORDS = {
+    "int_type": (N_("Input should be a valid integer"),), "string_type": (N_("Input should be a valid string"),),
+    "float_type": (N_("Input should be a valid number"),), "bool_type": (N_("Input should be a valid boolean"),),
+    "list_type": (N_("Input should be a valid list"),), "dict_type": (N_("Input should be a valid dictionary"),),
+    "greater_than_equal": (N_("Input should be greater than or equal to {ge}"),),
+    "less_than_equal": (N_("Input should be less than or equal to {le}"),),
+    "greater_than": (N_("Input should be greater than {gt}"),), "less_than": (N_("Input should be less than {lt}"),),
+    "string_too_long": (N_("String should have at most {max_length} characters"),),
+    "string_too_short": (N_("String should have at least {min_length} characters"),
+                         N_("String should have at least {min_length} character")),
+    "too_long": (N_("List should have at most {max_length} items after validation, not {actual_length}"),),
+    "too_short": (N_("List should have at least {min_length} items after validation, not {actual_length}"),
+                  N_("List should have at least {min_length} item after validation, not {actual_length}")),
+    "string_pattern_mismatch": (N_("String should match pattern '{pattern}'"),),
+}
+
+
+def _pydantic_words(item: dict) -> str:
+    """pydantic's message as a Message where it is one of PYDANTIC_WORDS, else as pydantic wrote it."""
+    written = item["msg"].removeprefix("Value error, ")
+    values = dict(item.get("ctx") or {})
+    for template in PYDANTIC_WORDS.get(item["type"], ()):
+        try:
+            message = M_(template, **values)
+        except (KeyError, IndexError, ValueError):
+            continue
+        if message == written:
+            return message
+    return written
 
 
 def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
@@ -183,22 +219,24 @@ def _validation_problems(error: ValidationError, root, path: str, schema) -> lis
         if (field, line, col) in seen:
             continue   # the other members of a union say the same thing less helpfully
         seen.add((field, line, col))
-        message = item["msg"].removeprefix("Value error, ")
+        raised = item.get("ctx", {}).get("error")   # a validator's ValueError: its Message, to translate later
+        message = raised.args[0] if isinstance(raised, ValueError) and raised.args and \
+            isinstance(raised.args[0], Message) else _pydantic_words(item)
         if item["type"] == "extra_forbidden":
-            message = f"unknown field{_did_you_mean(str(loc[-1]), _model_for(schema, loc))}"
+            message = M_("unknown field{hint}", hint=_did_you_mean(str(loc[-1]), _model_for(schema, loc)))
         elif item["type"] == "missing":
-            message = f"required field is missing; add '{loc[-1]}:'"
+            message = M_("required field is missing; add '{name}:'", name=loc[-1])
         elif item["type"] == "union_tag_invalid":
-            message = f"kind must be one of: {', '.join(_kind_names())}"
+            message = M_("kind must be one of: {kinds}", kinds=", ".join(_kind_names()))
         elif item["type"] == "union_tag_not_found":
             *rest, last = _kind_names()
-            message = f"each question needs a kind: {', '.join(rest)} or {last}"
+            message = M_("each question needs a kind: {kinds} or {last}", kinds=", ".join(rest), last=last)
         elif item["type"] == "literal_error" and loc == ("format_version",):
-            message = "this tutor reads format_version: 1; convert the file or update the tutor"
+            message = M_("this tutor reads format_version: 1; convert the file or update the tutor")
         elif item["type"] == "literal_error":
             message = _literal_message(item)
         elif item["type"] == "string_type" and isinstance(item.get("input"), (int, float, bool)):
-            message += "; put the value in quotes, e.g. \"1234\""
+            message = M_("{message}; put the value in quotes, e.g. \"1234\"", message=message)
         problems.append(Problem(path, line, col, field, message))
     # a missing field is often the typo reported beside it ("titel"): the located problems first
     return sorted(problems, key=lambda p: (p.message.startswith("required field is missing"), p.line, p.column))
@@ -225,18 +263,18 @@ def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any,
     try:
         raw = _read_bounded(Path(source)) if text is None else text
     except OSError as error:
-        return None, None, [Problem(path, 1, 1, "", f"cannot read the file: {error.strerror or error}")]
+        return None, None, [Problem(path, 1, 1, "", M_("cannot read the file: {error}", error=os_reason(error)))]
     if isinstance(raw, bytes):
         if len(raw) > MAX_FILE_BYTES:
-            return None, None, [Problem(path, 1, 1, "", f"file is larger than {MAX_FILE_BYTES} bytes, the limit for a "
-                                                          "lesson; split it into several lessons")]
+            return None, None, [Problem(path, 1, 1, "", M_("file is larger than {limit} bytes, the limit for a "
+                                                             "lesson; split it into several lessons", limit=MAX_FILE_BYTES))]
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             line = raw[: error.start].count(b"\n") + 1
-            return None, None, [Problem(path, line, 1, "", f"byte {error.start} is not UTF-8; save the file as UTF-8")]
+            return None, None, [Problem(path, line, 1, "", M_("byte {offset} is not UTF-8; save the file as UTF-8", offset=error.start))]
     if len(raw) > MAX_FILE_BYTES:
-        return None, None, [Problem(path, 1, 1, "", f"file is too long; lessons are limited to {MAX_FILE_BYTES} characters")]
+        return None, None, [Problem(path, 1, 1, "", M_("file is too long; lessons are limited to {limit} characters", limit=MAX_FILE_BYTES))]
     try:
         problems = _screen_events(raw, path)
         if problems:
@@ -257,9 +295,9 @@ def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any,
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         reason = getattr(error, "problem", None) or str(error)
-        return None, None, [Problem(path, line, col, "", f"YAML syntax: {reason}")]
+        return None, None, [Problem(path, line, col, "", M_("YAML syntax: {reason}", reason=reason))]
     except RecursionError:
-        return None, None, [Problem(path, 1, 1, "", "the YAML is nested too deeply")]
+        return None, None, [Problem(path, 1, 1, "", M_("the YAML is nested too deeply"))]
     return data, root, problems
 
 
@@ -280,14 +318,14 @@ def _construct(root: yaml.Node | None, path: str):
             yaml.constructor.SafeConstructor().construct_object(node)
         except (ValueError, TypeError, OverflowError) as error:
             line, col = _mark_of(node)
-            return Problem(path, line, col, "", f"cannot read this value ({error}); put it in quotes if it is text")
-    return Problem(path, 1, 1, "", f"cannot read the file: {reason}")
+            return Problem(path, line, col, "", M_("cannot read this value ({error}); put it in quotes if it is text", error=error))
+    return Problem(path, 1, 1, "", M_("cannot read the file: {error}", error=reason))
 
 
 def validate(schema: type[BaseModel], data: Any, root, path: str):
     """Validate parsed data against a schema; (model or None, problems)."""
     if not isinstance(data, dict):
-        return None, [Problem(path, 1, 1, "", f"the file must be a YAML mapping of fields, not {type(data).__name__}")]
+        return None, [Problem(path, 1, 1, "", M_("the file must be a YAML mapping of fields, not {type}", type=type(data).__name__))]
     try:
         return schema.model_validate(data), []
     except ValidationError as error:

@@ -7,6 +7,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
 
+from tutor.common.i18n import M_
 from tutor.course.budget import lesson_cost
 from tutor.course.experiment_index import EXPERIMENT_COSTS
 from tutor.grading.fields import ShortText, Strict
@@ -63,8 +64,9 @@ class ModelSetup(Strict):
         if unknown:
             import difflib
             close = difflib.get_close_matches(unknown[0], list(EXPERIMENT_COSTS), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"unknown experiment {unknown[0]!r}; {hint}available: {', '.join(sorted(EXPERIMENT_COSTS))}")
+            hint = M_("did you mean {name!r}? ", name=close[0]) if close else ""
+            raise ValueError(M_("unknown experiment {name!r}; {hint}available: {names}", name=unknown[0], hint=hint,
+                                names=", ".join(sorted(EXPERIMENT_COSTS))))
         return value
 
     @field_validator("text")
@@ -72,16 +74,16 @@ class ModelSetup(Strict):
     def _rows_have_one_length(cls, value):
         if isinstance(value, list):
             if not value or len(value) > 16:
-                raise ValueError("give between 1 and 16 input rows")
+                raise ValueError(M_("give between 1 and 16 input rows"))
             if len({len(row) for row in value}) != 1:
-                raise ValueError("every input row must have the same length (L)")
+                raise ValueError(M_("every input row must have the same length (L)"))
         return value
 
     @field_validator("tokens")
     @classmethod
     def _token_rows_have_one_length(cls, value):
         if value is not None and len({len(row) for row in value}) != 1:
-            raise ValueError("every token row must have the same length (L)")
+            raise ValueError(M_("every token row must have the same length (L)"))
         return value
 
     @field_validator("vary")
@@ -89,7 +91,7 @@ class ModelSetup(Strict):
     def _ranges_are_ordered(cls, value):
         for name, (low, high) in value.items():
             if not 1 <= low <= high <= 64:
-                raise ValueError(f"vary.{name}: give [low, high] with 1 <= low <= high <= 64")
+                raise ValueError(M_("vary.{name}: give [low, high] with 1 <= low <= high <= 64", name=name))
         return value
 
     @model_validator(mode="after")
@@ -97,16 +99,17 @@ class ModelSetup(Strict):
         sized = [n for n in ("d_model", "n_head", "n_layer", "positions") if getattr(self, n) is not None]
         if self.weights != "random" and (sized or {"D", "H"} & set(self.vary)):
             what = ", ".join(sized + sorted({"D", "H"} & set(self.vary)))
-            raise ValueError(f"{what} can only be chosen with weights: random ({self.weights} weights have fixed sizes)")
+            raise ValueError(M_("{what} can only be chosen with weights: random ({weights} weights have fixed sizes)",
+                                what=what, weights=self.weights))
         over = self.cost().over()
         if over:
             raise ValueError(over)
         if self.weights == "random" and self.requires is not None:
-            raise ValueError("requires: describes the learner's trained model; a lesson with weights: random "
-                             "builds its own model and needs nothing (remove requires:)")
+            raise ValueError(M_("requires: describes the learner's trained model; a lesson with weights: random "
+                                "builds its own model and needs nothing (remove requires:)"))
         if self.weights == "text" and self.requires is not None:
-            raise ValueError("requires: describes the learner's trained model; a lesson with weights: text "
-                             "always runs the shipped text model and needs nothing (remove requires:)")
+            raise ValueError(M_("requires: describes the learner's trained model; a lesson with weights: text "
+                                "always runs the shipped text model and needs nothing (remove requires:)"))
         return self
 
     def cost(self):

@@ -11,6 +11,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
 
+from tutor.common.i18n import M_
 from tutor.grading.fields import ID_PATTERN, MAX_ATTEMPTS, LongText, ProbeRefText, ShortText, Strict, check_probe_ref
 from tutor.grading.kinds import KINDS
 # ModelSetup and ID_PATTERN are imported from here by callers; they live in their own modules.
@@ -62,10 +63,10 @@ class Lesson(Strict):
         seen: set[str] = set()
         for question in self.questions:
             if question.id in seen:
-                raise ValueError(f"two questions have the id {question.id!r}")
+                raise ValueError(M_("two questions have the id {id!r}", id=question.id))
             seen.add(question.id)
         if self.id in self.prerequisites:
-            raise ValueError("a lesson cannot be its own prerequisite")
+            raise ValueError(M_("a lesson cannot be its own prerequisite"))
         return self
 
 

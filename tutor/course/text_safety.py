@@ -20,10 +20,11 @@ from typing import Iterator
 
 import yaml
 
+from tutor.common.i18n import M_, N_
 from tutor.common.safe_text import UnsafeChar, find_unsafe, one_line
 
-MESSAGE = ("text holds {what}, a control, bidi, invisible or line-separator character that could drive "
-           "the terminal or make the text read differently from what it holds; remove it")
+MESSAGE = N_("text holds {what}, a control, bidi, invisible or line-separator character that could drive "
+             "the terminal or make the text read differently from what it holds; remove it")
 # Unicode's Cf, Zl and Zp categories (as of Unicode 15); tests/test_lesson_text_safety.py checks
 # them against unicodedata, so a newer Python's additions are noticed.
 HIDDEN = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
@@ -53,8 +54,9 @@ def unsafe_text_in(root: yaml.Node | None) -> list[tuple[int, int, str, str]]:
         line, column = node.start_mark.line + 1, node.start_mark.column + 1
         if node.start_mark.line == node.end_mark.line and not node.style:
             column += hits[0].offset   # a plain one-line scalar: the offset is the column
-        what = hits[0].description + (f" (and {len(hits) - 1} more)" if len(hits) > 1 else "")
-        found.append((line, column, one_line(trail), MESSAGE.format(what=what)))
+        what = M_("{what} (and {count} more)", what=hits[0].description, count=len(hits) - 1) \
+            if len(hits) > 1 else hits[0].description
+        found.append((line, column, one_line(trail), M_(MESSAGE, what=what)))
     return found
 
 
@@ -64,7 +66,7 @@ def reader_error_problem(text: str, error: yaml.reader.ReaderError) -> tuple[int
     line, column = before.count("\n") + 1, error.position - (before.rfind("\n") + 1) + 1
     what = find_unsafe(chr(error.character), keep="")
     shown = what[0].description if what else f"U+{error.character:04X}"
-    return line, column, "", MESSAGE.format(what=shown)
+    return line, column, "", M_(MESSAGE, what=shown)
 
 
 def scalar_nodes(node: yaml.Node | None, field: str) -> Iterator[tuple[yaml.ScalarNode, str]]:

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from tutor.common.i18n import message_of
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
@@ -30,7 +31,7 @@ def check_probe_ref(value: str) -> str:
     try:
         parse_probe_ref(value)
     except ProbeRefError as error:
-        raise ValueError(str(error)) from None
+        raise ValueError(message_of(error)) from None   # a Message stays one: translated where it is shown
     return value
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tutor.common.i18n import M_
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
 _INT = re.compile(r"-?\d{1,6}")
 
@@ -29,10 +31,12 @@ class ProbeRef:
     def select(self, array):
         """Apply the index to a numpy array, with a clear error when it does not fit."""
         if len(self.index) > array.ndim:
-            raise ProbeRefError(f"{self} indexes {len(self.index)} axes but {self.name} has {array.ndim} {tuple(array.shape)}")
+            raise ProbeRefError(M_("{ref} indexes {count} axes but {name} has {ndim} {shape}", ref=str(self),
+                                     count=len(self.index), name=self.name, ndim=array.ndim, shape=tuple(array.shape)))
         for axis, part in enumerate(self.index):
             if isinstance(part, int) and not -array.shape[axis] <= part < array.shape[axis]:
-                raise ProbeRefError(f"{self}: index {part} is out of range for axis {axis} of size {array.shape[axis]}")
+                raise ProbeRefError(M_("{ref}: index {index} is out of range for axis {axis} of size {size}", ref=str(self),
+                                         index=part, axis=axis, size=array.shape[axis]))
         return array[self.index]
 
 
@@ -51,26 +55,26 @@ def _parse_part(text: str, ref: str) -> int | slice:
     if ":" in text:
         pieces = [p.strip() for p in text.split(":")]
         if len(pieces) != 2 or not all(p == "" or _INT.fullmatch(p) for p in pieces):
-            raise ProbeRefError(f"{ref!r}: bad slice {text!r}; use start:stop with whole numbers")
+            raise ProbeRefError(M_("{ref!r}: bad slice {text!r}; use start:stop with whole numbers", ref=ref, text=text))
         start, stop = (int(p) if p else None for p in pieces)
         return slice(start, stop)
-    raise ProbeRefError(f"{ref!r}: bad index {text!r}; use whole numbers, ':' or start:stop")
+    raise ProbeRefError(M_("{ref!r}: bad index {text!r}; use whole numbers, ':' or start:stop", ref=ref, text=text))
 
 
 def parse_probe_ref(text: str) -> ProbeRef:
     """``name`` or ``name[i, j, a:b]`` -> ProbeRef; anything else raises ProbeRefError."""
     if not isinstance(text, str) or len(text) > 200:
-        raise ProbeRefError("a probe reference must be a short string such as blocks.0.attn.pattern[0, 0]")
+        raise ProbeRefError(M_("a probe reference must be a short string such as blocks.0.attn.pattern[0, 0]"))
     text = text.strip()
     name, bracket, rest = text.partition("[")
     name = name.strip()
     if not _NAME.fullmatch(name):
-        raise ProbeRefError(f"{text!r}: {name!r} is not a probe name")
+        raise ProbeRefError(M_("{text!r}: {name!r} is not a probe name", text=text, name=name))
     if not bracket:
         return ProbeRef(name)
     if not rest.endswith("]") or "[" in rest[:-1] or "]" in rest[:-1]:
-        raise ProbeRefError(f"{text!r}: the index must be one [...] at the end")
+        raise ProbeRefError(M_("{text!r}: the index must be one [...] at the end", text=text))
     body = rest[:-1].strip()
     if not body:
-        raise ProbeRefError(f"{text!r}: empty index []")
+        raise ProbeRefError(M_("{text!r}: empty index []", text=text))
     return ProbeRef(name, tuple(_parse_part(part, text) for part in body.split(",")))

@@ -19,6 +19,7 @@ from typing import Annotated, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
+from tutor.common.i18n import M_, Message, message_of
 from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
 from tutor.common.safe_text import find_unsafe, neutralise
 from tutor.grading.answers import MAX_ANSWER_CHARS
@@ -160,27 +161,30 @@ def parse_export(raw: bytes, source: str, export_format: str, max_version: int) 
     attempt 1 with its own outcome, exactly as a version-1 database is migrated.
     """
     def fail(reason: str) -> ExportFileError:
-        return ExportFileError(neutralise(f"{source}: {reason}", keep=""))
+        # a Message, translated where it is shown; each value from outside is made terminal-safe here
+        return ExportFileError(M_("{source}: {reason}", source=neutralise(source, keep=""),
+                                  reason=reason if isinstance(reason, Message) else neutralise(reason, keep="")))
 
     try:
         doc = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
-        raise fail(f"byte {error.start} is not UTF-8; this is not a tutor progress export") from None
+        raise fail(M_("byte {offset} is not UTF-8; this is not a tutor progress export", offset=error.start)) from None
     except json.JSONDecodeError as error:
-        raise fail(f"is not a tutor progress export (invalid JSON at line {error.lineno}, column {error.colno}: "
-                   f"{error.msg})") from None
+        raise fail(M_("is not a tutor progress export (invalid JSON at line {line}, column {column}: {why})",
+                      line=error.lineno, column=error.colno, why=error.msg)) from None
     except RecursionError:   # the parser's own depth guard: an export is three levels deep
-        raise fail("is nested far more deeply than a tutor progress export; not an export") from None
+        raise fail(M_("is nested far more deeply than a tutor progress export; not an export")) from None
     if not isinstance(doc, dict) or doc.get("format") != export_format or not isinstance(doc.get("answers"), list):
-        raise fail("is not a tutor progress export")
+        raise fail(M_("is not a tutor progress export"))
     version = doc.get("version")
     if type(version) is not int or not 1 <= version <= max_version:
         shown = repr(version) if type(version) in (int, str) and len(str(version)) < 20 else "unknown"
-        raise fail(f"has export version {shown}; this tutor reads up to {max_version}")
+        raise fail(M_("has export version {version}; this tutor reads up to {newest}",
+                      version=neutralise(shown, keep=""), newest=max_version))
     if version >= 2 and not isinstance(doc.get("outcomes"), list):
-        raise fail(f"is a version-{version} export without its 'outcomes' list")
+        raise fail(M_("is a version-{version} export without its 'outcomes' list", version=version))
     if version >= 3 and not isinstance(doc.get("records"), list):
-        raise fail(f"is a version-{version} export without its 'records' list")
+        raise fail(M_("is a version-{version} export without its 'records' list", version=version))
     records = {"answer": doc["answers"], "outcome": doc.get("outcomes", []) if version >= 2 else [],
                "record": doc.get("records", []) if version >= 3 else []}
     for what, items in records.items():
@@ -242,7 +246,7 @@ def _position(value) -> list | None:
 def read_export_file(path: str | Path, export_format: str, max_version: int) -> ExportContent:
     """Read and check an export file: regular files only, at most MAX_IMPORT_BYTES."""
     try:
-        raw = read_regular_bytes(path, MAX_IMPORT_BYTES, what="progress export")
-    except UnsafeFileError as error:
-        raise ExportFileError(neutralise(str(error), keep="")) from None
+        raw = read_regular_bytes(path, MAX_IMPORT_BYTES, what=M_("progress export"))
+    except UnsafeFileError as error:   # its message shows the path terminal-safe already
+        raise ExportFileError(message_of(error)) from None
     return parse_export(raw, str(path), export_format, max_version)

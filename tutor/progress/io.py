@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
+from tutor.common.i18n import message_of
 from tutor.common.safe_files import UnsafeFileError, write_atomically
 from tutor.progress import record_sql, review
 from tutor.progress.import_check import ExportContent, ExportFileError, read_export_file
@@ -71,7 +72,7 @@ def export_json(store: ProgressStore, path: str | Path, now: datetime | None = N
     try:   # never through or over a symlink, FIFO or device; a rename beside the target
         write_atomically(path, json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8"))
     except UnsafeFileError as exc:
-        raise ProgressError(str(exc)) from None
+        raise ProgressError(message_of(exc)) from None
     return len(doc["answers"])
 
 
@@ -192,4 +193,4 @@ def read_export(path: Path) -> ExportContent:
     try:
         return read_export_file(path, EXPORT_FORMAT, EXPORT_VERSION)
     except ExportFileError as exc:
-        raise ProgressError(str(exc)) from None
+        raise ProgressError(message_of(exc)) from None

@@ -22,6 +22,7 @@ from pathlib import Path
 from fsrs import Card, Rating, ReviewLog
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
+from tutor.common.i18n import message_of
 from tutor.common.safe_files import UnsafeFileError, write_atomically
 from tutor.progress import review
 from tutor.progress.store import ProgressError
@@ -58,7 +59,7 @@ def export_reviews_csv(store, path: str | Path) -> int:
     try:   # never through or over a symlink, FIFO or device, as the JSON export
         write_atomically(path, out.getvalue().encode("utf-8"))
     except UnsafeFileError as exc:
-        raise ProgressError(str(exc)) from None
+        raise ProgressError(message_of(exc)) from None
     return len(logs)
 
 

@@ -16,7 +16,7 @@ from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
 from tutor.course.cache import CachedCatalog, open_catalog
 from tutor.course.catalog import Catalog
-from tutor.ui.palette import PLACEHOLDER, LessonCommands, system_commands
+from tutor.ui.palette import PLACEHOLDER, LessonCommands, TutorCommandPalette, system_commands
 from tutor.ui.messages import ModelFailed, ModelReady
 from tutor.live.hub import ModelHub
 from tutor.ui.screens.roadmap import RoadmapScreen
@@ -102,16 +102,21 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         if self.opened_catalog.complete():   # the cache was bad: the files were read instead
             self.lessons_signal.publish([])  # the roadmap redraws from the catalog
 
+    def get_driver_class(self):
+        """Textual's driver, reading stray non-UTF-8 bytes as U+FFFD (tutor.ui.terminal_input)."""
+        from tutor.ui.terminal_input import tolerate_stray_input_bytes
+
+        tolerate_stray_input_bytes()
+        return super().get_driver_class()
+
     def get_system_commands(self, screen):
         """Textual's own palette entries (Theme, Keys, Maximize, Screenshot…) in the interface language."""
         return system_commands(super().get_system_commands(screen))
 
     def action_command_palette(self) -> None:
-        """Textual's palette with its search box's placeholder in the interface language."""
-        from textual.command import CommandPalette
-
-        if self.use_command_palette and not CommandPalette.is_open(self):
-            self.push_screen(CommandPalette(id="--command-palette", placeholder=_(PLACEHOLDER)))
+        """Textual's palette with its placeholder and "No matches found" in the interface language."""
+        if self.use_command_palette and not TutorCommandPalette.is_open(self):
+            self.push_screen(TutorCommandPalette(id="--command-palette", placeholder=_(PLACEHOLDER)))
 
     def action_open_review(self) -> None:
         self.complete_catalog()

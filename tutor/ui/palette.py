@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from rich.align import Align
+from rich.text import Text
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.widgets.option_list import Option
 
 from tutor.common.i18n import N_, _, language_names
 
@@ -36,6 +39,7 @@ SYSTEM_WORDS = {
         N_("Save an SVG 'screenshot' of the current screen"),
 }
 PLACEHOLDER = N_("Search for commands…")
+NO_MATCHES = N_("No matches found")
 
 
 def system_commands(commands):
@@ -96,3 +100,25 @@ class LessonCommands(Provider):
                 # highlight() parses markup; a title holding "[" is shown plain rather than misread
                 shown = Content(name) if "[" in name else matcher.highlight(name)
                 yield Hit(score, shown, callback, text=name, help=help_text)
+
+
+class TutorCommandPalette(CommandPalette):
+    """Textual's palette with its "No matches found" line in the interface language.
+
+    Textual writes that line as a literal inside ``_start_no_matches_countdown`` and offers no
+    hook for it, so this is that method again (Textual 8) with the words passed through the
+    catalog; ``tests/test_zh_screens.py`` notices if a later Textual changes what it relies on.
+    """
+
+    def _start_no_matches_countdown(self, search_value: str) -> None:
+        self._stop_no_matches_countdown()
+
+        def show_no_matches() -> None:
+            if search_value:   # an empty search is discovery: nothing to report
+                self.query_one(CommandList).add_option(
+                    Option(Align.center(Text(_(NO_MATCHES), style="not bold")), disabled=True, id=self._NO_MATCHES))
+                self._list_visible = True
+            else:
+                self._list_visible = False
+
+        self._no_matches_timer = self.set_timer(self._NO_MATCHES_COUNTDOWN, show_no_matches)

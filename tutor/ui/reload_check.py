@@ -46,5 +46,6 @@ def _report(app, checked: Reload, item) -> None:
 
 def problems_text(problems) -> str:
     """The lesson screen's status lines for problems the live check found."""
-    more = f"\n(and {len(problems) - 1} more; run tutor lessons check on the file)" if len(problems) > 1 else ""
-    return f"The live check found a problem in this lesson file; a learner would meet it:\n{problems[0]}{more}"
+    more = "\n" + _("(and {count} more; run tutor lessons check on the file)").format(count=len(problems) - 1) \
+        if len(problems) > 1 else ""
+    return _("The live check found a problem in this lesson file; a learner would meet it:") + f"\n{problems[0]}{more}"

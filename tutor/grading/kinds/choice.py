@@ -14,6 +14,7 @@ from typing import Annotated, Literal, Union
 import numpy as np
 from pydantic import Field, model_validator
 
+from tutor.common.i18n import M_
 from tutor.grading.answer_text import choice_shown
 from tutor.grading.answers import parse_choice
 from tutor.grading.fields import ProbeRefText, QuestionBase, Reducer, ShortText, Strict
@@ -61,7 +62,7 @@ class RuleCase(Strict):
     def _one_comparison(self):
         given = [n for n in COMPARISONS if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError("a case compares once: give exactly one of below, above, at_most, at_least, equals")
+            raise ValueError(M_("a case compares once: give exactly one of below, above, at_most, at_least, equals"))
         return self
 
 
@@ -93,7 +94,8 @@ class ChoiceQuestion(QuestionBase):
         indices = [self.answer] if isinstance(self.answer, int) else _rule_choices(self.answer)
         for index in indices:
             if index >= len(self.choices):
-                raise ValueError(f"answer {index} is not one of the {len(self.choices)} choices (count from 0)")
+                raise ValueError(M_("answer {index} is not one of the {count} choices (count from 0)", index=index,
+                                    count=len(self.choices)))
         return self
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 from pydantic import Field, model_validator
 
-from tutor.common.i18n import _
+from tutor.common.i18n import M_, _, message_of
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
 from tutor.formulas.display import expr_unicode, to_sympy
 from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
@@ -57,11 +57,11 @@ class FormulaQuestion(QuestionBase):
     @model_validator(mode="after")
     def _answer_reads_from_bound_symbols(self):
         if stray := sorted(set(self.matrices) - set(self.bind)):
-            raise ValueError(f"matrices names {', '.join(stray)}, which bind does not give a value")
+            raise ValueError(M_("matrices names {names}, which bind does not give a value", names=", ".join(stray)))
         try:
             read(self, self.answer)
         except AnswerError as error:
-            raise ValueError(f"answer {self.answer!r} does not read: {error}") from None
+            raise ValueError(M_("answer {answer!r} does not read: {error}", answer=self.answer, error=str(error))) from None
         return self
 
 
@@ -236,15 +236,19 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
     problems = []
     try:
         if why := over_budget(reference.tree, {s: np.shape(v) for s, v in own.values.items()}):
-            return [AuthorProblem(("answer",), f"answer {question.answer!r} is too costly to grade: {why}")]
+            return [AuthorProblem(("answer",), M_("answer {answer!r} is too costly to grade: {why}",
+                                                     answer=question.answer, why=why))]
         result = evaluate_tree(reference.tree, own.values)
     except FormulaError as error:
-        return [AuthorProblem(("answer",), f"answer {question.answer!r} cannot be evaluated: {error}")]
+        return [AuthorProblem(("answer",), M_("answer {answer!r} cannot be evaluated: {error}", answer=question.answer,
+                                              error=message_of(error)))]
     if not close_enough(result, expected, question.tolerance):
-        detail = f"it gives shape {result.shape}, {question.probe} is {expected.shape}" \
-            if result.shape != expected.shape else f"max |difference| {np.nanmax(np.abs(result - expected)):.2g}"
-        problems.append(AuthorProblem(("answer",), f"answer {question.answer!r} does not reproduce "
-                                      f"{question.probe}: {detail}; check the answer and its bind: slices"))
+        detail = M_("it gives shape {shape}, {probe} is {expected}", shape=result.shape, probe=question.probe,
+                    expected=expected.shape) if result.shape != expected.shape else \
+            M_("max |difference| {difference}", difference=format(np.nanmax(np.abs(result - expected)), ".2g"))
+        problems.append(AuthorProblem(("answer",), M_("answer {answer!r} does not reproduce {probe}: {detail}; check "
+                                                      "the answer and its bind: slices", answer=question.answer,
+                                                      probe=question.probe, detail=detail)))
     if own_sizes and not problems:
         problems += [problem for i, wrong in enumerate(question.wrong) for problem in _check_wrong(question, truth, i, wrong)]
     return problems
@@ -255,16 +259,18 @@ def _check_wrong(question, truth: Truth, i: int, wrong) -> list[AuthorProblem]:
     try:
         given = Given(read(question, wrong.expr))
     except UnknownSymbol as error:
-        return [] if wrong.nudge == "symbol" else [AuthorProblem(field, f"{wrong.expr!r} gets the 'symbol' "
-                                                                        f"message, not '{wrong.nudge}': {error}")]
+        return [] if wrong.nudge == "symbol" else [AuthorProblem(field, M_(
+            "{expr!r} gets the 'symbol' message, not '{nudge}': {error}", expr=wrong.expr, nudge=wrong.nudge,
+            error=message_of(error)))]
     except AnswerError as error:
-        return [AuthorProblem(field, f"{wrong.expr!r} does not read: {error}")]
+        return [AuthorProblem(field, M_("{expr!r} does not read: {error}", expr=wrong.expr, error=message_of(error)))]
     if matches(question, given, truth):
-        return [AuthorProblem(field, f"{wrong.expr!r} is graded right; a wrong: expression must be refused")]
+        return [AuthorProblem(field, M_("{expr!r} is graded right; a wrong: expression must be refused", expr=wrong.expr))]
     found = nudge_of(question, given, truth)
     if found.word != wrong.nudge:
-        return [AuthorProblem(("wrong", i, "nudge"), f"{wrong.expr!r} gets a '{found.word}' nudge, not "
-                                                     f"'{wrong.nudge}': {found.text}")]
+        return [AuthorProblem(("wrong", i, "nudge"), M_("{expr!r} gets a '{found}' nudge, not '{nudge}': {text}",
+                                                        expr=wrong.expr, found=found.word, nudge=wrong.nudge,
+                                                        text=found.text))]
     return []
 
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from tutor.common.i18n import _
+from tutor.common.i18n import M_, _, message_of
 
 from typing import Literal, Union
 
@@ -34,7 +34,7 @@ class NumberQuestion(QuestionBase):
     @model_validator(mode="after")
     def _needs_a_source(self):
         if self.probe is None and self.answer is None:
-            raise ValueError("a number question needs a probe (preferred) or an answer")
+            raise ValueError(M_("a number question needs a probe (preferred) or an answer"))
         return self
 
 
@@ -96,12 +96,13 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
     try:
         given = parse_number(str(question.answer))
     except AnswerError as error:
-        return [AuthorProblem(("answer",), f"{error}; write a number such as 0.25, 1/4, -inf, nan")]
+        return [AuthorProblem(("answer",), M_("{error}; write a number such as 0.25, 1/4, -inf, nan", error=message_of(error)))]
     if matches(question, given, truth):
         return []
-    return [AuthorProblem(("answer",), f"answer {format_number(given)} disagrees with the model: "
-                          f"{question.reduce} of {question.probe} is {truth.display} "
-                          f"(tolerance {format_number(_tolerance(question, float(truth.value)))})")]
+    return [AuthorProblem(("answer",), M_("answer {given} disagrees with the model: {reduce} of {probe} is {truth} "
+                                          "(tolerance {tolerance})", given=format_number(given), reduce=question.reduce,
+                                          probe=question.probe, truth=truth.display,
+                                          tolerance=format_number(_tolerance(question, float(truth.value)))))]
 
 
 def shown_in(question, text: str, truth: Truth) -> tuple[int, int] | None:

@@ -5,6 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from tutor.common.i18n import M_
 from tutor.grading.answer_text import shape_shown
 from tutor.grading.answers import parse_shape
 from tutor.grading.fields import ProbeRefText, QuestionBase
@@ -27,8 +28,9 @@ def truth(question, tensors, sizes) -> Truth:
 def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
     if question.answer is None or not own_sizes or tuple(question.answer) == truth.value:
         return []
-    return [AuthorProblem(("answer",), f"answer {tuple(question.answer)} disagrees with the model: "
-                          f"{question.probe} has shape {truth.value}; correct the answer or remove it")]
+    return [AuthorProblem(("answer",), M_("answer {answer} disagrees with the model: {probe} has shape {shape}; "
+                                          "correct the answer or remove it", answer=tuple(question.answer),
+                                          probe=question.probe, shape=truth.value))]
 
 
 KIND = QuestionKind(

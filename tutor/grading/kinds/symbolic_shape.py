@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tutor.common.i18n import _, ngettext
+from tutor.common.i18n import M_, _, ngettext
 from tutor.grading.answer_text import symbolic_shown
 from tutor.grading.answers import parse_symbolic_shape
 from tutor.grading.fields import OptionalProbeRef, QuestionBase
@@ -73,9 +73,11 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
     actual = tuple(int(s) for s in probe_slice(tensors, question.probe).shape)
     if truth.value == actual:
         return []
-    with_sizes = f" (with {', '.join(f'{name}={size}' for name, size in sizes.items())})" if own_sizes else ""
-    return [AuthorProblem(("answer",), f"answer {question.answer} gives {truth.value} but "
-                          f"{question.probe} has shape {actual}{with_sizes}")]
+    with_sizes = M_(" (with {sizes})", sizes=", ".join(f"{name}={size}" for name, size in sizes.items())) \
+        if own_sizes else ""
+    return [AuthorProblem(("answer",), M_("answer {answer} gives {value} but {probe} has shape {shape}{sizes}",
+                                          answer=question.answer, value=truth.value, probe=question.probe,
+                                          shape=actual, sizes=with_sizes))]
 
 
 KIND = QuestionKind(

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.common.i18n import _
+from tutor.common.i18n import M_, _, message_of
 
 from typing import Literal, Union
 
@@ -70,14 +70,16 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
         try:
             given.append(parse_number(str(entry)))
         except AnswerError as error:
-            return [AuthorProblem(("answer", j), f"{error}; write a number such as 0.25, 1/4, -inf, nan")]
+            return [AuthorProblem(("answer", j), M_("{error}; write a number such as 0.25, 1/4, -inf, nan", error=message_of(error)))]
     expected = np.asarray(truth.value, dtype=float).ravel()
     if len(given) != expected.size:
-        return [AuthorProblem(("answer",), f"answer has {len(given)} values but {question.probe} "
-                                           f"selects {expected.size}: {truth.display}")]
+        return [AuthorProblem(("answer",), M_("answer has {given} values but {probe} selects {count}: {truth}",
+                                              given=len(given), probe=question.probe, count=expected.size,
+                                              truth=truth.display))]
     if not all_close(given, expected, question.tolerance):
-        return [AuthorProblem(("answer",), f"answer disagrees with the model beyond the tolerance "
-                              f"{format_number(question.tolerance)}: the model gives {format_values(expected)}")]
+        return [AuthorProblem(("answer",), M_("answer disagrees with the model beyond the tolerance {tolerance}: the "
+                                              "model gives {values}", tolerance=format_number(question.tolerance),
+                                              values=format_values(expected)))]
     return []
 
 
