@@ -1,6 +1,7 @@
 """The Textual app: wiring only.  Lessons, grading and the model live in plain modules."""
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
@@ -135,6 +136,11 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         thread too, import pydantic and validate the cached lessons.  Done in the UI's handler for
         ModelReady, that took half a second before "model ready" could be painted."""
         started = time.perf_counter()
+        # torch's import makes a few hundred thousand objects that live as long as the app; the
+        # collector went through them over and over as they came (about a tenth of the import's
+        # CPU time), so it pauses meanwhile (the UI thread makes little garbage in that second).
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             self.load_kept_model()   # the weights kept at the last quit, if any
             self.hub.ensure_loaded()
@@ -142,6 +148,9 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
             self.post_message(ModelFailed(f"{type(error).__name__}: {error}"))
         else:
             self.post_message(ModelReady(self.hub.label, time.perf_counter() - started))
+        finally:
+            if collecting:
+                gc.enable()
         opened = self.opened_catalog
         self.post_message(LessonsValidated(opened, opened.validate() if opened is not None else None))
 
