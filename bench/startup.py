@@ -15,11 +15,16 @@ compiled from source on every start while Textual's come precompiled, so the scr
 both a private PYTHONPYCACHEPREFIX instead (``--no-bytecode`` keeps the environment's setting).
 
 Prints each run, then the medians; the last line is ``startup_vs_bare X``, the median of
-the per-pair ratios (goal: at most 1.3).  Beside the wall-clock times it prints the CPU time
+the per-pair ratios (goal: at most 1.3).  ``--baseline COMMAND`` adds another tutor (the same
+code before a change: ``--baseline "env -C /tmp/main-copy python -m tutor"``) to the same
+alternation, so a change is measured against what it changes on the same machine at the same
+moment, and prints its figures beside the tutor's.  Beside the wall-clock times it prints the CPU time
 each app had used by its first paint (from /proc, where there is one): on a shared machine the
 wall clock measures the neighbours as much as the app, while CPU time mostly measures the app.
+The main thread's CPU time is printed too: it leaves out work done beside the UI on other
+threads (a library loading in the background would count in the process's total).
 
-    python bench/startup.py [--runs 9] [--cold]
+    python bench/startup.py [--runs 9] [--cold] [--baseline COMMAND]
 """
 from __future__ import annotations
 
@@ -81,10 +86,12 @@ def run_bare_app(shape: str) -> None:
     Bare().run()
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time the process has used so far (Linux /proc), or None elsewhere."""
+def cpu_seconds(pid: int, thread: int | None = None) -> float | None:
+    """User + system CPU time the process (or one of its threads) has used so far (Linux /proc),
+    or None elsewhere."""
+    path = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(path).read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -118,7 +125,7 @@ def one_run(command: list[str], env: dict[str, str | None], wait_for_model: bool
             seen = (seen + chunk)[-200_000:]
             now = time.perf_counter() - start
             if first_paint is None and FIRST_PAINT_MARK in seen:
-                first_paint, paint_cpu = now, cpu_seconds(pid)
+                first_paint, paint_cpu = now, (cpu_seconds(pid), cpu_seconds(pid, thread=pid))
                 if not wait_for_model:
                     break
             if MODEL_FAILED_MARK in seen:
@@ -153,6 +160,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--cold", action="store_true", help="an empty user cache for every tutor run")
     parser.add_argument("--tutor", metavar="COMMAND", help="run this instead of `tutor` (e.g. another checkout)")
+    parser.add_argument("--baseline", metavar="COMMAND",
+                        help="another tutor command timed in the same alternation (before a change), figures beside")
     parser.add_argument("--no-bytecode", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE as the environment has it (modules compiled on every start)")
     parser.add_argument("--bare-app", metavar="TRACKS,LESSONS", help=argparse.SUPPRESS)
@@ -169,47 +178,81 @@ def main() -> None:
     print(f"roadmap: {tracks} tracks, {lessons} lessons; {'cold' if args.cold else 'warm'} lesson cache; "
           f"{'no ' if args.no_bytecode and os.environ.get('PYTHONDONTWRITEBYTECODE') else ''}bytecode cache; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
-    one_run(tutor, env, wait_for_model=False)   # fills the cache and the OS file cache; not counted
+    tutors = {"tutor": tutor}
+    if args.baseline:
+        tutors["baseline"] = shlex.split(args.baseline)
+    for command in tutors.values():   # execv takes a path, not a name to look up
+        command[0] = shutil.which(command[0]) or command[0]
+    for command in tutors.values():   # fills the caches and the OS file cache; not counted
+        one_run(command, env, wait_for_model=False)
     one_run(bare_command(tracks, lessons), env, wait_for_model=False)
-    paints, bares, readies, ratios, cpu_ratios = [], [], [], [], []
+    figures = {name: Figures() for name in tutors}
+    bares = []
     for i in range(args.runs):
-        order = ("tutor", "bare") if i % 2 == 0 else ("bare", "tutor")
+        names = [*tutors, "bare"]
+        order = names if i % 2 == 0 else names[::-1]
         got = {}
         for name in order:
-            if name == "tutor":
-                if args.cold:
-                    shutil.rmtree(os.path.join(cache, "tutor"), ignore_errors=True)   # the lessons, not the bytecode
-                got[name] = one_run(tutor, env, wait_for_model=True)
-            else:
+            if name == "bare":
                 got[name] = one_run(bare_command(tracks, lessons), env, wait_for_model=False)
-        paint, ready, paint_cpu = got["tutor"]
+                continue
+            if args.cold:
+                shutil.rmtree(os.path.join(cache, "tutor"), ignore_errors=True)   # the lessons, not the bytecode
+            got[name] = one_run(tutors[name], env, wait_for_model=True)
         bare, _, bare_cpu = got["bare"]
-        paints.append(paint)
         bares.append(bare)
-        ratios.append(paint / bare)
-        if ready is not None:
-            readies.append(ready)
+        texts = [figures[name].add(name, *got[name], bare, bare_cpu) for name in tutors]
+        print(f"run {i + 1}: {'; '.join(texts)}; bare {bare:.3f} s", flush=True)
+    shutil.rmtree(cache, ignore_errors=True)
+    print(f"bare_first_paint_s {statistics.median(bares):.3f}")
+    for name in reversed(tutors):   # the tutor's own lines last, as before
+        figures[name].summary("" if name == "tutor" else f"{name}_")
+
+
+class Figures:
+    """One tutor command's runs, each against the bare app run in the same round."""
+
+    def __init__(self) -> None:
+        self.paints, self.readies, self.ratios, self.cpu_ratios, self.main_cpu_ratios = [], [], [], [], []
+
+    def add(self, name: str, paint: float, ready: float | None, paint_cpu: tuple, bare: float, bare_cpu: tuple) -> str:
+        """``paint_cpu``/``bare_cpu``: (the whole process's CPU seconds, its main thread's), either None."""
+        self.paints.append(paint)
+        self.ratios.append(paint / bare)
+        self.readies.append(ready)
         ready_text = f"{ready:.3f} s" if ready is not None else "not ready (see the app)"
         cpu_text = ""
-        if paint_cpu and bare_cpu:
-            cpu_ratios.append(paint_cpu / bare_cpu)
-            cpu_text = f"; CPU {paint_cpu:.2f} s vs {bare_cpu:.2f} s, ratio {paint_cpu / bare_cpu:.2f}"
-        print(f"run {i + 1}: tutor first paint {paint:.3f} s (model ready {ready_text}), bare {bare:.3f} s, "
-              f"ratio {paint / bare:.2f}{cpu_text}", flush=True)
-    shutil.rmtree(cache, ignore_errors=True)
-    if readies:
-        print(f"model_ready_s {statistics.median(readies):.3f}")
-        after = [r - p for r, p in zip(readies, paints)] if len(readies) == len(paints) else []
-        if after:
-            print(f"model_ready_after_paint_s {statistics.median(after):.3f}")
-    if cpu_ratios:
-        print(f"cpu_to_first_paint_vs_bare {statistics.median(cpu_ratios):.3f}")
-    q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
-    print(f"bare_first_paint_s {statistics.median(bares):.3f}")
-    print(f"first_paint_s {statistics.median(paints):.3f}")
-    print(f"ratio quartiles {q[0]:.2f}..{q[2]:.2f}; load average {os.getloadavg()[0]:.2f}")
-    print(f"startup_vs_bare {statistics.median(ratios):.3f}")
+        (cpu, main_cpu), (bare_all, bare_main) = paint_cpu, bare_cpu
+        if cpu and bare_all:
+            self.cpu_ratios.append(cpu / bare_all)
+            cpu_text = f", CPU {cpu:.2f} s vs {bare_all:.2f} s, ratio {cpu / bare_all:.2f}"
+        if main_cpu and bare_main:
+            self.main_cpu_ratios.append(main_cpu / bare_main)
+            cpu_text += f" (main thread {main_cpu:.2f} s vs {bare_main:.2f} s, ratio {main_cpu / bare_main:.2f})"
+        return f"{name} first paint {paint:.3f} s (model ready {ready_text}), ratio {paint / bare:.2f}{cpu_text}"
 
+    def summary(self, prefix: str) -> None:
+        readies = [r for r in self.readies if r is not None]
+        if readies:
+            print(f"{prefix}model_ready_s {statistics.median(readies):.3f}")
+            if len(readies) == len(self.paints):
+                after = [r - p for r, p in zip(readies, self.paints)]
+                print(f"{prefix}model_ready_after_paint_s {statistics.median(after):.3f} "
+                      f"(quartiles {quartiles(after)})")
+        if self.cpu_ratios:
+            print(f"{prefix}cpu_to_first_paint_vs_bare {statistics.median(self.cpu_ratios):.3f} "
+                  f"(quartiles {quartiles(self.cpu_ratios)})")
+        if self.main_cpu_ratios:   # a thread that works beside the UI (a library preload) is left out
+            print(f"{prefix}main_thread_cpu_to_first_paint_vs_bare {statistics.median(self.main_cpu_ratios):.3f} "
+                  f"(quartiles {quartiles(self.main_cpu_ratios)})")
+        print(f"{prefix}first_paint_s {statistics.median(self.paints):.3f}")
+        print(f"{prefix}ratio quartiles {quartiles(self.ratios)}; load average {os.getloadavg()[0]:.2f}")
+        print(f"{prefix}startup_vs_bare {statistics.median(self.ratios):.3f}")
+
+
+def quartiles(values: list[float]) -> str:
+    q = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+    return f"{q[0]:.2f}..{q[2]:.2f}"
 
 if __name__ == "__main__":
     main()

@@ -182,7 +182,7 @@ def test_an_import_that_is_not_an_export_is_refused_in_chinese(tmp_path, capsys)
     bad.write_text('{"format": ', encoding="utf-8")
     code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "home"), "progress", "--import", str(bad))
     # before: "…bad.json: is not a tutor progress export (invalid JSON at line 1, column 12: Expecting value)"
-    assert code == 1 and f"{bad}：不是 tutor 的进度导出文件（第 1 行第 12 列不是有效的 JSON" in err
+    assert code == 1 and f"无法读取 {bad}：第 1 行第 12 列不是有效的 JSON" in err
 
 
 def test_the_translation_language_of_lessons_new_is_not_the_interface_language(tmp_path, capsys):

@@ -173,3 +173,30 @@ def test_each_language_has_its_own_cache_and_its_overlays_in_the_key(tmp_path):
     assert [i.lesson.title for i in opened.catalog.ordered()] == [i.lesson.title for i in fresh.ordered()]
     assert [t.title for t in opened.catalog.index.tracks] == [t.title for t in fresh.index.tracks]
     assert cache.cache_key(cache.catalog_sources([]), "zh") != cache.cache_key(cache.catalog_sources([]), "en")
+
+
+async def test_the_lessons_are_validated_on_the_model_thread_and_not_again(tmp_path, monkeypatch):
+    """Before: the UI thread imported pydantic and validated every lesson in its ModelReady
+    handler, so "model ready" was painted half a second after the model was."""
+    import threading
+
+    from journey_helpers import wait_until
+    from tutor.live.hub import ModelHub
+    from tutor.ui.app import TutorApp
+
+    open_catalog()                                     # fills the test's private cache dir (conftest)
+    on_ui_thread = []
+    validate = cache.CachedCatalog.validate
+
+    def watched(self):
+        on_ui_thread.append(threading.current_thread() is threading.main_thread())
+        return validate(self)
+
+    monkeypatch.setattr(cache.CachedCatalog, "validate", watched)
+    monkeypatch.setattr(TutorApp, "load_kept_model", lambda app: None)
+    monkeypatch.setattr(ModelHub, "ensure_loaded", lambda hub: None)   # the model itself is not this test's
+    app = TutorApp(home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.lessons_finished, "the lessons")
+        assert isinstance(app.catalog.get("la-tensors").lesson, Lesson)
+    assert on_ui_thread == [False]                     # once, on the worker: complete() used its result

@@ -83,8 +83,7 @@ def test_nothing_else_is_reported(broken):
 
 
 def test_a_formula_that_does_not_parse_points_at_the_character(tmp_path):
-    text = edit(template(), 'expr: "softmax(causal_mask(Q @ K.T / sqrt(d_k)))"',
-                'expr: "softmax(causal_mask(Q @ K.T / sqrt(d_k))"')
+    text = edit(template(), 'expr: "softmax(causal_mask(S))"', 'expr: "softmax(causal_mask(S)"')
     report = check_paths([write(tmp_path, "f.yaml", text)], live=False)
     [problem] = report.problems
     assert problem.field == "formula.expr" and "does not parse" in problem.message
@@ -94,7 +93,7 @@ def test_a_formula_that_does_not_parse_points_at_the_character(tmp_path):
 
 
 def test_a_formula_that_disagrees_with_the_model_fails(tmp_path):
-    text = edit(template(), 'Q: "blocks.0.attn.q[0, 0]"', 'Q: "blocks.0.attn.k[0, 0]"')
+    text = edit(template(), 'S: "blocks.0.attn.scores[0, 0]"', 'S: "blocks.0.attn.scores[0, 1]"')   # another head
     report = check_paths([write(tmp_path, "f.yaml", text)])
     [problem] = report.problems
     assert problem.field == "formula.reproduces" and "DISAGREE" in problem.message
@@ -102,12 +101,11 @@ def test_a_formula_that_disagrees_with_the_model_fails(tmp_path):
 
 
 def test_formula_bindings_are_checked(tmp_path):
-    text = edit(template(), "    d_k: D_head\n", "    d_k: D_head\n    W: 2\n")
-    text = edit(text, '    K: "blocks.0.attn.k[0, 0]"\n', "")
+    text = edit(template(), '    S: "blocks.0.attn.scores[0, 0]"\n', "    W: 2\n")
     report = check_paths([write(tmp_path, "f.yaml", text)], live=False)
     messages = {p.field: p.message for p in report.problems}
     assert "not in the formula" in messages["formula.bind.W"]
-    assert "'K' has no value" in messages["formula.bind"]
+    assert "'S' has no value" in messages["formula.bind"]
 
 
 def test_a_prerequisite_may_name_a_built_in_lesson_and_cycles_are_found(tmp_path):

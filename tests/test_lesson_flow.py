@@ -70,7 +70,7 @@ async def test_the_last_question_leads_to_a_summary_and_enter_opens_the_next_les
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, LessonScreen) and app.screen.lesson.id == following.id
-        assert [type(s).__name__ for s in app.screen_stack[1:]] == ["RoadmapScreen", "LessonScreen"]
+        assert [type(s).__name__ for s in app.screen_stack] == ["RoadmapScreen", "LessonScreen"]
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, RoadmapScreen)

@@ -8,12 +8,11 @@ learner's first attempt, and the texts of wrong answers are what the class belie
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutor.common.i18n import message_of
-from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
+from tutor.common.i18n import M_, message_of
+from tutor.common.safe_files import UnsafeFileError, read_json_file
 from tutor.common.safe_text import find_unsafe, one_line
 from tutor.progress.import_check import MAX_IMPORT_BYTES
 from tutor.progress.io import read_export
@@ -49,8 +48,8 @@ def _learner_name(path: Path) -> str:
     swapped since: a FIFO must not hang the report).
     """
     try:
-        given = json.loads(read_regular_bytes(path, MAX_IMPORT_BYTES).decode("utf-8")).get("learner")
-    except (UnsafeFileError, ValueError, AttributeError, RecursionError):
+        given = read_json_file(path, MAX_IMPORT_BYTES, what=M_("progress export")).get("learner")
+    except (UnsafeFileError, AttributeError):
         given = None
     if isinstance(given, str) and given.strip() and len(given) <= MAX_NAME_CHARS and not find_unsafe(given, keep=""):
         return given.strip()

@@ -135,8 +135,38 @@ def write_atomically(path: str | Path, data: bytes) -> None:
         raise
 
 
-def read_json_file(path: str | Path, max_bytes: int, what: str = FILE):
-    """The parsed JSON of a regular file of at most ``max_bytes``, or UnsafeFileError saying why.
+MAX_JSON_DEPTH = 32   # a settings file is 2 levels deep, a progress export 3; room to grow, none to overflow
+_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def json_depth_over(raw: bytes, max_depth: int) -> bool:
+    """Whether the JSON text may nest arrays and objects more than ``max_depth`` deep.
+
+    Why a count before the parse rather than the parser's RecursionError: that error comes
+    at the interpreter's recursion limit, which any library in the process may raise (some
+    do, for their own deep recursion), and then ``[`` repeated 200,000 times ran the C
+    parser off the end of its stack: a segmentation fault, not a message.
+
+    Strings are taken out first (a bracket typed in an answer is text, not depth), every
+    bracket becomes ``(`` or ``)``, and each pass takes out the innermost pairs, so the passes
+    are the depth.  What cannot pair (a file that does not parse) counts every opener left as
+    one more level: never less than the parser would go down before it finds the mistake.
+    Every step is a bytes method, so a 64 MB export costs a fraction of its parse.
+    """
+    unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")   # no escaped quote can end a string
+    parens = b"".join(unescaped.split(b'"')[::2]).translate(_AS_PARENS, _NOT_BRACKETS)
+    for passes in range(max_depth + 1):
+        shorter = parens.replace(b"()", b"")
+        if shorter == parens:   # nothing pairs any more: ")))(((" at most
+            return passes + parens.count(b"(") > max_depth
+        parens = shorter
+    return True
+
+
+def read_json_file(path: str | Path, max_bytes: int, what: str = FILE, max_depth: int = MAX_JSON_DEPTH):
+    """The parsed JSON of a regular file of at most ``max_bytes`` and ``max_depth`` levels of
+    nesting, or UnsafeFileError saying why.
 
     Why one reader for every JSON file a user controls (settings, imports): a FIFO, ``/dev/zero``,
     a huge file, bytes that are not UTF-8 and ``[`` nested 100,000 deep (which overflows the
@@ -145,6 +175,9 @@ def read_json_file(path: str | Path, max_bytes: int, what: str = FILE):
     import json
 
     raw = read_regular_bytes(path, max_bytes, what)
+    if json_depth_over(raw, max_depth):
+        raise _cannot_read(path, M_("it is nested far more deeply than a {what} is (more than {depth} levels)",
+                                    what=what, depth=max_depth))
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:

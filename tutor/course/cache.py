@@ -210,6 +210,15 @@ def read_cache(path: Path, key: dict) -> dict | None:
     return content
 
 
+@dataclass(frozen=True)
+class Validated:
+    """Cached content validated into lessons, and the content it came from."""
+
+    content: dict
+    index: Any
+    lessons: dict
+
+
 @dataclass
 class CachedCatalog:
     """The catalog the app starts with, and the promise to make its lessons whole.
@@ -229,12 +238,13 @@ class CachedCatalog:
     def complete_now(self) -> bool:
         return self.pending is None
 
-    def complete(self) -> bool:
-        """Swap validated lessons into the catalog; True when the roadmap must be redrawn
-        (the cache proved bad, and the lessons were read from their files instead)."""
-        if self.pending is None:
-            return False
-        content, self.pending = self.pending, None
+    def validate(self) -> "Validated | None":
+        """The pending content as validated lessons, or None when it does not validate (or nothing
+        is pending).  It only reads, so the model's worker thread runs it, pydantic's import
+        included, while the UI thread stays free; ``complete`` puts the result in place."""
+        content = self.pending
+        if content is None:
+            return None
         from pydantic import ValidationError
 
         from tutor.course.schema import Lesson, LessonIndex
@@ -248,11 +258,24 @@ class CachedCatalog:
             if list(lessons) != list(self.catalog.lessons):
                 raise CacheCorrupt("the cached lessons changed under the outlines")
         except (ValidationError, CacheCorrupt, KeyError, TypeError):
+            return None
+        return Validated(content, index, lessons)
+
+    def complete(self, validated: "Validated | None" = None) -> bool:
+        """Swap validated lessons into the catalog (``validated``: what ``validate`` returned for
+        the pending content; validated here when not given); True when the roadmap must be redrawn
+        (the cache proved bad, and the lessons were read from their files instead)."""
+        if self.pending is None:
+            return False
+        if validated is None or validated.content is not self.pending:
+            validated = self.validate()
+        self.pending = None
+        if validated is None:
             self._replace(load_catalog(self.extra_dirs, language=self.language))
             save_catalog(self.catalog, self.path, self.key)
             return True
-        self.catalog.index = index
-        self.catalog.lessons = lessons
+        self.catalog.index = validated.index
+        self.catalog.lessons = validated.lessons
         return False
 
     def _replace(self, fresh: Catalog) -> None:

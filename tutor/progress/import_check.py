@@ -4,14 +4,14 @@ Why each bound: an import file comes from anywhere.  ``[`` repeated 100,000 time
 the parser's recursion; ``hints_used: 10**30`` and timestamps in year 1 or 9999 overflowed
 SQLite integers and the review schedule's date arithmetic; a lone surrogate (``"\\ud800"``)
 cannot be stored as UTF-8; a FIFO or ``/dev/zero`` never finished reading; and a 100 MB answer
-was stored although the app caps a typed answer at 2000 characters.  Here the file is read
-only if it is a regular file under ``MAX_IMPORT_BYTES``, and each answer must be something
+was stored although the app caps a typed answer at 2000 characters.  Here the file is read by the
+shared safe reader (tutor.common.safe_files: a regular file under ``MAX_IMPORT_BYTES``, nested
+no deeper than an export can be), and each answer must be something
 the app itself could have written, or the whole import is refused with the answer's number,
 the field and the rule, and nothing is changed.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Annotated, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
 from tutor.common.i18n import M_, Message, message_of
-from tutor.common.safe_files import UnsafeFileError, read_regular_bytes
+from tutor.common.safe_files import UnsafeFileError, read_json_file
 from tutor.common.safe_text import find_unsafe, neutralise
 from tutor.grading.answers import MAX_ANSWER_CHARS
 from tutor.grading.attempts import Outcome
@@ -154,10 +154,11 @@ def _describe(error: ValidationError) -> str:
     return f"{field}: {item['msg'].removeprefix('Value error, ')}"
 
 
-def parse_export(raw: bytes, source: str, export_format: str, max_version: int) -> ExportContent:
+def check_export(doc, source: str, export_format: str, max_version: int) -> ExportContent:
     """Rows ready to insert and the last position (or None), or ExportFileError naming the problem.
 
-    A version-1 file has answers only: each was one try followed by the reveal, so each becomes
+    ``doc`` is the file as the shared safe reader parsed it (bounded size and depth).  A
+    version-1 file has answers only: each was one try followed by the reveal, so each becomes
     attempt 1 with its own outcome, exactly as a version-1 database is migrated.
     """
     def fail(reason: str) -> ExportFileError:
@@ -165,15 +166,6 @@ def parse_export(raw: bytes, source: str, export_format: str, max_version: int) 
         return ExportFileError(M_("{source}: {reason}", source=neutralise(source, keep=""),
                                   reason=reason if isinstance(reason, Message) else neutralise(reason, keep="")))
 
-    try:
-        doc = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise fail(M_("byte {offset} is not UTF-8; this is not a tutor progress export", offset=error.start)) from None
-    except json.JSONDecodeError as error:
-        raise fail(M_("is not a tutor progress export (invalid JSON at line {line}, column {column}: {why})",
-                      line=error.lineno, column=error.colno, why=error.msg)) from None
-    except RecursionError:   # the parser's own depth guard: an export is three levels deep
-        raise fail(M_("is nested far more deeply than a tutor progress export; not an export")) from None
     if not isinstance(doc, dict) or doc.get("format") != export_format or not isinstance(doc.get("answers"), list):
         raise fail(M_("is not a tutor progress export"))
     version = doc.get("version")
@@ -244,9 +236,10 @@ def _position(value) -> list | None:
 
 
 def read_export_file(path: str | Path, export_format: str, max_version: int) -> ExportContent:
-    """Read and check an export file: regular files only, at most MAX_IMPORT_BYTES."""
+    """Read and check an export file with the shared safe reader: regular files only, at most
+    MAX_IMPORT_BYTES, nested no deeper than an export may be, then every field checked."""
     try:
-        raw = read_regular_bytes(path, MAX_IMPORT_BYTES, what=M_("progress export"))
+        doc = read_json_file(path, MAX_IMPORT_BYTES, what=M_("progress export"))
     except UnsafeFileError as error:   # its message shows the path terminal-safe already
         raise ExportFileError(message_of(error)) from None
-    return parse_export(raw, str(path), export_format, max_version)
+    return check_export(doc, str(path), export_format, max_version)

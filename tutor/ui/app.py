@@ -1,6 +1,7 @@
 """The Textual app: wiring only.  Lessons, grading and the model live in plain modules."""
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
@@ -14,10 +15,10 @@ from tutor.common.safe_text import neutralise, one_line
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
-from tutor.course.cache import CachedCatalog, open_catalog
+from tutor.course.cache import CachedCatalog, Validated, open_catalog
 from tutor.course.catalog import Catalog
 from tutor.ui.palette import PLACEHOLDER, LessonCommands, TutorCommandPalette, system_commands
-from tutor.ui.messages import ModelFailed, ModelReady
+from tutor.ui.messages import LessonsValidated, ModelFailed, ModelReady
 from tutor.live.hub import ModelHub
 from tutor.ui.screens.roadmap import RoadmapScreen
 
@@ -63,8 +64,12 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         """
         super().notify(neutralise(str(message)), title=one_line(str(title)), markup=False, **options)
 
+    def get_default_screen(self) -> RoadmapScreen:
+        """The roadmap is the bottom screen itself: pushed over Textual's empty default screen,
+        it was laid out and rendered twice (the push resizes it) before its first paint."""
+        return RoadmapScreen(self.catalog)
+
     def on_mount(self) -> None:
-        self.push_screen(RoadmapScreen(self.catalog))
         self.start_journey()
         self.call_after_refresh(self.finish_starting)
 
@@ -79,27 +84,31 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         first paint.  Anything that needs a whole lesson sooner completes the catalog itself.
         """
         if self.preload_model:
-            self.load_model()   # its end (ready or failed) calls finish_lessons
+            self.load_model()   # then the lessons, on the same thread (LessonsValidated)
         else:
             self.finish_lessons()
 
-    def finish_lessons(self) -> None:
+    def on_lessons_validated(self, message: LessonsValidated) -> None:
+        if message.opened is self.opened_catalog:   # not a catalog a language switch has replaced
+            self.finish_lessons(message.validated)
+
+    def finish_lessons(self, validated: Validated | None = None) -> None:
         if self.lessons_finished:   # once: a later model (the dashboard's) changes nothing here
             return
         self.lessons_finished = True
-        self.complete_catalog()
+        self.complete_catalog(validated)
         if self.watch_interval:
             from tutor.course.watcher import LessonWatcher
 
             self.lesson_watcher = LessonWatcher(self.catalog.sources)
             self.set_interval(self.watch_interval, self.poll_lesson_files)
 
-    def complete_catalog(self) -> None:
+    def complete_catalog(self, validated: Validated | None = None) -> None:
         """Validated lessons in place of the cache's outlines; called first by anything that needs
         a whole lesson (a key pressed before the first paint can get there before the refresh)."""
         if self.opened_catalog is None or self.opened_catalog.complete_now:
             return
-        if self.opened_catalog.complete():   # the cache was bad: the files were read instead
+        if self.opened_catalog.complete(validated):   # the cache was bad: the files were read instead
             self.lessons_signal.publish([])  # the roadmap redraws from the catalog
 
     def get_driver_class(self):
@@ -128,22 +137,33 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
 
     @work(thread=True, exclusive=True, group="model")
     def load_model(self) -> None:
-        """Import torch and read the checkpoint while the learner reads the roadmap."""
+        """Import torch and read the checkpoint while the learner reads the roadmap; then, on this
+        thread too, import pydantic and validate the cached lessons.  Done in the UI's handler for
+        ModelReady, that took half a second before "model ready" could be painted."""
         started = time.perf_counter()
+        # torch's import makes a few hundred thousand objects that live as long as the app; the
+        # collector went through them over and over as they came (about a tenth of the import's
+        # CPU time), so it pauses meanwhile (the UI thread makes little garbage in that second).
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             self.load_kept_model()   # the weights kept at the last quit, if any
             self.hub.ensure_loaded()
         except Exception as error:  # shown to the learner; the app keeps running
             self.post_message(ModelFailed(f"{type(error).__name__}: {error}"))
-            return
-        self.post_message(ModelReady(self.hub.label, time.perf_counter() - started))
+        else:
+            self.post_message(ModelReady(self.hub.label, time.perf_counter() - started))
+        finally:
+            if collecting:
+                gc.enable()
+        opened = self.opened_catalog
+        self.post_message(LessonsValidated(opened, opened.validate() if opened is not None else None))
 
     def on_model_ready(self, message: ModelReady) -> None:
         self.model_status = "ready"
         note = self.sub_title = _("model ready in {seconds}s").format(seconds=f"{message.seconds:.1f}")
         self.set_timer(self.model_note_seconds, lambda: self._clear_note(note))
         self.model_replaced()   # the dashboard, if open, names the weights
-        self.finish_lessons()
 
     def _clear_note(self, note: str) -> None:
         """The load time is news once; a later subtitle (another note) is left alone."""
@@ -154,7 +174,6 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.model_status = "failed"
         self.sub_title = _("model failed to load")
         self.notify(message.error, title=_("The built-in model could not be loaded"), severity="error", timeout=10, markup=False)
-        self.finish_lessons()
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
         self.complete_catalog()

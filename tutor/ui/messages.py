@@ -13,6 +13,7 @@ from textual.message import Message
 if TYPE_CHECKING:   # the payload types, named without importing torch or numpy on the UI's first paint
     import numpy as np
 
+    from tutor.course.cache import CachedCatalog, Validated
     from tutor.live.compute import LiveResult
     from tutor.live.formula_check import FormulaCheck
     from tutor.model import GPT, CharTokenizer
@@ -36,6 +37,15 @@ class ModelReady(AppMessage):
 @dataclass
 class ModelFailed(AppMessage):
     error: str
+
+
+@dataclass
+class LessonsValidated(AppMessage):
+    """The cached lessons, validated on the model's thread after the model (None: they did not
+    validate, or nothing was pending; the UI thread then completes the catalog itself)."""
+
+    opened: CachedCatalog | None
+    validated: Validated | None
 
 
 @dataclass

@@ -49,6 +49,14 @@ class QuestionKind:
     nudge(question, given, truth) -> str          after a wrong answer; never states the answer
     shown_in(question, text, truth) -> (start, end) | None   where ``text`` gives the answer away (the
         leak check); required, so that no kind goes unchecked
+    reads(question) -> [probe reference]          the slices its answer is computed from: a reveal that
+        shows every cell of them gives the answer away (the reveal check); required, [] for an answer
+        no numbers on screen can write (a formula, a shape in symbols)
+    shown_on_reveal(question, truth, reveal, tensors, sizes) -> str | None   what else on a revealed
+        tensor writes the answer (its header's shape, its axis names, a row of values), in words
+    repeat_is_predicted: an earlier question's equal answer (same_answer) was predicted there, so a
+        reveal showing it again gives nothing away: a shape that stays; not numbers, where two
+        answers of 1 are a coincidence
     closeness(question, truth) -> str             how near counts, in words ('to 2 decimals'); '' if exact by nature
     check_answer(question, truth, tensors, sizes, own_sizes) -> [AuthorProblem]   the live checker's hook
     nonfinite(question, truth) -> bool            the truth holds nan/inf the question does not declare
@@ -67,6 +75,7 @@ class QuestionKind:
     matches: Callable
     nudge: Callable
     shown_in: Callable
+    reads: Callable
     closeness: Callable = field(default=lambda question, truth: "")
     check_answer: Callable = field(default=lambda question, truth, tensors, sizes, own_sizes: [])
     nonfinite: Callable = field(default=lambda question, truth: False)
@@ -76,6 +85,8 @@ class QuestionKind:
     prompt_may_show: bool = False
     wants_distinct_sizes: Callable = field(default=lambda question: False)
     preview: Callable = field(default=lambda question, text: None)
+    shown_on_reveal: Callable = field(default=lambda question, truth, reveal, tensors, sizes: None)
+    repeat_is_predicted: bool = False
 
 
 def same_values(mine, theirs) -> bool:
@@ -86,6 +97,11 @@ def same_values(mine, theirs) -> bool:
     except (TypeError, ValueError):
         return False
     return mine.shape == theirs.shape and bool(np.allclose(mine, theirs, rtol=1e-6, atol=1e-9, equal_nan=True))
+
+
+def probe_read(question) -> list[str]:
+    """The usual ``reads``: the question's probe, when it has one."""
+    return [question.probe] if getattr(question, "probe", None) else []
 
 
 def with_reveal(question, tensors: Tensors, value, display: str, array: np.ndarray | None, label: str) -> Truth:

@@ -19,6 +19,7 @@ from tutor.grading.answer_text import choice_shown
 from tutor.grading.answers import parse_choice
 from tutor.grading.fields import ProbeRefText, QuestionBase, Reducer, ShortText, Strict
 from tutor.grading.kinds.base import QuestionKind, Truth, with_reveal
+from tutor.grading.reveal_shows import difference_on_screen
 from tutor.grading.tensor_access import QuestionError, probe_slice, reduce_slice
 
 COMPARISONS = {
@@ -108,6 +109,22 @@ def rule_probe(rule) -> str | None:
     return cases[0].probe if cases else None
 
 
+def rule_reads(rule) -> list[str]:
+    """Every slice the rule reads (its answer is computed from all of them)."""
+    if isinstance(rule, int):
+        return []
+    if getattr(rule, "cases", None):
+        return [case.probe for case in rule.cases]
+    return [getattr(rule, name) for name in ("argmax", "argmin", "sign") if getattr(rule, name, None)]
+
+
+def sign_on_reveal(rule, reveal, tensors) -> str | None:
+    sign = getattr(rule, "sign", None)
+    if sign and difference_on_screen(reveal.array, tensors, sign, rule.reduce):
+        return M_("two values whose difference is {sign}, so its sign", sign=sign)
+    return None
+
+
 def case_holds(case, value: float) -> bool:
     return any(COMPARISONS[name](value, getattr(case, name)) for name in COMPARISONS
                if getattr(case, name, None) is not None)
@@ -158,6 +175,9 @@ KIND = QuestionKind(
     nudge=lambda question, given, truth: "",
     attempt_cap=lambda question: max(1, len(question.choices) - 1),   # else trying every option wins
     shown_in=lambda question, text, truth: choice_shown(text, question.choices, int(truth.value)),
+    reads=lambda question: rule_reads(question.answer),
+    shown_on_reveal=lambda question, truth, reveal, tensors, sizes:
+        sign_on_reveal(question.answer, reveal, tensors),
     prompt_may_show=True,                          # a prompt may name the options it offers
     same_answer=lambda question, truth, earlier, earlier_truth: False,   # the same index is another statement
 )

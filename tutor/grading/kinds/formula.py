@@ -282,6 +282,7 @@ KIND = QuestionKind(
     matches=matches,
     nudge=lambda question, given, truth: nudge_of(question, given, truth).text,
     shown_in=shown_in,
+    reads=lambda question: [],   # its answer is an expression: the probe's numbers on screen do not write it
     closeness=lambda question, truth: _("checked on these tensors and {count} other draws").format(
         count=len(truth.value.draws) - 1),
     check_answer=check_answer,

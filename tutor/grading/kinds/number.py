@@ -15,7 +15,7 @@ from tutor.grading.answer_text import number_shown
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.grading.compare import absolute_tolerance, close
 from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer
-from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
+from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, with_reveal
 from tutor.grading.number_format import format_number, tolerance_in_words
 from tutor.grading.tensor_access import probe_slice, reduce_slice
 
@@ -127,4 +127,5 @@ KIND = QuestionKind(
     check_answer=check_answer,
     nonfinite=nonfinite,
     shown_in=shown_in,
+    reads=probe_read,
 )

@@ -9,7 +9,8 @@ from tutor.common.i18n import M_
 from tutor.grading.answer_text import shape_shown
 from tutor.grading.answers import parse_shape
 from tutor.grading.fields import ProbeRefText, QuestionBase
-from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
+from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, shape_nudge, with_reveal
+from tutor.grading.reveal_shows import shape_on_reveal
 from tutor.grading.tensor_access import probe_slice
 
 
@@ -42,4 +43,7 @@ KIND = QuestionKind(
     nudge=lambda question, given, truth: shape_nudge(given, truth.value),
     check_answer=check_answer,
     shown_in=lambda question, text, truth: shape_shown(text, truth.value),
+    reads=probe_read,
+    shown_on_reveal=lambda question, truth, reveal, tensors, sizes: shape_on_reveal(reveal, truth.value),
+    repeat_is_predicted=True,   # a shape that stays the same was predicted the first time
 )

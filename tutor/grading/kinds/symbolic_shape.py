@@ -16,6 +16,7 @@ from tutor.grading.answers import parse_symbolic_shape
 from tutor.grading.fields import OptionalProbeRef, QuestionBase
 from tutor.grading.symbolic import axes_that_differ, same_symbolic_shape
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
+from tutor.grading.reveal_shows import symbols_on_reveal
 from tutor.grading.tensor_access import probe_slice
 
 
@@ -89,6 +90,9 @@ KIND = QuestionKind(
     nudge=nudge,
     check_answer=check_answer,
     shown_in=lambda question, text, truth: symbolic_shown(text, question.answer),
+    reads=lambda question: [],   # its answer is in symbols: only axis names give it away
+    shown_on_reveal=lambda question, truth, reveal, tensors, sizes: symbols_on_reveal(reveal, sizes, question.answer),
+    repeat_is_predicted=True,
     # an earlier answer equal as a formula ((B, H, L, D/H) after (B, H, L, D_head)) was predicted already
     same_answer=lambda question, truth, earlier, earlier_truth:
         symbolic_shown(f"({earlier.answer.strip('()[] ')})", question.answer) is not None,

@@ -13,8 +13,9 @@ from tutor.grading.answer_text import values_shown
 from tutor.grading.answers import AnswerError, parse_number, parse_values
 from tutor.grading.compare import all_close, close
 from tutor.grading.fields import ProbeRefText, QuestionBase
-from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
+from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, with_reveal
 from tutor.grading.kinds.number import direction_nudge
+from tutor.grading.reveal_shows import values_on_screen
 from tutor.grading.number_format import format_number, format_values, tolerance_in_words
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
@@ -93,6 +94,10 @@ KIND = QuestionKind(
     closeness=lambda question, truth: tolerance_in_words(question.tolerance, False),
     check_answer=check_answer,
     shown_in=lambda question, text, truth: values_shown(text, truth.value, question.tolerance),
+    reads=probe_read,
+    shown_on_reveal=lambda question, truth, reveal, tensors, sizes:
+        M_("the values of {probe}, in order", probe=question.probe)
+        if values_on_screen(reveal.array, truth.value, question.tolerance) else None,
     nonfinite=lambda question, truth: not question.nonfinite and
     not bool(np.all(np.isfinite(np.asarray(truth.value, dtype=float)))),
 )

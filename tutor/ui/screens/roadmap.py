@@ -42,6 +42,7 @@ class RoadmapScreen(Screen):
         self.snapshot = Snapshot()
         self._track_nodes = {}
         self._wanted = None   # the entry the cursor is about to move to (its data), until the tree is laid out
+        self._labels_fresh = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -104,6 +105,9 @@ class RoadmapScreen(Screen):
 
     def _fill_tree(self, tree: Tree) -> None:
         self.snapshot = self.app.progress_snapshot()
+        # the next resume need not read them again: the first one did, a second snapshot and 70
+        # relabels before the first paint (a suspend in between makes them stale)
+        self._labels_fresh = True
         now = self.app.clock()
         tree.root.add_leaf(Text(review_label(self.snapshot, now)), data=REVIEW)
         tree.root.add_leaf(Text(stats_label(self.snapshot)), data=STATS)
@@ -129,11 +133,13 @@ class RoadmapScreen(Screen):
 
     def action_open_lesson(self) -> None:
         node = self.query_one(Tree).cursor_node
-        if node is not None:
-            self._activate(node.data)
+        if self._wanted is not None or node is not None:
+            self._activate(self._wanted if self._wanted is not None else node.data)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
-        self._activate(event.node.data)
+        # a key pressed before the cursor reached the entry it is moving to (Enter at the first
+        # paint) is meant for that entry, not for the line the cursor starts on
+        self._activate(self._wanted if self._wanted is not None else event.node.data)
 
     def _activate(self, data) -> None:
         if data == REVIEW:
@@ -158,7 +164,13 @@ class RoadmapScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.follow_catalog()
+        if self._labels_fresh:   # filled since the screen was last covered: the labels are today's
+            self._labels_fresh = False
+            return
         self.refresh_progress()
+
+    def on_screen_suspend(self) -> None:
+        self._labels_fresh = False   # a lesson or review on top may change every label
 
     def follow_catalog(self) -> None:
         """After a language switch the app has a new catalog: rebuild in it, the cursor kept."""
