@@ -80,11 +80,13 @@ def choose_language(argv: list[str] | None) -> str:
     early.add_argument("--lang", default=None)
     early.add_argument("--home", default=None)
     known, _rest = early.parse_known_args(argv)
-    # only a --lang before the command is the interface's: `lessons new ID --lang zh` names the
-    # translation to write, and once switched the interface to Chinese
+    # after `lessons`, a --lang names the translation to write (`lessons new ID --lang zh`), so
+    # there only one before the command is the interface's; other commands take it anywhere
+    # (`tutor class report ... --lang zh`)
     argv = sys.argv[1:] if argv is None else argv
-    before = argv[:next((i for i, word in enumerate(argv) if word in COMMAND_NAMES), len(argv))]
-    lang = early.parse_known_args(before)[0].lang
+    command_at = next((i for i, word in enumerate(argv) if word in COMMAND_NAMES), len(argv))
+    interface_words = argv[:command_at] if argv[command_at:command_at + 1] == ["lessons"] else argv
+    lang = early.parse_known_args(interface_words)[0].lang
     requested = lang if lang in LANGUAGES else None
     remembered = load_settings(resolve_home(known.home)).get("language")
     from tutor.cli.argparse_words import localize_argparse
