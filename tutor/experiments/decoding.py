@@ -92,8 +92,12 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
                     "beam.candidates (k, V) the "
                     "total log-probability of every one-token extension, beam.step2_tokens (k, 2), "
                     "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
-                    "probabilities; beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
-                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)", passes=1, copies=1)
+                    "probabilities; beam.parents (k,) how many of the k kept two-token beams extend each first "
+                    "token; beam.seq_logprob (k,) each kept two-token continuation scored afresh by one forward "
+                    "pass of prompt + both tokens (minus torch's cross_entropy summed over the two); "
+                    "beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
+                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)", passes=1, copies=1,
+            derived={"beam.step2_scores": ("beam.p_first", "beam.p_second", "beam.step1_scores", "beam.candidates")})
 @one_torch_thread
 def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -118,14 +122,22 @@ def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     def total(new: list[int]) -> float:
         return float(sum(logprobs([ids + new[:i]])[0, t] for i, t in enumerate(new)))
 
+    kept = torch.stack([tokens1[rows], tokens2], dim=1)                      # (k, 2)
+    whole = torch.tensor([ids + pair for pair in kept.tolist()], device=device)  # (k, P+2)
+    with torch.no_grad():
+        tail = model(whole)[:, -3:-1].cpu().double()                          # (k, 2, V) predicting both tokens
+    # the sequence scored the way training scores a text, in one pass: not the sum beam search kept
+    seq_logprob = -torch.nn.functional.cross_entropy(tail.transpose(1, 2), kept.cpu(), reduction="none").sum(-1)
     best = beam_search(model, ids, 6, beam_width=BEAM_WIDTH)
     greedy = generate(model, ids, 6, temperature=0, seed=0)
     return {
         "beam.step1_tokens": to_numpy(tokens1), "beam.step1_scores": to_numpy(scores1),
         "beam.step1_probs": to_numpy(scores1.exp()), "beam.next_best": to_numpy(second.max(dim=-1).values.exp()),
         "beam.candidates": to_numpy(candidates),
-        "beam.step2_tokens": to_numpy(torch.stack([tokens1[rows], tokens2], dim=1)),
+        "beam.step2_tokens": to_numpy(kept),
         "beam.step2_scores": to_numpy(scores2),
+        "beam.parents": to_numpy(torch.bincount(rows, minlength=BEAM_WIDTH)),
+        "beam.seq_logprob": to_numpy(seq_logprob),
         "beam.p_first": to_numpy(first[tokens1[rows]].exp()),
         "beam.p_second": to_numpy(second[rows, tokens2].exp()),
         "beam.best": np.array(best, dtype=np.float64), "beam.greedy": np.array(greedy, dtype=np.float64),

@@ -1,0 +1,64 @@
+"""Probes a formula question is graded against come from their own computation, not the answer's (issue 21).
+
+A formula question's truth that its experiment works out with the answer's arithmetic would grade
+the learner against a copy of the answer.  Each probe here is computed another way (torch's own
+function, a sum taken without the running update), agrees with the answer's arithmetic to rounding,
+and is not declared as derived from the symbols its question binds.
+"""
+import numpy as np
+import pytest
+
+from conftest import experiment_context as context
+import tutor.experiments  # noqa: F401  (registers every experiment and its derived outputs)
+from tutor.authoring.check import KNOWN_SIZES
+from tutor.authoring.formula_provenance import redone_in_questions
+from tutor.experiments import EXPERIMENTS
+from tutor.grading.kinds.formula import FormulaQuestion
+
+
+def formula_question(answer, probe, **bind):
+    return FormulaQuestion(id="q", kind="formula", prompt="p", answer=answer, bind=bind, probe=probe)
+
+
+def test_a_formula_question_graded_against_its_own_arithmetic_is_reported():
+    circular = formula_question("l1 * exp(m1 - m) + l2 * exp(m2 - m)", "flash.l[1]", l1="flash.l[0]",
+                                m1="flash.m[0]", l2="flash.tile_sum[1]", m2="flash.tile_max[1]", m="flash.m[1]")
+    independent = formula_question("l1 * exp(m1 - m) + l2 * exp(m2 - m)", "flash.l_direct[1]", l1="flash.l[0]",
+                                   m1="flash.m[0]", l2="flash.tile_sum[1]", m2="flash.tile_max[1]", m="flash.m[1]")
+    found = redone_in_questions([independent, circular], KNOWN_SIZES)
+    assert [index for index, _ in found] == [1] and "flash.l[1]" in found[0][1]
+
+
+def test_qk_cosines_are_torchs_and_equal_the_dot_products_over_the_lengths(hub):
+    from tutor.model import run_with_probes
+
+    ctx = context(hub.model, ["3142>1243"])
+    out = EXPERIMENTS["qk_geometry"](ctx)
+    _, probes = run_with_probes(hub.model, ctx.tokens)
+    q, k = (probes[f"blocks.0.attn.{n}"].double().numpy() for n in "qk")   # (B, H, L, D_head) each
+    expected = (q @ k.swapaxes(-1, -2)) / (out["qk_geometry.q_len"] * out["qk_geometry.k_len"])   # (B, H, L, L)
+    np.testing.assert_allclose(out["qk_geometry.cos"], expected, atol=1e-6)
+    rounded = np.concatenate([out["qk_geometry.Q2"].ravel(), out["qk_geometry.K2"].ravel()])
+    assert not np.signbit(rounded[rounded == 0]).any()                         # never printed as -0.0
+
+
+def test_flash_sum_taken_at_once_equals_the_running_sum_after_every_tile(hub):
+    out = EXPERIMENTS["flash"](context(hub.model, ["3142>1243"]))
+    np.testing.assert_allclose(out["flash.l_direct"], out["flash.l"], rtol=1e-12)
+    assert len(out["flash.l_direct"]) == 3                                     # 9 keys in tiles of 4
+
+
+def test_bigram_loglik_by_cross_entropy_on_log_counts_is_the_chain_rule_product(hub):
+    text = hub.named("text")
+    out = EXPERIMENTS["bigram"](context(text.model, ["in th", "which"]))
+    chain = np.log(out["bigram.first_p"]) + np.log(out["bigram.pair_p"]).sum(axis=-1)
+    np.testing.assert_allclose(out["bigram.loglik"], chain, rtol=1e-10)
+    assert np.all(np.isfinite(out["bigram.loglik"])) and np.all(out["bigram.loglik"] < 0)
+
+
+@pytest.mark.parametrize("lesson_probe", ["qk_geometry.cos", "bigram.loglik", "flash.l_direct", "nll.loss",
+                                          "beam.seq_logprob", "embedding.digit_cos", "decoding_compare.logprob"])
+def test_the_probes_lessons_compare_with_are_not_declared_derived(lesson_probe):
+    from tutor.experiments.registry import DERIVED_FROM
+
+    assert lesson_probe not in DERIVED_FROM
