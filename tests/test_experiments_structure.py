@@ -70,7 +70,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
-              | {"decode.ratio": (2,), "decode.greedy_token": (1,)},
+              | {"decode.ratio": (2,), "decode.greedy_token": (1,), "decode.topk_ratio_shift": (1,)},
     "generate": {"generate.greedy": (decoding.N_NEW,), "generate.greedy_rerun_diff": (1,),
                  "generate.sampled": (2, decoding.N_NEW), "generate.sampled_diff": (1,),
                  "generate.input_greedy": (decoding.N_NEW,)},
@@ -272,6 +272,7 @@ def test_decode_filters_on_the_real_distribution(hub):
     assert out["decode.sample_counts"].sum() == decoding.N_DRAWS
     assert np.allclose(np.cumsum(out["decode.sorted_probs"]), out["decode.cumsum"])
     assert out["decode.ratio"][1] == pytest.approx(math.sqrt(out["decode.ratio"][0]))
+    assert abs(out["decode.topk_ratio_shift"][0]) < 1e-4                  # renormalising keeps every ratio
 
 
 def test_generate_is_model_sample_generate(hub):

@@ -20,6 +20,7 @@ BEAM_WIDTH = 3        # beam: partial sequences kept at each step
                       f"decode.probs (V,) at T=1, decode.probs_T2 (V,) at T={HOT_T:g}, decode.topk_probs (V,) top-k "
                       f"k={TOP_K}, decode.topp_probs (V,) top-p p={TOP_P} (renormalised; decode.topk_kept / "
                       f"decode.topp_kept: the T=1 probabilities with the dropped tokens set to 0), "
+                      f"decode.topk_ratio_shift (1,) how far top-k moves ln(p(1st)/p(2nd)), "
                       f"decode.sorted_ids / decode.sorted_probs / "
                       f"decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
                       f"T={HOT_T:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
@@ -35,6 +36,7 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
     top_k = filter_logits(logits, 1.0, top_k=TOP_K)                          # (V,) -inf outside the top k
     top_p = filter_logits(logits, 1.0, top_p=TOP_P)                          # (V,) -inf outside the nucleus
     top = torch.topk(probs, min(10, probs.numel()))
+    kept_k = torch.softmax(top_k, -1)                                        # (V,) renormalised by model/sample.py's filter
     gap = float(torch.topk(logits, 2).values.diff().neg()) if logits.numel() > 1 else 0.0
     generator = torch.Generator().manual_seed(context.seed)
     draws = torch.multinomial(probs, N_DRAWS, replacement=True, generator=generator)  # (N,)
@@ -43,7 +45,10 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
         "decode.probs": to_numpy(probs),
         "decode.probs_T2": to_numpy(torch.softmax(filter_logits(logits, HOT_T), -1)),
         "decode.topk_kept": to_numpy(probs.masked_fill(torch.isinf(top_k), 0.0)),
-        "decode.topk_probs": to_numpy(torch.softmax(top_k, -1)),
+        "decode.topk_probs": to_numpy(kept_k),
+        "decode.topk_ratio_shift": scalar((kept_k[top.indices[0]] / kept_k[top.indices[1]]).log()
+                                          - (probs[top.indices[0]] / probs[top.indices[1]]).log())
+        if probs.numel() > 1 else scalar(0.0),
         "decode.topp_kept": to_numpy(probs.masked_fill(torch.isinf(top_p), 0.0)),
         "decode.topp_probs": to_numpy(torch.softmax(top_p, -1)),
         "decode.sorted_ids": to_numpy(top.indices),
