@@ -24,9 +24,11 @@ OPEN, CLOSE = "{{", "}}"
 SIZE_NAMES = ("B", "L", "D", "H", "D_head", "d_k", "d_model", "V", "N", "T")
 MAX_BODY = 240            # characters between {{ and }}
 MAX_VALUES = 12           # a slice longer than this is a table, not a number in a sentence
-_FORMAT = re.compile(r"\.(\d)([fge%])|%|token")
+MAX_TEXT = 64             # token ids `| text` may join: a block's worth, the longest text a model writes at once
+_FORMAT = re.compile(r"\.(\d)([fge%])|%|token|text")
 FORMAT_HELP = (".2f (fixed decimals), .3g (significant digits), .1e (exponent), % (percent), .1% (percent with "
-               "decimals) or token (the token a token id stands for, e.g. an argmax's)")
+               "decimals), token (the token a token id stands for, e.g. an argmax's) or text (a row of token ids "
+               "as the one line of text they spell, e.g. what a model generated)")
 # Every live run carries the model's vocabulary as one code point per token id, so `| token` can
 # name the token an id stands for ("the model's top choice is '1'") without the text holding it.
 VOCABULARY = "vocab.chars"
@@ -216,6 +218,8 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
         raise fail(str(error)) from None
     if array.size == 0:
         raise fail("selects no values")
+    if placeholder.fmt == "text":
+        return _text_of(array, tensors, fail)
     if array.size > MAX_VALUES:
         raise fail(f"selects {array.size} values {tuple(array.shape)}; a placeholder shows one number or a "
                    f"list of at most {MAX_VALUES}: index further")
@@ -224,18 +228,39 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
     return ", ".join(_format_one(v, placeholder.fmt) for v in array.ravel())
 
 
+def _character(value: float, tensors: dict, fail, fmt: str = "token") -> str:
+    """The character token id ``value`` stands for in the live model's vocabulary."""
+    vocabulary = tensors.get(VOCABULARY)
+    if vocabulary is None:
+        raise fail(f"'| {fmt}' needs the model's vocabulary, which this run does not carry")
+    if not np.isfinite(value) or value != int(value) or not 0 <= value < len(vocabulary):
+        raise fail(f"'| {fmt}' names token ids, whole numbers from 0 to {len(vocabulary) - 1}; "
+                   f"this slice holds {value:.6g}")
+    return chr(int(vocabulary[int(value)]))
+
+
 def _token_of(value: float, tensors: dict, fail) -> str:
     """The quoted token a token id stands for, printed as the reveal's axes print it."""
     from tutor.common.safe_text import one_line
     from tutor.model.tokenizer import char_label
 
-    vocabulary = tensors.get(VOCABULARY)
-    if vocabulary is None:
-        raise fail("'| token' needs the model's vocabulary, which this run does not carry")
-    if not np.isfinite(value) or value != int(value) or not 0 <= value < len(vocabulary):
-        raise fail(f"'| token' names a token id, a whole number from 0 to {len(vocabulary) - 1}; "
-                   f"this slice holds {value:.6g}")
-    return "'" + one_line(char_label(chr(int(vocabulary[int(value)])))) + "'"
+    return "'" + one_line(char_label(_character(value, tensors, fail))) + "'"
+
+
+def _text_of(array: np.ndarray, tensors: dict, fail) -> str:
+    """A row of token ids as the quoted line of text they spell: what a model wrote, shown as a string.
+
+    A model's output is untrusted text (a learner may train on any file), so it is made terminal-safe
+    on one line: a newline or tab shows as its control picture (␊, ␉) instead of breaking the sentence.
+    """
+    from tutor.common.safe_text import one_line
+
+    if array.ndim != 1:
+        raise fail(f"'| text' spells one row of token ids; this slice has the shape {tuple(array.shape)}: "
+                   "index it down to one row")
+    if array.size > MAX_TEXT:
+        raise fail(f"'| text' spells at most {MAX_TEXT} tokens; this slice holds {array.size}")
+    return "\u201c" + one_line("".join(_character(v, tensors, fail, "text") for v in array)) + "\u201d"
 
 
 def short_message(error: PlaceholderError) -> str:
