@@ -62,3 +62,34 @@ def test_the_probes_lessons_compare_with_are_not_declared_derived(lesson_probe):
     from tutor.experiments.registry import DERIVED_FROM
 
     assert lesson_probe not in DERIVED_FROM
+
+
+def test_torchs_attention_with_identity_values_returns_the_masked_softmax_and_zero_for_empty_rows():
+    import torch
+
+    from tutor.experiments.common import attention_weights
+
+    generator = torch.Generator().manual_seed(0)
+    q, k = (torch.randn(1, 2, 4, 3, generator=generator, dtype=torch.float64) for _ in range(2))   # (B, H, L, D_head)
+    allowed = torch.ones(4, 4, dtype=torch.bool).tril()
+    allowed[0, 0] = False                                                      # query 0 may see nothing
+    scores = q @ k.transpose(-2, -1) / 3 ** 0.5                                # (B, H, L, L)
+    expected = torch.softmax(scores.masked_fill(~allowed, float("-inf")), -1).nan_to_num(0.0)
+    weights = attention_weights(q, k, allowed)
+    torch.testing.assert_close(weights, expected)
+    assert (weights[..., 0, :] == 0).all()
+
+
+@pytest.mark.parametrize("experiment, rows, output, kind", [
+    ("kl", ["3142>1234"], "kl.H_pq", "cross-entropy"), ("kl", ["3142>1234"], "kl.KL_qp", "divergence"),
+    ("info", ["3142>1234"], "info.entropy", "entropy")])
+def test_information_quantities_from_torchs_functions_equal_the_sums_the_formulas_write(hub, experiment, rows, output,
+                                                                                          kind):
+    out = EXPERIMENTS[experiment](context(hub.model, rows))
+    if experiment == "kl":
+        p, q = out["kl.p"], out["kl.q"]
+        expected = -(p * np.log(q)).sum() if kind == "cross-entropy" else (q * (np.log(q) - np.log(p))).sum()
+    else:
+        p = out["info.probs"]
+        expected = -(p * np.log(np.where(p > 0, p, 1))).sum(-1)
+    np.testing.assert_allclose(out[output], np.atleast_1d(expected), rtol=1e-9, atol=1e-12)
