@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from tutor.common.lazy_import import numpy as np  # numpy (and the grading module) load on first fill, not at import
+from tutor.course.token_text import VOCABULARY, text_of, token_of
 from tutor.grading.probe_ref import ProbeRef, ProbeRefError, parse_probe_ref
 
 OPEN, CLOSE = "{{", "}}"
@@ -24,14 +25,10 @@ OPEN, CLOSE = "{{", "}}"
 SIZE_NAMES = ("B", "L", "D", "H", "D_head", "d_k", "d_model", "V", "N", "T")
 MAX_BODY = 240            # characters between {{ and }}
 MAX_VALUES = 12           # a slice longer than this is a table, not a number in a sentence
-MAX_TEXT = 64             # token ids `| text` may join: a block's worth, the longest text a model writes at once
 _FORMAT = re.compile(r"\.(\d)([fge%])|%|token|text")
 FORMAT_HELP = (".2f (fixed decimals), .3g (significant digits), .1e (exponent), % (percent), .1% (percent with "
                "decimals), token (the token a token id stands for, e.g. an argmax's) or text (a row of token ids "
                "as the one line of text they spell, e.g. what a model generated)")
-# Every live run carries the model's vocabulary as one code point per token id, so `| token` can
-# name the token an id stands for ("the model's top choice is '1'") without the text holding it.
-VOCABULARY = "vocab.chars"
 PREVIEW = "…"
 
 
@@ -219,48 +216,13 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
     if array.size == 0:
         raise fail("selects no values")
     if placeholder.fmt == "text":
-        return _text_of(array, tensors, fail)
+        return text_of(array, tensors, fail)
     if array.size > MAX_VALUES:
         raise fail(f"selects {array.size} values {tuple(array.shape)}; a placeholder shows one number or a "
                    f"list of at most {MAX_VALUES}: index further")
     if placeholder.fmt == "token":
-        return ", ".join(_token_of(v, tensors, fail) for v in array.ravel())
+        return ", ".join(token_of(v, tensors, fail) for v in array.ravel())
     return ", ".join(_format_one(v, placeholder.fmt) for v in array.ravel())
-
-
-def _character(value: float, tensors: dict, fail, fmt: str = "token") -> str:
-    """The character token id ``value`` stands for in the live model's vocabulary."""
-    vocabulary = tensors.get(VOCABULARY)
-    if vocabulary is None:
-        raise fail(f"'| {fmt}' needs the model's vocabulary, which this run does not carry")
-    if not np.isfinite(value) or value != int(value) or not 0 <= value < len(vocabulary):
-        raise fail(f"'| {fmt}' names token ids, whole numbers from 0 to {len(vocabulary) - 1}; "
-                   f"this slice holds {value:.6g}")
-    return chr(int(vocabulary[int(value)]))
-
-
-def _token_of(value: float, tensors: dict, fail) -> str:
-    """The quoted token a token id stands for, printed as the reveal's axes print it."""
-    from tutor.common.safe_text import one_line
-    from tutor.model.tokenizer import char_label
-
-    return "'" + one_line(char_label(_character(value, tensors, fail))) + "'"
-
-
-def _text_of(array: np.ndarray, tensors: dict, fail) -> str:
-    """A row of token ids as the quoted line of text they spell: what a model wrote, shown as a string.
-
-    A model's output is untrusted text (a learner may train on any file), so it is made terminal-safe
-    on one line: a newline or tab shows as its control picture (␊, ␉) instead of breaking the sentence.
-    """
-    from tutor.common.safe_text import one_line
-
-    if array.ndim != 1:
-        raise fail(f"'| text' spells one row of token ids; this slice has the shape {tuple(array.shape)}: "
-                   "index it down to one row")
-    if array.size > MAX_TEXT:
-        raise fail(f"'| text' spells at most {MAX_TEXT} tokens; this slice holds {array.size}")
-    return "\u201c" + one_line("".join(_character(v, tensors, fail, "text") for v in array)) + "\u201d"
 
 
 def short_message(error: PlaceholderError) -> str:
