@@ -93,3 +93,16 @@ def test_information_quantities_from_torchs_functions_equal_the_sums_the_formula
         p = out["info.probs"]
         expected = -(p * np.log(np.where(p > 0, p, 1))).sum(-1)
     np.testing.assert_allclose(out[output], np.atleast_1d(expected), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("weights", ["shipped", "fresh"])
+def test_the_by_hand_product_needs_the_transpose_and_is_not_all_zeros(hub, weights):
+    """la-dot-geometry's 2×2 Q·Kᵀ (tolerance 0.011) refuses Q·K, the product transposed and 0 0 0 0."""
+    from tutor.experiments.common import fresh_model
+
+    model = hub.model if weights == "shipped" else fresh_model(hub.model.config, 0)
+    out = EXPERIMENTS["qk_geometry"](context(model, ["3142>1243"]))
+    q2, k2, truth = out["qk_geometry.Q2"], out["qk_geometry.K2"], out["qk_geometry.QK2"]
+    np.testing.assert_allclose(truth, q2 @ k2.T, atol=1e-12)
+    for wrong in (q2 @ k2, truth.T, np.zeros_like(truth)):
+        assert np.abs(wrong - truth).max() > 0.011
