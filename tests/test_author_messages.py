@@ -86,6 +86,35 @@ def test_a_placeholder_names_the_token_an_id_stands_for():
             raise AssertionError(bad)
 
 
+def test_a_placeholder_spells_a_row_of_token_ids_as_one_terminal_safe_line():
+    """de-decoding-comparison shows what each strategy wrote: the ids as text, a newline or an escape visible."""
+    import numpy as np
+
+    tensors = {VOCABULARY: np.array([ord(c) for c in "\n ab\x1b"], dtype=float),
+               "samples": np.array([[2.0, 3.0, 1.0, 0.0, 4.0, 2.0], [3.0, 3.0, 3.0, 3.0, 3.0, 3.0]])}
+    assert fill("wrote {{ samples[0] | text }}.", tensors, {}) == "wrote \u201cab \u240a\u241ba\u201d."
+    long = {**tensors, "samples": np.full((1, 65), 2.0)}
+    for bad, data, word in (("{{ samples | text }}", tensors, "one row"), ("{{ samples[0] | text }}", long, "at most 64"),
+                            ("{{ samples[0] | text }}", {"samples": tensors["samples"]}, "vocabulary")):
+        try:
+            fill(bad, data, {})
+        except PlaceholderError as error:
+            assert word in str(error)
+        else:
+            raise AssertionError(bad)
+
+
+def test_the_decoding_comparison_shows_each_strategys_text_only_after_its_questions():
+    """Greedy's text first appears in the reveal of the question about greedy's loops, the sampled ones last."""
+    from tutor.course.catalog import builtin_lessons_dir, load_lesson
+
+    lesson = load_lesson(builtin_lessons_dir() / "de-decoding-comparison.yaml")
+    shown = [i for i, q in enumerate(lesson.questions) if "| text }}" in (q.reveal or "")]
+    ids = [q.id for q in lesson.questions]
+    assert [ids[i] for i in shown] == ["greedy-loops", "beam-vs-greedy", "least-likely"] and shown[-1] == len(ids) - 1
+    assert "| text" not in lesson.explanation and not any("| text" in q.prompt for q in lesson.questions)
+
+
 def test_a_reveal_says_the_top_token_live(tmp_path):
     path = copy_of(tmp_path, "pr-softmax", ("reveal: \"{{ next_token.top_ids[0, 4, 0] }}; a model that sorts picks 18, the digit '1':",
                                                     "reveal: \"{{ next_token.top_ids[0, 4, 0] | token }}:"))

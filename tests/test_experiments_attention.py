@@ -86,6 +86,21 @@ def test_attn_scale_divides_by_sqrt_dk_and_saturates_without_it(out):
     assert (scale["attn_scale.entropy_raw"][..., 0] == 0).all()               # the first query sees one key
 
 
+def test_trained_queries_and_keys_spread_wider_than_independent_entries_would(out):
+    """pr-scale-saturation's prediction: σ_q·σ_k·√d_k is the spread of q·k for vectors with independent
+    entries; the trained model's products spread about twice as wide, and so do the pairs the mask hides,
+    which no query attends to: the excess is shared directions, not queries aimed at their keys."""
+    scale = out["attn_scale"]
+    independent = scale["attn_scale.q_std"][0] * scale["attn_scale.k_std"][0] * 4
+    assert scale["attn_scale.independent_std"][0] == pytest.approx(independent)
+    assert scale["attn_scale.spread_ratio"][0] == pytest.approx(scale["attn_scale.std_raw"][0] / independent)
+    assert scale["attn_scale.spread_ratio"][0] > 1.25
+    length = scale["attn_scale.raw"].shape[-1]
+    hidden = scale["attn_scale.raw"][..., np.triu_indices(length, 1)[0], np.triu_indices(length, 1)[1]]
+    assert scale["attn_scale.hidden_ratio"][0] == pytest.approx(hidden.std() / independent)
+    assert scale["attn_scale.hidden_ratio"][0] > 1.25
+
+
 def test_attn_scale_scores_are_the_models_own(hub, out):
     from tutor.model import run_with_probes
 

@@ -70,14 +70,14 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
-              | {"decode.ratio": (2,), "decode.greedy_token": (1,)},
+              | {"decode.ratio": (2,), "decode.greedy_token": (1,), "decode.topk_ratio_shift": (1,)},
     "generate": {"generate.greedy": (decoding.N_NEW,), "generate.greedy_rerun_diff": (1,),
                  "generate.sampled": (2, decoding.N_NEW), "generate.sampled_diff": (1,),
                  "generate.input_greedy": (decoding.N_NEW,)},
     "beam": {"beam.step1_tokens": (3,), "beam.step1_scores": (3,), "beam.step1_probs": (3,), "beam.next_best": (3,),
              "beam.candidates": (3, V),
              "beam.step2_tokens": (3, 2), "beam.step2_scores": (3,), "beam.p_first": (3,), "beam.p_second": (3,),
-             "beam.best": (6,), "beam.greedy": (6,), "beam.best_score": (1,), "beam.greedy_score": (1,)},
+             "beam.parents": (3,), "beam.seq_logprob": (3,), "beam.best": (6,), "beam.greedy": (6,), "beam.best_score": (1,), "beam.greedy_score": (1,)},
 }
 
 
@@ -272,6 +272,7 @@ def test_decode_filters_on_the_real_distribution(hub):
     assert out["decode.sample_counts"].sum() == decoding.N_DRAWS
     assert np.allclose(np.cumsum(out["decode.sorted_probs"]), out["decode.cumsum"])
     assert out["decode.ratio"][1] == pytest.approx(math.sqrt(out["decode.ratio"][0]))
+    assert abs(out["decode.topk_ratio_shift"][0]) < 1e-4                  # renormalising keeps every ratio
 
 
 def test_generate_is_model_sample_generate(hub):
@@ -296,3 +297,11 @@ def test_beam_scores_add_log_probabilities_and_beat_greedy_here(hub):
     assert list(out["beam.best"]) == beam_search(hub.model, ctx.tokens[0].tolist(), 6, beam_width=3)
     assert out["beam.step2_tokens"][0, 0] == TOKENIZER.encode("\n")[0]   # the runner-up first token wins
     assert out["beam.best_score"][0] > out["beam.greedy_score"][0] + 0.1
+
+
+def test_beam_kept_pairs_read_back_in_one_pass_score_what_beam_search_summed(hub):
+    """The lesson's formula ln p1 + ln p2 is compared with a separate pass over prompt + pair, not its own sum."""
+    out = run("beam", context(hub.model, ["5024>8"]))
+    assert np.allclose(out["beam.seq_logprob"], out["beam.step2_scores"], atol=1e-5)
+    assert not np.array_equal(out["beam.seq_logprob"], out["beam.step2_scores"])   # computed apart, float32 noise
+    assert out["beam.parents"].sum() == 3 and list(out["beam.parents"]) == [2, 1, 0]   # '0' fills two places here

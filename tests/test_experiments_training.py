@@ -64,7 +64,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
             "nll.random_loss": (1, 8), "nll.random_mean": (1,), "nll.perplexity": (1,),
             "nll.random_perplexity": (1,)},
     "autoregressive": {"autoregressive.tokens": (1, 9), "autoregressive.logits": (1, 9, V),
-                       "autoregressive.change": (1, 9)},
+                       "autoregressive.change": (1, 9), "autoregressive.step_p": (8,)},
     "ce_grad": {"ce_grad.loss": (1,), "ce_grad.N": (1,), "ce_grad.scored": (1, 8), "ce_grad.probs": (1, 8, V),
                 "ce_grad.onehot": (1, 8, V), "ce_grad.dlogits": (1, 8, V), "ce_grad.x_final": (1, 8, 64),
                 "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V)},
@@ -211,6 +211,14 @@ def test_nll_is_minus_log_p_of_the_true_token(hub):
 def test_autoregressive_edit_changes_only_the_last_position(trained_out):
     change = trained_out["autoregressive"]["autoregressive.change"][0]
     assert np.all(change[:-1] == 0) and change[-1] > 0
+
+
+def test_token_by_token_factors_through_the_kv_cache_match_the_one_pass_probabilities(trained_out):
+    """pr-autoregressive multiplies generation's own factors and compares them with one forward pass."""
+    step_p = trained_out["autoregressive"]["autoregressive.step_p"]
+    one_pass = trained_out["nll"]["nll.p_true"][0]
+    np.testing.assert_allclose(step_p, one_pass, atol=1e-5)
+    assert not np.array_equal(step_p, one_pass)   # another code path: equal only to float32 rounding
 
 
 def test_ce_grad_is_p_minus_y_over_n_and_chains_into_W_U(hub):

@@ -232,7 +232,7 @@ def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
 def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
     from tutor.live.formula_check import parse_spec
     from tutor.formulas.parse import FormulaError, formula_symbols
-    from tutor.authoring.formula_provenance import redone_arithmetic
+    from tutor.authoring.formula_provenance import redone_arithmetic, redone_in_questions
 
     spec = lesson.formula
     try:
@@ -263,4 +263,6 @@ def check_formula_text(lesson: Lesson, pinned: Pinned) -> bool:
     circular = redone_arithmetic(spec, KNOWN_SIZES)
     if circular:
         pinned.add(("formula", "reproduces"), circular)
+    for i, message in redone_in_questions(lesson.questions, KNOWN_SIZES):
+        pinned.add(("questions", i, "probe"), message)
     return True

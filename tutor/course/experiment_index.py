@@ -11,7 +11,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "attn_scale": (1, 1),
     "attn_window": (1, 1),
     "autograd": (2.5, 3),
-    "autoregressive": (1, 1),
+    "autoregressive": (2, 1),
     "beam": (1, 1),
     "bigram": (3, 1),
     "ce_grad": (1.2, 3),

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from tutor.common.lazy_import import numpy as np  # numpy (and the grading module) load on first fill, not at import
+from tutor.course.token_text import VOCABULARY, text_of, token_of
 from tutor.grading.probe_ref import ProbeRef, ProbeRefError, parse_probe_ref
 
 OPEN, CLOSE = "{{", "}}"
@@ -24,12 +25,10 @@ OPEN, CLOSE = "{{", "}}"
 SIZE_NAMES = ("B", "L", "D", "H", "D_head", "d_k", "d_model", "V", "N", "T")
 MAX_BODY = 240            # characters between {{ and }}
 MAX_VALUES = 12           # a slice longer than this is a table, not a number in a sentence
-_FORMAT = re.compile(r"\.(\d)([fge%])|%|token")
+_FORMAT = re.compile(r"\.(\d)([fge%])|%|token|text")
 FORMAT_HELP = (".2f (fixed decimals), .3g (significant digits), .1e (exponent), % (percent), .1% (percent with "
-               "decimals) or token (the token a token id stands for, e.g. an argmax's)")
-# Every live run carries the model's vocabulary as one code point per token id, so `| token` can
-# name the token an id stands for ("the model's top choice is '1'") without the text holding it.
-VOCABULARY = "vocab.chars"
+               "decimals), token (the token a token id stands for, e.g. an argmax's) or text (a row of token ids "
+               "as the one line of text they spell, e.g. what a model generated)")
 PREVIEW = "…"
 
 
@@ -216,26 +215,14 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
         raise fail(str(error)) from None
     if array.size == 0:
         raise fail("selects no values")
+    if placeholder.fmt == "text":
+        return text_of(array, tensors, fail)
     if array.size > MAX_VALUES:
         raise fail(f"selects {array.size} values {tuple(array.shape)}; a placeholder shows one number or a "
                    f"list of at most {MAX_VALUES}: index further")
     if placeholder.fmt == "token":
-        return ", ".join(_token_of(v, tensors, fail) for v in array.ravel())
+        return ", ".join(token_of(v, tensors, fail) for v in array.ravel())
     return ", ".join(_format_one(v, placeholder.fmt) for v in array.ravel())
-
-
-def _token_of(value: float, tensors: dict, fail) -> str:
-    """The quoted token a token id stands for, printed as the reveal's axes print it."""
-    from tutor.common.safe_text import one_line
-    from tutor.model.tokenizer import char_label
-
-    vocabulary = tensors.get(VOCABULARY)
-    if vocabulary is None:
-        raise fail("'| token' needs the model's vocabulary, which this run does not carry")
-    if not np.isfinite(value) or value != int(value) or not 0 <= value < len(vocabulary):
-        raise fail(f"'| token' names a token id, a whole number from 0 to {len(vocabulary) - 1}; "
-                   f"this slice holds {value:.6g}")
-    return "'" + one_line(char_label(chr(int(vocabulary[int(value)])))) + "'"
 
 
 def short_message(error: PlaceholderError) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
-from tutor.experiments.common import device_of, to_numpy
+from tutor.experiments.common import attention_weights, device_of, to_numpy
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 PAD_CHAR = " "        # the id written into pad positions; the mask, not the id, hides them
@@ -40,15 +40,17 @@ def padded_batch(tokens, pad_id: int):
                        "padding.causal (L, L) 1 = key not in the future, padding.mask (2, L, L) = causal AND "
                        "key_real (1 = may attend), padding.bias (2, L, L) 0 or -inf, padding.scores "
                        "(2, H, L, L) Q·Kᵀ/√d_k of block 0 on the padded batch, padding.masked (2, H, L, L) "
-                       "= scores + bias, padding.pattern (2, H, L, L) its softmax (rows that may see no key "
-                       "are 0), padding.causal_pattern (2, H, L, L) the softmax with the causal mask only, "
+                       "= scores + bias, padding.pattern (2, H, L, L) its softmax, by torch's own "
+                       "scaled_dot_product_attention on q, k and the mask (rows that may see no key are 0), "
+                       "padding.causal_pattern (2, H, L, L) the softmax with the causal mask only, "
                        "padding.leak / padding.leak_masked (2, H, L) the weight each query puts on pad keys "
                        "without / with the padding mask, padding.empty_rows (2, L) 1 where a query may see "
                        "no key at all, padding.alone (H, L - P) block 0's weights of row 1's last query on "
                        "its L - P real tokens run alone, padding.gap / padding.shifted_gap (H,) the largest "
                        "|difference| between those and the padded, masked row's weights on its real keys, "
                        "with the usual positions / with position ids shifted back by P as real code does",
-            passes=1, copies=1)
+            passes=1, copies=1,
+            derived={"padding.masked": ("padding.scores", "padding.bias")})
 @one_torch_thread
 def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -68,7 +70,8 @@ def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
     bias = torch.zeros_like(mask).masked_fill(mask == 0, float("-inf"))      # (2, L, L)
     masked = scores + bias[:, None]                                          # (2, H, L, L)
     empty = (mask.sum(-1) == 0).double()                                     # (2, L)
-    pattern = torch.softmax(masked, dim=-1).nan_to_num(0.0)                  # (2, H, L, L); 0/0 rows -> 0
+    q, k = (probes[f"blocks.0.attn.{n}"].detach().cpu().double() for n in "qk")  # (2, H, L, D_head) each
+    pattern = attention_weights(q, k, (mask == 1)[:, None])                  # (2, H, L, L); 0/0 rows -> 0
     causal_bias = torch.zeros_like(causal).masked_fill(causal == 0, float("-inf"))  # (L, L)
     causal_pattern = torch.softmax(scores + causal_bias, dim=-1)             # (2, H, L, L)
     pad_keys = (1.0 - key_real)[:, None, None, :]                            # (2, 1, 1, L)

@@ -34,7 +34,11 @@ def softmax_jacobian_norm(pattern):
 
 
 @experiment("attn_scale", "block 0's own q·k with and without the 1/√d_k scale (causal mask applied to both): "
-                          "attn_scale.d_k (1,), attn_scale.raw (B, H, L, L) = Q·Kᵀ, attn_scale.scaled "
+                          "attn_scale.d_k (1,), attn_scale.q_std / attn_scale.k_std (1,) the standard deviation "
+                          "of every entry of the queries / keys, attn_scale.independent_std (1,) = q_std·k_std·√d_k, "
+                          "the spread of q·k if queries and keys were drawn independently, attn_scale.spread_ratio "
+                          "(1,) = std_raw / independent_std, attn_scale.hidden_ratio (1,) the same ratio over the pairs the causal mask "
+                          "hides (key > query; 0 when there are none); attn_scale.raw (B, H, L, L) = Q·Kᵀ, attn_scale.scaled "
                           "(B, H, L, L) = Q·Kᵀ/√d_k (the model's scores), attn_scale.std_raw / .std_scaled (1,) "
                           "the standard deviation of the visible scores (key ≤ query), "
                           "attn_scale.pattern_raw / .pattern_scaled (B, H, L, L) their softmax, "
@@ -50,7 +54,10 @@ def softmax_jacobian_norm(pattern):
             passes=1, copies=1,
             derived={"attn_scale.scaled": ("attn_scale.raw", "attn_scale.d_k"),
                      "attn_scale.std_scaled": ("attn_scale.scaled", "attn_scale.raw"),
-                     "attn_scale.entropy_kept": ("attn_scale.entropy_raw", "attn_scale.entropy_scaled")})
+                     "attn_scale.entropy_kept": ("attn_scale.entropy_raw", "attn_scale.entropy_scaled"),
+                     "attn_scale.independent_std": ("attn_scale.q_std", "attn_scale.k_std", "attn_scale.d_k"),
+                     "attn_scale.spread_ratio": ("attn_scale.std_raw", "attn_scale.independent_std"),
+                     "attn_scale.hidden_ratio": ("attn_scale.raw", "attn_scale.independent_std")})
 @one_torch_thread
 def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -83,6 +90,17 @@ def attention_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
             f"attn_scale.mean_top_{name}": scalar(top[..., later_rows].mean()),
             f"attn_scale.mean_jacobian_{name}": scalar(jacobian[..., later_rows].mean()),
         }
+    # the scaled-scores argument: q·k of vectors with independent entries spreads as σ_q·σ_k·√d_k. A trained
+    # head's queries and keys vary together along a few shared directions, so its products spread wider; the
+    # pairs the mask hides (a query with later keys, never attended) show that this is not a query aimed at
+    # the keys it attends to
+    q_std, k_std = q.std(unbiased=False), k.std(unbiased=False)
+    independent = q_std * k_std * math.sqrt(d_k)
+    out |= {"attn_scale.q_std": scalar(q_std), "attn_scale.k_std": scalar(k_std),
+            "attn_scale.independent_std": scalar(independent),
+            "attn_scale.spread_ratio": scalar(out["attn_scale.std_raw"][0] / float(independent)),
+            "attn_scale.hidden_ratio": scalar(raw[..., ~visible].std(unbiased=False) / independent
+                                              if length > 1 else 0.0)}
     rows_up = out["attn_scale.jacobian_raw"][..., later_rows] > out["attn_scale.jacobian_scaled"][..., later_rows]
     out |= {"attn_scale.entropy_kept": out["attn_scale.entropy_scaled"] - out["attn_scale.entropy_raw"],
             "attn_scale.rows": scalar(rows_up.size), "attn_scale.rows_jacobian_up": scalar(rows_up.sum())}

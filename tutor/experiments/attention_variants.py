@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
-from tutor.experiments.common import probe_tensors, scalar, to_numpy
+from tutor.experiments.common import attention_weights, probe_tensors, scalar, to_numpy
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 WINDOW = 3            # attn_window: each query sees itself and the WINDOW - 1 keys before it
@@ -12,14 +12,16 @@ ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if th
 
 @experiment("attn_window", f"a sliding window of w = {WINDOW} keys on block 0: attn_window.mask (L, L) 1 = kept, "
                            "attn_window.bias (L, L) 0 or -inf, attn_window.pattern (B, H, L, L) = softmax(scores + "
-                           "bias), attn_window.kept (1,) kept entries per head, attn_window.causal_kept (1,) = "
+                           "bias) by torch's scaled_dot_product_attention, attn_window.kept (1,) kept entries "
+                           "per head, attn_window.causal_kept (1,) = "
                            "L(L+1)/2, attn_window.full (1,) = L*L", passes=1, copies=1)
 @one_torch_thread
 def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
-    scores = probe_tensors(context)["blocks.0.attn.scores"]                        # (B, H, L, L)
-    length = scores.shape[-1]
+    probes = probe_tensors(context)
+    q, k = probes["blocks.0.attn.q"], probes["blocks.0.attn.k"]              # (B, H, L, D_head) each
+    length = q.shape[-2]
     i = torch.arange(length)[:, None]                                        # (L, 1)
     j = torch.arange(length)[None, :]                                        # (1, L)
     keep = (j <= i) & (j > i - WINDOW)                                       # (L, L)
@@ -27,7 +29,7 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
     return {
         "attn_window.mask": to_numpy(keep),
         "attn_window.bias": to_numpy(bias),
-        "attn_window.pattern": to_numpy(torch.softmax(scores + bias, dim=-1)),
+        "attn_window.pattern": to_numpy(attention_weights(q, k, keep)),      # torch's attention, not softmax redone
         "attn_window.kept": scalar(keep.sum()),
         "attn_window.causal_kept": scalar(length * (length + 1) // 2),
         "attn_window.full": scalar(length * length),

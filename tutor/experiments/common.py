@@ -103,3 +103,20 @@ def loss_on(model, tokens, targets):
 
 def digit_ids(context: ExperimentContext) -> list[int]:
     return context.tokenizer.encode(DIGITS)
+
+
+def attention_weights(q, k, allowed):
+    """Attention weights (B, H, L, L) computed by torch's own scaled_dot_product_attention.
+
+    Why: a lesson that checks softmax(S + M) against weights the experiment computed as
+    softmax(scores + bias) would only see its own arithmetic again.  Attending with the identity as
+    the values makes torch's attention return its weights themselves (weights · I = weights), from
+    the model's q and k and the boolean mask ``allowed`` (L, L) or (B, 1, L, L): True = may attend.
+    A query that may attend to no key gets 0 weights, not NaN.
+    """
+    import torch
+
+    length = q.shape[-2]
+    identity = torch.eye(length, dtype=q.dtype).expand(*q.shape[:-1], length)   # (B, H, L, L) as values
+    weights = torch.nn.functional.scaled_dot_product_attention(q, k, identity, attn_mask=allowed)
+    return weights.nan_to_num(0.0)                                          # (B, H, L, L)

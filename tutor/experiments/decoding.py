@@ -20,6 +20,7 @@ BEAM_WIDTH = 3        # beam: partial sequences kept at each step
                       f"decode.probs (V,) at T=1, decode.probs_T2 (V,) at T={HOT_T:g}, decode.topk_probs (V,) top-k "
                       f"k={TOP_K}, decode.topp_probs (V,) top-p p={TOP_P} (renormalised; decode.topk_kept / "
                       f"decode.topp_kept: the T=1 probabilities with the dropped tokens set to 0), "
+                      f"decode.topk_ratio_shift (1,) how far top-k moves ln(p(1st)/p(2nd)), "
                       f"decode.sorted_ids / decode.sorted_probs / "
                       f"decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
                       f"T={HOT_T:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
@@ -35,6 +36,7 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
     top_k = filter_logits(logits, 1.0, top_k=TOP_K)                          # (V,) -inf outside the top k
     top_p = filter_logits(logits, 1.0, top_p=TOP_P)                          # (V,) -inf outside the nucleus
     top = torch.topk(probs, min(10, probs.numel()))
+    kept_k = torch.softmax(top_k, -1)                                        # (V,) renormalised by model/sample.py's filter
     gap = float(torch.topk(logits, 2).values.diff().neg()) if logits.numel() > 1 else 0.0
     generator = torch.Generator().manual_seed(context.seed)
     draws = torch.multinomial(probs, N_DRAWS, replacement=True, generator=generator)  # (N,)
@@ -43,7 +45,10 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
         "decode.probs": to_numpy(probs),
         "decode.probs_T2": to_numpy(torch.softmax(filter_logits(logits, HOT_T), -1)),
         "decode.topk_kept": to_numpy(probs.masked_fill(torch.isinf(top_k), 0.0)),
-        "decode.topk_probs": to_numpy(torch.softmax(top_k, -1)),
+        "decode.topk_probs": to_numpy(kept_k),
+        "decode.topk_ratio_shift": scalar((kept_k[top.indices[0]] / kept_k[top.indices[1]]).log()
+                                          - (probs[top.indices[0]] / probs[top.indices[1]]).log())
+        if probs.numel() > 1 else scalar(0.0),
         "decode.topp_kept": to_numpy(probs.masked_fill(torch.isinf(top_p), 0.0)),
         "decode.topp_probs": to_numpy(torch.softmax(top_p, -1)),
         "decode.sorted_ids": to_numpy(top.indices),
@@ -92,8 +97,12 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
                     "beam.candidates (k, V) the "
                     "total log-probability of every one-token extension, beam.step2_tokens (k, 2), "
                     "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
-                    "probabilities; beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
-                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)", passes=1, copies=1)
+                    "probabilities; beam.parents (k,) how many of the k kept two-token beams extend each first "
+                    "token; beam.seq_logprob (k,) each kept two-token continuation scored afresh by one forward "
+                    "pass of prompt + both tokens (minus torch's cross_entropy summed over the two); "
+                    "beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
+                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)", passes=1, copies=1,
+            derived={"beam.step2_scores": ("beam.p_first", "beam.p_second", "beam.step1_scores", "beam.candidates")})
 @one_torch_thread
 def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -118,14 +127,22 @@ def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     def total(new: list[int]) -> float:
         return float(sum(logprobs([ids + new[:i]])[0, t] for i, t in enumerate(new)))
 
+    kept = torch.stack([tokens1[rows], tokens2], dim=1)                      # (k, 2)
+    whole = torch.tensor([ids + pair for pair in kept.tolist()], device=device)  # (k, P+2)
+    with torch.no_grad():
+        tail = model(whole)[:, -3:-1].cpu().double()                          # (k, 2, V) predicting both tokens
+    # the sequence scored the way training scores a text, in one pass: not the sum beam search kept
+    seq_logprob = -torch.nn.functional.cross_entropy(tail.transpose(1, 2), kept.cpu(), reduction="none").sum(-1)
     best = beam_search(model, ids, 6, beam_width=BEAM_WIDTH)
     greedy = generate(model, ids, 6, temperature=0, seed=0)
     return {
         "beam.step1_tokens": to_numpy(tokens1), "beam.step1_scores": to_numpy(scores1),
         "beam.step1_probs": to_numpy(scores1.exp()), "beam.next_best": to_numpy(second.max(dim=-1).values.exp()),
         "beam.candidates": to_numpy(candidates),
-        "beam.step2_tokens": to_numpy(torch.stack([tokens1[rows], tokens2], dim=1)),
+        "beam.step2_tokens": to_numpy(kept),
         "beam.step2_scores": to_numpy(scores2),
+        "beam.parents": to_numpy(torch.bincount(rows, minlength=BEAM_WIDTH)),
+        "beam.seq_logprob": to_numpy(seq_logprob),
         "beam.p_first": to_numpy(first[tokens1[rows]].exp()),
         "beam.p_second": to_numpy(second[rows, tokens2].exp()),
         "beam.best": np.array(best, dtype=np.float64), "beam.greedy": np.array(greedy, dtype=np.float64),

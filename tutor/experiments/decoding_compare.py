@@ -60,17 +60,25 @@ def continuations(model, prompt: list[int], knobs: dict, seed: int) -> list[list
     return [generate(model, prompt, N_NEW, seed=seed + i, **knobs) for i in range(DRAWS)]
 
 
-def token_probs(model, prompt: list[int], texts: list[list[int]]):
-    """(S, N): the model's probability (T = 1, no filters) of each new token of each text."""
+def read_back(model, prompt: list[int], texts: list[list[int]]):
+    """The model reading each text back at T = 1 without filters, in one pass per strategy.
+
+    Returns (probs (S, N), mean_logprob (S,)): the softmax probability of each new token, and
+    each text's mean log-probability as training's loss computes it (minus torch's cross_entropy
+    of the logits).  The two come from the same logits by different functions, so a formula that
+    averages ln p over ``probs`` is checked against the loss, not against its own average redone.
+    """
     import torch
 
     device = device_of(model)
     full = torch.tensor([prompt + text for text in texts], device=device)   # (S, P+N)
-    with torch.no_grad():
-        logp = torch.log_softmax(model(full).double(), -1)                  # (S, P+N, V)
     start = len(prompt)
+    with torch.no_grad():
+        logits = model(full)[:, start - 1:-1].double()                      # (S, N, V) predicting each new token
     new = full[:, start:]                                                   # (S, N)
-    return logp[:, start - 1:-1].gather(-1, new[..., None])[..., 0].exp()    # (S, N) p of each new token
+    probs = torch.softmax(logits, -1).gather(-1, new[..., None])[..., 0]   # (S, N) p of each new token
+    loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), new, reduction="none")  # (S, N)
+    return probs.cpu(), -loss.mean(dim=-1).cpu()
 
 
 @experiment("decoding_compare", f"batch row 0 continued by {len(STRATEGIES)} strategies ({NAMES}), {N_NEW} new tokens, "
@@ -78,11 +86,12 @@ def token_probs(model, prompt: list[int], texts: list[list[int]]):
                                 "strategy in that order: decoding_compare.distinct (6,) different continuations among "
                                 "the draws, decoding_compare.distinct_2 (6,) different 2-grams over all 2-grams of the "
                                 "draws, decoding_compare.logprob (6,) mean log-probability per new token under the "
-                                f"model at T=1, decoding_compare.repetition (6,) share of each text's {NGRAM}-grams "
+                                f"model at T=1 (minus torch's cross_entropy), decoding_compare.repetition (6,) share of each text's {NGRAM}-grams "
                                 "that repeat an earlier one (mean over draws), decoding_compare.samples "
                                 f"(6, {DRAWS}, {N_NEW}) the token ids and decoding_compare.token_probs (6, {DRAWS}, {N_NEW}) the "
                                 "model's probability of each; decoding_compare.beam_gain (1,) beam's minus "
-                                "greedy's mean log-probability", passes=10, copies=1)
+                                "greedy's mean log-probability", passes=10, copies=1,
+                                derived={"decoding_compare.beam_gain": ("decoding_compare.logprob",)})
 @one_torch_thread
 def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
     model = context.model
@@ -91,10 +100,11 @@ def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
     for knobs in STRATEGIES.values():
         texts = continuations(model, prompt, knobs, context.seed)
         samples.append(texts)
-        probs.append(token_probs(model, prompt, texts).numpy())             # (S, N)
+        text_probs, text_logprob = read_back(model, prompt, texts)           # (S, N), (S,)
+        probs.append(text_probs.numpy())
         distinct.append(len({tuple(text) for text in texts}))
         distinct_2.append(distinct_ngrams(texts))
-        logprob.append(float(np.log(probs[-1]).mean()))
+        logprob.append(float(text_logprob.mean()))
         repetition.append(float(np.mean([repeated_ngrams(text) for text in texts])))
     floats = lambda values: np.array(values, dtype=np.float64)  # noqa: E731
     return {

@@ -15,13 +15,15 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 
 @experiment("qk_geometry", "block 0's queries and keys as lengths and angles: qk_geometry.q_len (B, H, L, 1) |q|, "
                            "qk_geometry.k_len (B, H, 1, L) |k|, qk_geometry.theta (B, H, L, L) the angle between "
-                           "query i and key j in radians, qk_geometry.cos (B, H, L, L) its cosine; "
+                           "query i and key j in radians, qk_geometry.cos (B, H, L, L) its cosine (torch's "
+                           "cosine_similarity); "
                            "qk_geometry.Q2 (2, 2) and qk_geometry.K2 (2, 2): features 0-1 of head 0, batch row 0, for "
                            "the last two queries and the first two keys, rounded to one decimal; qk_geometry.QK2 "
                            "(2, 2) = Q2 K2ᵀ; qk_geometry.pair (2,) the visible (query, key) of head 0, row 0, with "
                            "the widest angle, qk_geometry.pair_angle (1,) that angle in degrees, "
                            "qk_geometry.pair_q_len, qk_geometry.pair_k_len (1,) the two lengths, "
-                           "qk_geometry.pair_score (1,) the model's score there", passes=1, copies=1)
+                           "qk_geometry.pair_score (1,) the model's score there", passes=1, copies=1,
+            derived={"qk_geometry.theta": ("qk_geometry.cos",)})
 @one_torch_thread
 def qk_geometry(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -31,14 +33,16 @@ def qk_geometry(context: ExperimentContext) -> dict[str, np.ndarray]:
     scores = probes["blocks.0.attn.scores"]                                 # (B, H, L, L)
     q_len = q.norm(dim=-1, keepdim=True)                                    # (B, H, L, 1)
     k_len = k.norm(dim=-1, keepdim=True).transpose(-2, -1)                  # (B, H, 1, L)
-    cos = ((q @ k.transpose(-2, -1)) / (q_len * k_len)).clamp(-1.0, 1.0)   # (B, H, L, L)
+    # torch's cosine, pair by pair: the lesson asks the learner for (Q·Kᵀ)/(|q||k|), so the truth must not be that
+    pairs = torch.nn.functional.cosine_similarity(q[..., :, None, :], k[..., None, :, :], dim=-1)  # (B, H, L, L)
+    cos = pairs.clamp(-1.0, 1.0)                                            # (B, H, L, L)
     theta = torch.arccos(cos)                                               # (B, H, L, L)
     length = q.shape[2]
     visible = torch.ones(length, length, dtype=torch.bool).tril()           # (L, L) keys a query may see
     head0 = cos[0, 0].masked_fill(~visible, 2.0)                            # (L, L)
     i, j = divmod(int(head0.argmin()), length)
-    q2 = torch.round(q[0, 0, -2:, 0:2], decimals=1)                          # (2, 2)
-    k2 = torch.round(k[0, 0, 0:2, 0:2], decimals=1)                          # (2, 2)
+    q2 = torch.round(q[0, 0, -2:, 0:2], decimals=1) + 0.0                    # (2, 2); + 0.0 turns -0.0 into 0.0
+    k2 = torch.round(k[0, 0, 0:2, 0:2], decimals=1) + 0.0                    # (2, 2)
     return {
         "qk_geometry.q_len": to_numpy(q_len),
         "qk_geometry.k_len": to_numpy(k_len),

@@ -3,7 +3,9 @@
 Why replay it on the model's own scores: the claim worth checking is that a softmax computed a tile
 of keys at a time, with a running max and a rescaled running sum, gives the model's attention
 output exactly, not approximately.  The loop below never holds more than one tile of scores per
-query, which is the whole point of the method.
+query, which is the whole point of the method.  ``flash.l_direct`` is computed beside the loop, over
+every key seen so far at once, so a question that asks for the running update is graded against the
+plain softmax sum and not against the update redone.
 """
 from __future__ import annotations
 
@@ -19,9 +21,12 @@ TILE = 4   # keys per tile (FlashAttention's block size B_c, tiny so that a shor
                      "softmax: flash.z (B, H, L, D_head) the tiled output; flash.max_diff (1,) its largest "
                      "difference from the model's z; for the last query of head 0, batch row 0: flash.tile_max and "
                      "flash.tile_sum (n_tiles,) each tile's own max and its sum of e^(s - tile max), flash.m and "
-                     "flash.l (n_tiles,) the running max and running sum after each tile, flash.m_final and "
+                     "flash.l (n_tiles,) the running max and running sum after each tile, flash.l_direct "
+                     "(n_tiles,) the same sums taken in one go over every key seen so far (torch's logsumexp, "
+                     "no running update), flash.m_final and "
                      "flash.l_final (1,); flash.held_full (1,) = L*L scores per head at once without tiling, "
-                     "flash.held_tiled (1,) = L*tile with it", passes=1, copies=1)
+                     "flash.held_tiled (1,) = L*tile with it", passes=1, copies=1,
+            derived={"flash.l": ("flash.tile_sum", "flash.tile_max", "flash.m")})
 @one_torch_thread
 def flash_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -33,7 +38,7 @@ def flash_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
     m = torch.full((batch, n_head, length, 1), float("-inf"), dtype=torch.float64)   # running max
     l = torch.zeros(batch, n_head, length, 1, dtype=torch.float64)          # running sum of e^(s - m)
     acc = torch.zeros_like(v)                                               # running Σ e^(s - m)·v
-    trace = {"tile_max": [], "tile_sum": [], "m": [], "l": []}
+    trace = {"tile_max": [], "tile_sum": [], "m": [], "l": [], "l_direct": []}
     for start in range(0, length, TILE):
         s = masked[..., start:start + TILE]                                  # (B, H, L, tile)
         tile_max = s.amax(dim=-1, keepdim=True)                             # (B, H, L, 1)
@@ -49,6 +54,8 @@ def flash_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
         trace["tile_sum"].append(torch.exp(last - last.max()).sum())
         trace["m"].append(m[0, 0, -1, 0])
         trace["l"].append(l[0, 0, -1, 0])
+        seen = masked[0, 0, -1, :start + TILE]                              # (keys so far,) the traced query
+        trace["l_direct"].append(torch.exp(torch.logsumexp(seen, dim=-1) - seen.max()))
     z = acc / l                                                             # (B, H, L, D_head)
     out = {f"flash.{name}": to_numpy(torch.stack(values)) for name, values in trace.items()}
     return out | {

@@ -10,9 +10,11 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 
 
 @experiment("info", "information and entropy of the next-token distribution at every position: info.probs "
-                    "(B, L, V), info.surprisal (B, L, V) = -ln p, info.entropy (B, L) in nats, info.perplexity "
+                    "(B, L, V), info.surprisal (B, L, V) = -ln p, info.entropy (B, L) in nats (torch's "
+                    "Categorical.entropy), info.perplexity "
                     "(B, L) = e^H, info.max_entropy (1,) = ln V, info.next_surprisal (B, L-1) = -ln p of the "
-                    "token that actually comes next", passes=1, copies=1)
+                    "token that actually comes next", passes=1, copies=1,
+            derived={"info.perplexity": ("info.entropy",), "info.surprisal": ("info.probs",)})
 @one_torch_thread
 def information(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -22,7 +24,8 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
         logits = context.model(tokens).detach().cpu().double()              # (B, L, V)
     logp = torch.log_softmax(logits, dim=-1)                                 # (B, L, V)
     probs = logp.exp()
-    entropy = -(probs * logp).sum(-1)                                        # (B, L)
+    # torch's own entropy of the categorical, not -Σ p log p redone: the lesson's formula is that sum
+    entropy = torch.distributions.Categorical(logits=logits).entropy()       # (B, L)
     following = tokens.cpu()[:, 1:, None]                                    # (B, L-1, 1)
     return {
         "info.probs": to_numpy(probs),
@@ -38,8 +41,9 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
                   "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq; kl.grad_z (V,) autograd's "
-                  "gradient of KL(p ‖ q) with respect to the student's logits (what distillation follows)",
-            passes=1.2, copies=2)
+                  "gradient of KL(p ‖ q) with respect to the student's logits (what distillation follows); "
+                  "H_pq, H_qp by torch's soft-target cross_entropy, the KLs by its kl_div",
+            passes=1.2, copies=2, derived={"kl.H_p": ("kl.p",), "kl.H_q": ("kl.q",)})
 @one_torch_thread
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -48,18 +52,24 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
 
     student = seeded_model(context.model.config, context.seed)                # on the CPU
     with torch.no_grad():
-        logp = torch.log_softmax(row0_logits(context), -1)                 # (V,)
+        teacher_logits = row0_logits(context)                              # (V,)
+        logp = torch.log_softmax(teacher_logits, -1)                       # (V,)
         student_logits = student(context.tokens[:1].cpu())[0, -1].double()  # (V,)
         logq = torch.log_softmax(student_logits, -1)                       # (V,)
     p, q = logp.exp(), logq.exp()
     with torch.enable_grad():                 # the teacher is fixed: only the student's logits move
         z = student_logits.clone().requires_grad_(True)                     # (V,)
         (p * (logp - torch.log_softmax(z, -1))).sum().backward()
+    # the cross-entropies and divergences the lessons' formulas are compared with come from torch's own loss
+    # functions (soft-target cross_entropy, kl_div), not from the sums those formulas write out
+    functional = torch.nn.functional
+    cross = lambda target, logits: functional.cross_entropy(logits[None], target[None])        # noqa: E731
+    kl = lambda log_a, log_b: functional.kl_div(log_b, log_a, reduction="sum", log_target=True)  # noqa: E731  KL(a‖b)
     return {
         "kl.p": to_numpy(p), "kl.q": to_numpy(q),
         "kl.H_p": scalar(-(p * logp).sum()), "kl.H_q": scalar(-(q * logq).sum()),
-        "kl.H_pq": scalar(-(p * logq).sum()), "kl.H_qp": scalar(-(q * logp).sum()),
-        "kl.KL_pq": scalar((p * (logp - logq)).sum()), "kl.KL_qp": scalar((q * (logq - logp)).sum()),
-        "kl.KL_gap": scalar((q * (logq - logp)).sum() - (p * (logp - logq)).sum()),
+        "kl.H_pq": scalar(cross(p, student_logits)), "kl.H_qp": scalar(cross(q, teacher_logits)),
+        "kl.KL_pq": scalar(kl(logp, logq)), "kl.KL_qp": scalar(kl(logq, logp)),
+        "kl.KL_gap": scalar(kl(logq, logp) - kl(logp, logq)),
         "kl.grad_z": to_numpy(z.grad),
     }

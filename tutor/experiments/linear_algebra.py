@@ -12,10 +12,10 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 @experiment("embedding", "token ids and their one-hot rows next to the embedding lookup: "
                          "embedding.ids (B, L), embedding.one_hot (B, L, V), embedding.lookup (B, L, D); "
                          "cosine tables of the digits 0-9: embedding.digit_onehot_cos (10, 10), "
-                         "embedding.digit_cos (10, 10) from W_E, embedding.digit_W_E (10, D), "
+                         "embedding.digit_cos (10, 10) from W_E (torch's cosine_similarity), embedding.digit_W_E (10, D), "
                          "embedding.digit_norm (10, 1) the length of each digit's row, "
                          "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine)",
-            passes=1, copies=1)
+            passes=1, copies=1, derived={"embedding.digit_nearest": ("embedding.digit_cos",)})
 @one_torch_thread
 def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -26,17 +26,18 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     one_hot = torch.nn.functional.one_hot(tokens, vocab).double()           # (B, L, V)
     digits = torch.tensor(digit_ids(context), device=W_E.device)           # (10,)
     rows = W_E[digits]                                                      # (10, D)
-    unit = rows / rows.norm(dim=-1, keepdim=True)                           # (10, D)
+    # torch's own cosine, not rows·rowsᵀ over the norms: the lesson's formula does that division
+    cos = torch.nn.functional.cosine_similarity(rows[:, None], rows[None], dim=-1)  # (10, 10)
     onehot_digits = torch.eye(vocab, dtype=torch.float64, device=W_E.device)[digits]  # (10, V)
     return {
         "embedding.ids": to_numpy(tokens),
         "embedding.one_hot": to_numpy(one_hot),
         "embedding.lookup": to_numpy(W_E[tokens]),                               # (B, L, D)
         "embedding.digit_onehot_cos": to_numpy(onehot_digits @ onehot_digits.T),  # (10, 10)
-        "embedding.digit_cos": to_numpy(unit @ unit.T),                          # (10, 10)
+        "embedding.digit_cos": to_numpy(cos),                                    # (10, 10)
         "embedding.digit_W_E": to_numpy(rows),
         "embedding.digit_norm": to_numpy(rows.norm(dim=-1, keepdim=True)),
-        "embedding.digit_nearest": to_numpy((unit @ unit.T).fill_diagonal_(-2.0).argmax(dim=-1)),   # (10,)
+        "embedding.digit_nearest": to_numpy(cos.clone().fill_diagonal_(-2.0).argmax(dim=-1)),   # (10,)
     }
 
 

@@ -38,7 +38,9 @@ def _corpus_ids(tokenizer):
                       "bigram.tv (1,) and bigram.model_tv (1,) total variation between rows 0 and 1; "
                       "bigram.pair_p (B, L-1) the bigram probability of each next character of the row; "
                       "bigram.first_p (B,) the corpus frequency of each row's first character; bigram.loglik (B,) "
-                      "the row's log-probability under the bigram model", passes=3, copies=1)
+                      "the row's log-probability under the bigram model (torch's cross_entropy with the log-counts "
+                      "as logits)", passes=3, copies=1,
+            derived={"bigram.p": ("bigram.count", "bigram.n"), "bigram.pair_p": ("bigram.count", "bigram.n")})
 @one_torch_thread
 def bigram_model(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -69,5 +71,22 @@ def bigram_model(context: ExperimentContext) -> dict[str, np.ndarray]:
         "bigram.model_tv": scalar(_rows_apart(model_p)),
         "bigram.pair_p": to_numpy(pair_p),
         "bigram.first_p": to_numpy(first_p),
-        "bigram.loglik": to_numpy(torch.log(first_p) + torch.log(pair_p).sum(dim=-1)),
+        "bigram.loglik": to_numpy(counted_loglik(counts, torch.bincount(ids, minlength=vocab).double(), rows)),
     }
+
+
+def counted_loglik(pair_counts, char_counts, rows):
+    """(B,): each row's log-probability under the bigram model, as a loss function computes it.
+
+    The counts themselves serve as the model: their logs are logits, and torch's cross_entropy
+    normalises them (log_softmax of ln n is ln(n / total)).  So the number a lesson compares the
+    chain rule with comes from the counts by torch's own loss, not from the probabilities
+    ``pair_p`` and ``first_p`` that the learner's formula multiplies.
+    """
+    import torch
+
+    cross_entropy = torch.nn.functional.cross_entropy
+    first = -cross_entropy(char_counts.log().expand(rows.shape[0], -1), rows[:, 0], reduction="none")  # (B,)
+    logits = pair_counts.log()[rows[:, :-1]]                                # (B, L-1, V) ln n(prev, ·)
+    pairs = -cross_entropy(logits.transpose(1, 2), rows[:, 1:], reduction="none").sum(dim=-1)        # (B,)
+    return first + pairs

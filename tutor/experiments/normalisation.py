@@ -15,7 +15,8 @@ SHIFT = 3.0   # the constant added to every score to test shift invariance
 
 
 @experiment("linear_norm", "the last query of block 0, head 0, batch row 0 (it sees every key): linear_norm.s (L,) "
-                           "its scores; linear_norm.linear (L,) s / sum(s); linear_norm.negative (L,) 1 where that "
+                           "its scores; linear_norm.total (1,) their sum; linear_norm.linear (L,) s / sum(s); "
+                           "linear_norm.negative (L,) 1 where that "
                            "weight is negative; linear_norm.top (1,) the key with the highest score; "
                            f"linear_norm.linear_top (1,) its linear weight; linear_norm.shift (1,) = {SHIFT}; "
                            "linear_norm.linear_top_change (1,) how the top key's linear weight moves when every "
@@ -35,6 +36,7 @@ def linear_normalisation(context: ExperimentContext) -> dict[str, np.ndarray]:
     softmax_change = torch.softmax(s + SHIFT, dim=-1)[top] - pattern[top]
     return {
         "linear_norm.s": to_numpy(s),
+        "linear_norm.total": scalar(s.sum()),
         "linear_norm.linear": to_numpy(linear),
         "linear_norm.negative": to_numpy((linear < 0).double()),
         "linear_norm.top": scalar(top),

@@ -69,13 +69,15 @@ def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
 
 
 @experiment("nll", "the probability the model gives each real next token and its cross-entropy: "
-                   "nll.targets (B, L-1) ids; nll.onehot (B, L-1, V); nll.p_true (B, L-1); "
-                   "nll.loss (B, L-1) = -log p_true; nll.scored (B, L-1) 1 where the trainer scores "
+                   "nll.targets (B, L-1) ids; nll.onehot (B, L-1, V); nll.p_true (B, L-1) softmax(logits) "
+                   "at the target; nll.loss (B, L-1) torch's cross_entropy of the logits per target (the "
+                   "trainer's loss, unreduced); nll.scored (B, L-1) 1 where the trainer scores "
                    "(after '>'); nll.mean (1,) over scored; nll.answer_prob (B, 1) product of "
                    "p_true over the scored targets; nll.perplexity (1,) = e to the trainer's own loss "
                    "(torch's cross_entropy over the scored targets); the same for an untrained model of the "
                    "same size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,), "
-                   "nll.random_perplexity (1,)", passes=1.5, copies=1)
+                   "nll.random_perplexity (1,)", passes=1.5, copies=1,
+            derived={"nll.answer_prob": ("nll.p_true",), "nll.mean": ("nll.loss",)})
 @one_torch_thread
 def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -92,25 +94,29 @@ def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]
     for prefix, model in (("nll.", context.model), ("nll.random_", fresh)):
         with torch.no_grad():
             logits = model(tokens)[:, :-1].double()                         # (B, L-1, V)
-        logp = torch.log_softmax(logits, dim=-1)                            # (B, L-1, V)
-        logp_true = logp.gather(-1, targets[..., None])[..., 0]            # (B, L-1)
-        out[prefix + "p_true"] = to_numpy(logp_true.exp())
-        out[prefix + "loss"] = to_numpy(-logp_true)
-        mean = (-logp_true * scored).sum() / scored.sum().clamp(min=1)
+        p_true = torch.softmax(logits, dim=-1).gather(-1, targets[..., None])[..., 0]   # (B, L-1)
+        # the loss as training computes it, straight from the logits: a formula -log(p) compared with
+        # it tests that cross-entropy is the surprise of the true token, not a log taken twice
+        loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction="none")  # (B, L-1)
+        out[prefix + "p_true"] = to_numpy(p_true)
+        out[prefix + "loss"] = to_numpy(loss)
+        mean = (loss * scored).sum() / scored.sum().clamp(min=1)
         out[prefix + "mean"] = to_numpy(mean.reshape(1))
         trainer_loss = torch.nn.functional.cross_entropy(                  # the loss training reports
             logits.reshape(-1, logits.size(-1)), scored_targets(context).reshape(-1),
             ignore_index=IGNORE) if bool(scored.any()) else mean             # nothing scored: e^0 = 1
         out[prefix + "perplexity"] = to_numpy(trainer_loss.exp().reshape(1))
         if prefix == "nll.":
-            out["nll.answer_prob"] = to_numpy((logp_true * scored).sum(dim=-1, keepdim=True).exp())
+            out["nll.answer_prob"] = to_numpy((p_true.log() * scored).sum(dim=-1, keepdim=True).exp())
     return out
 
 
 @experiment("autoregressive", "causality check: the input with its last token replaced: "
                               "autoregressive.tokens (B, L) the edited ids; autoregressive.logits "
                               "(B, L, V) for the edited input; autoregressive.change (B, L) max "
-                              "|logits difference| at each position", passes=1, copies=1)
+                              "|logits difference| at each position; autoregressive.step_p (L-1,) the "
+                              "probability of each next token of batch row 0 as generation computes it, one "
+                              "token at a time through the KV cache (model/decode.py)", passes=2, copies=1)
 @one_torch_thread
 def autoregressive(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -123,4 +129,24 @@ def autoregressive(context: ExperimentContext) -> dict[str, np.ndarray]:
         before = context.model(tokens).double()                             # (B, L, V)
         after = context.model(edited).double()                              # (B, L, V)
     return {"autoregressive.tokens": to_numpy(edited), "autoregressive.logits": to_numpy(after),
-            "autoregressive.change": to_numpy((after - before).abs().amax(dim=-1))}
+            "autoregressive.change": to_numpy((after - before).abs().amax(dim=-1)),
+            "autoregressive.step_p": step_by_step_probs(context.model, tokens[0])}
+
+
+def step_by_step_probs(model, row) -> np.ndarray:
+    """(L-1,): p of each next token of ``row`` (L,), fed one token at a time through the KV cache.
+
+    Why not read them off one forward pass: that is what the lesson's formula is compared with.
+    Generation's path (model/decode.py) sees only the tokens so far, each step in its own call,
+    so a product of these factors equal to the one-pass probability shows that one masked pass
+    scores every position exactly as token-by-token generation would.
+    """
+    import torch
+
+    from tutor.model.decode import KVCache, decode
+
+    cache = KVCache(model, 1, row.numel())
+    with torch.inference_mode():
+        probs = [torch.softmax(decode(model, row[i:i + 1][None], cache).double(), -1)[0, row[i + 1]]
+                 for i in range(row.numel() - 1)]                           # L-1 steps of one token each
+    return np.array([float(p) for p in probs], dtype=np.float64)
