@@ -1,8 +1,9 @@
 """Experiment: word2vec's two objectives, CBOW and Skip-gram, on one row of characters.
 
-Why the text model's own W_E as the embedding table (used for input and output alike): it was
-trained on the prose the rows come from, so the scores mean something, and nothing needs training
-here.  The one quantity a lesson derives, the gradient CBOW's loss sends to each context embedding,
+Why the text model's own W_E as the embedding table (used for input and output alike): it is a real
+table of character embeddings and nothing needs training here.  It was not trained for word2vec, so
+its predictions are close to uniform (p(centre) ≈ 1/V): the lesson asks about the objectives'
+structure, which does not depend on the table's quality.  The one quantity a lesson derives, the gradient CBOW's loss sends to each context embedding,
 comes from autograd on a private copy of the table, not from the arithmetic a formula would redo.
 """
 from __future__ import annotations
