@@ -103,6 +103,11 @@ def test_greek_and_subscripts() -> None:
     assert render_formula(parse_formula("d_k * eta * mu * sigma")) == "dₖ⋅η⋅μ⋅σ"
 
 
+def test_given_between_subscripts_draws_as_the_conditioning_bar() -> None:
+    lines = render_formula(parse_formula("H_x - H_x_given_y")).splitlines()
+    assert lines[0].rstrip() == "Hₓ - H" and lines[1].strip() == "x|y"
+
+
 def test_elementwise_product_of_matrices_is_not_drawn_as_matmul() -> None:
     f = parse_formula("x * y @ W", matrices=["x", "y", "W"])
     assert render_formula(f) == "(x ⊙ y)⋅W"

@@ -37,8 +37,10 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "landscape": (30, 4),
     "linear_attn": (1, 1),
     "linear_norm": (1, 1),
+    "ln_grad": (9, 1),
     "lr_run": (1, 1),
     "lr_schedule": (1, 1),
+    "mi": (1, 1),
     "mixed_precision": (1, 1),
     "mlp_collapse": (1, 1),
     "momentum": (9, 4),
@@ -54,4 +56,5 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "svd": (1.2, 1),
     "temperature": (1.7, 1),
     "vanish": (1.7, 1),
+    "w2v": (1, 1),
 }

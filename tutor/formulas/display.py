@@ -180,14 +180,16 @@ def _to_sympy(node: Node, matrices: frozenset[str]) -> tuple[sp.Expr, bool]:
 
 
 class _Pretty(PrettyPrinter):
-    """Unicode has no subscript Q, K, V, d…: draw ``W_Q`` as W with a lowered Q."""
+    """Unicode has no subscript Q, K, V, d…: draw ``W_Q`` as W with a lowered Q.  Symbol names
+    cannot hold ``|``, so a ``given`` between subscripts draws as the conditioning bar:
+    ``H_x_given_y`` is H with x|y lowered, as conditional entropy is written."""
 
     def _print_Symbol(self, e, bold_name=False):
         form = super()._print_Symbol(e, bold_name)
         if not self._use_unicode or "_" not in str(form):
             return form
         name, _, subs = split_super_sub(e.name)
-        base, sub = pretty_symbol(name), ",".join(pretty_symbol(s) for s in subs)
+        base, sub = pretty_symbol(name), ",".join(pretty_symbol(s) for s in subs).replace(",given,", "|")
         return prettyForm(f"{base}{' ' * len(sub)}\n{' ' * len(base)}{sub}", baseline=0)
 
 

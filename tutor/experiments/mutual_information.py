@@ -1,0 +1,95 @@
+"""Experiment: mutual information between neighbouring characters of the built-in prose.
+
+Why counts over the whole corpus rather than the lesson's rows: mutual information is a property of
+a joint distribution, and the built-in prose (the text model's training data) is the largest sample
+the app has.  I is computed once as the KL divergence between the joint and the product of the
+marginals, and the entropies separately from their own tables, so that a lesson can derive one from
+the others and the check compares two different computations.  The shuffled corpus keeps every
+character's frequency and destroys only the order: its I is what independence gives on a finite
+sample.
+"""
+from __future__ import annotations
+
+from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
+
+from tutor.experiments.common import scalar, to_numpy
+from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+GAPS = (1, 2, 4, 8, 16)   # distances between the two characters of a pair, for mi.by_gap
+
+
+def _joint(ids, vocab: int, gap: int = 1):
+    """p(x, y) (V, V) of the character at t and the one at t + gap."""
+    import torch
+
+    counts = torch.bincount(ids[:-gap] * vocab + ids[gap:], minlength=vocab * vocab)   # (V*V,)
+    return (counts.double() / counts.sum()).view(vocab, vocab)
+
+
+def _entropy(p):
+    """-Σ p log p in nats over every axis, with 0 log 0 = 0."""
+    import torch
+
+    return -torch.where(p > 0, p * torch.log(p), torch.zeros_like(p)).sum()
+
+
+def kl_information(joint):
+    """I(X; Y) = KL(p(x, y) ‖ p(x)p(y)) in nats."""
+    import torch
+
+    product = joint.sum(1, keepdim=True) * joint.sum(0, keepdim=True)       # (V, V)
+    seen = joint > 0
+    return (joint[seen] * torch.log(joint[seen] / product[seen])).sum()
+
+
+@experiment("mi", "mutual information between neighbouring characters of the built-in prose, in nats: mi.joint "
+                  "(V, V) p(x, y) of a character x and the next one y; mi.px, mi.py (V,) the marginals; mi.H_x, "
+                  "mi.H_y, mi.H_xy (1,) entropies of X, Y and the pair; mi.H_x_given_y, mi.H_y_given_x (1,) the "
+                  "conditional entropies; mi.I (1,) KL(p(x, y) ‖ p(x)p(y)); mi.I_from_x (1,) H(X) − H(X|Y), "
+                  "mi.I_from_y (1,) H(Y) − H(Y|X); mi.I_shuffled (1,) I of the same corpus after a seeded "
+                  f"shuffle; mi.gaps (5,) = {GAPS} and mi.by_gap (5,) I between characters that many apart; "
+                  "mi.gap_ratio (5,) mi.by_gap over I; mi.ratio (1,) I over H(Y): the share of the next "
+                  "character's uncertainty that the current one removes; mi.asymmetry (1,) (H(Y) − H(Y|X)) − "
+                  "(H(X) − H(X|Y)) and mi.asymmetry_abs (1,) its size", passes=1, copies=1,
+            derived={"mi.px": ("mi.joint",), "mi.py": ("mi.joint",), "mi.H_x": ("mi.px",), "mi.H_y": ("mi.py",),
+                     "mi.H_xy": ("mi.joint",), "mi.H_x_given_y": ("mi.H_xy", "mi.H_y"),
+                     "mi.H_y_given_x": ("mi.H_xy", "mi.H_x"), "mi.I": ("mi.joint", "mi.px", "mi.py"),
+                     "mi.I_from_x": ("mi.H_x", "mi.H_x_given_y"), "mi.I_from_y": ("mi.H_y", "mi.H_y_given_x"),
+                     "mi.ratio": ("mi.I", "mi.H_y"), "mi.gap_ratio": ("mi.by_gap",),
+                     "mi.asymmetry": ("mi.I_from_x", "mi.I_from_y"), "mi.asymmetry_abs": ("mi.asymmetry",)})
+@one_torch_thread
+def mutual_information(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
+    from tutor.model.data import builtin_text
+
+    ids = torch.tensor(context.tokenizer.encode(builtin_text()), dtype=torch.long)   # (N,)
+    vocab = context.model.config.vocab_size
+    joint = _joint(ids, vocab)                                               # (V, V)
+    px, py = joint.sum(1), joint.sum(0)                                      # (V,), (V,)
+    h_x, h_y, h_xy = _entropy(px), _entropy(py), _entropy(joint)
+    generator = torch.Generator().manual_seed(context.seed)
+    shuffled = ids[torch.randperm(ids.numel(), generator=generator)]         # (N,) same counts, no order
+    information = kl_information(joint)
+    by_gap = np.array([float(kl_information(_joint(ids, vocab, gap))) for gap in GAPS])   # (5,)
+    asymmetry = float((h_y - (h_xy - h_x)) - (h_x - (h_xy - h_y)))
+    return {
+        "mi.joint": to_numpy(joint),
+        "mi.px": to_numpy(px),
+        "mi.py": to_numpy(py),
+        "mi.H_x": scalar(h_x),
+        "mi.H_y": scalar(h_y),
+        "mi.H_xy": scalar(h_xy),
+        "mi.H_x_given_y": scalar(h_xy - h_y),
+        "mi.H_y_given_x": scalar(h_xy - h_x),
+        "mi.I": scalar(information),
+        "mi.I_from_x": scalar(h_x - (h_xy - h_y)),
+        "mi.I_from_y": scalar(h_y - (h_xy - h_x)),
+        "mi.I_shuffled": scalar(kl_information(_joint(shuffled, vocab))),
+        "mi.gaps": np.array(GAPS, dtype=np.float64),
+        "mi.by_gap": by_gap,
+        "mi.ratio": scalar(information / h_y),
+        "mi.asymmetry": scalar(asymmetry),
+        "mi.asymmetry_abs": scalar(abs(asymmetry)),
+        "mi.gap_ratio": by_gap / by_gap[0],
+    }
