@@ -5,7 +5,10 @@ import pytest
 import torch
 
 from conftest import experiment_context as context
+from tutor.course.catalog import load_catalog
 from tutor.experiments import EXPERIMENTS
+from tutor.grading.quiz import grade, truth_for
+from tutor.live.compute import compute_live
 from tutor.model import GPT, GPTConfig
 
 ROWS = ["3142>1234", "9075>0579", "2718>1278", "5551>1555", "8260>0268"]
@@ -88,3 +91,12 @@ def test_sgd_adam_curves_start_together_and_adam_wins_at_a_small_common_lr(race)
     assert travel.shape == (2, 5)
     assert race["sgd_adam.travel_spread"][0] > 100 * race["sgd_adam.travel_spread"][1]
     assert (travel[1] > 0.1).all() and (travel[1] < 1.0).all()    # about 30 steps of η = 0.01 each
+
+
+@pytest.mark.parametrize("text", ["2 * X.T @ (X @ w - y) / n", "2/n * (X.T @ X @ w - X.T @ y)", "2 * (w @ X.T @ X - y @ X) / n"])
+def test_linear_regression_grades_every_form_of_the_gradient_right(hub, text):
+    """y is a vector: a scalar y made X.T @ y an entrywise product, refusing the normal equations' form."""
+    lesson = load_catalog().lessons["op-linear-regression"].lesson
+    live = compute_live(lesson, hub)
+    question = next(q for q in lesson.questions if q.id == "gradient")
+    assert grade(question, text, truth_for(question, live.tensors, live.sizes), live.sizes).correct
