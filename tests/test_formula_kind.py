@@ -11,6 +11,7 @@ from tutor.course.schema import Lesson
 from tutor.formulas.parse import parse_formula, render_formula
 from tutor.grading.answer_text import formula_shown
 from tutor.grading.answers import AnswerError
+from tutor.grading.formula_nudges import constant_factor
 from tutor.grading.kinds.formula import FormulaQuestion, Given, Unreadable, UnknownSymbol, nudge_of, preview, read, \
     symbolic_verdict
 from tutor.grading.quiz import grade, truth_for
@@ -224,3 +225,13 @@ def test_the_check_refuses_a_reference_that_holds_only_while_two_sizes_are_equal
                                          answer="Q @ K.T / sqrt(d_k) + 0 * (Q @ K)", wrong=[])])
     assert any(p.field.endswith("answer") and "cannot be evaluated" in p.message and "tell every size name apart"
                in p.message for p in report.problems), report.text()
+
+
+def test_a_factor_is_found_past_entries_that_are_zero_up_to_round_off():
+    """A Hessian with orthogonal columns holds 1e-17 where it means 0; those ratios are noise."""
+    expected = np.array([[2.0, 0.3, 8e-17], [0.3, 2.0, -1e-17], [8e-17, -1e-17, 2.0]])
+    yours = 0.5 * expected
+    yours[0, 2], yours[2, 0] = 4e-17, 5e-17      # round-off of its own, not half of the answer's
+    assert constant_factor(yours, expected, 1e-6) == pytest.approx(0.5)
+    yours[0, 1] = 0.2                            # a real difference is still no factor
+    assert constant_factor(yours, expected, 1e-6) is None

@@ -17,6 +17,7 @@ from tutor.common.i18n import _
 from tutor.formulas.evaluate import compare
 from tutor.grading.formula_draws import SIZED, Draw, size_names
 
+ROUND_OFF = 1e-12   # relative to the answer's largest entry: below it an entry counts as zero for ratios
 WORDS = ("compute", "shape", "coincidence", "sign", "transposed", "factor", "mask", "differs", "symbol")
 
 
@@ -46,10 +47,15 @@ def close_enough(yours, expected, tolerance: float) -> bool:
 
 
 def constant_factor(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> float | None:
-    """c when yours = c · answer at every entry (zeros and infinities where the answer has them)."""
+    """c when yours = c · answer at every entry (zeros and infinities where the answer has them).
+
+    Entries that are zero up to round-off (a Hessian's 1e-17 where two columns are orthogonal)
+    carry no ratio: dividing round-off by round-off would hide a plain factor 2."""
     if np.shape(yours) != np.shape(expected):
         return None
-    finite = np.isfinite(expected) & (expected != 0)
+    finite = np.isfinite(expected)
+    size = float(np.abs(expected[finite]).max()) if finite.any() else 0.0
+    finite &= np.abs(expected) > ROUND_OFF * size
     if not finite.any() or not np.all(np.isfinite(yours[finite])):
         return None
     ratios = yours[finite] / expected[finite]
