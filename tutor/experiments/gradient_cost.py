@@ -52,7 +52,9 @@ def _step_errors(model, reference, indices, loss) -> list[float]:
                        "1 … 1e-8; fd_cost.error32 / fd_cost.error64 (9,) the median relative error of the "
                        "central-difference estimate in float32 / float64 over the 3 parameters with the largest "
                        "|gradient| (autograd's float64 gradient as reference); fd_cost.choice_error (4,) error32 at "
-                       "h = 1, 1e-2, 1e-4, 1e-6; fd_cost.best_h32 / fd_cost.best_h64 (1,) the step with the smallest "
+                       "h = 1, 1e-2, 1e-4, 1e-6; fd_cost.digits32 / fd_cost.digits64 (9,) the digits those estimates get "
+                       "right, -log10 of the error; fd_cost.best_digits (2,) the most of them in float32 and in float64; "
+                       "fd_cost.best_h32 / fd_cost.best_h64 (1,) the step with the smallest "
                        "error; fd_cost.best_ratio (1,) best_h64 / best_h32; fd_cost.n_params (1,) parameters in the "
                        "model; fd_cost.forward_flops / fd_cost.backward_flops (1,) floating-point operations counted "
                        "in one forward pass of the loss and in its backward(); fd_cost.backward_ratio (1,) their "
@@ -62,6 +64,8 @@ def _step_errors(model, reference, indices, loss) -> list[float]:
                        "2·n_params·forward_flops / (forward_flops + backward_flops)",
             passes=240, copies=3,
             derived={"fd_cost.choice_error": ("fd_cost.error32",),
+                     "fd_cost.digits32": ("fd_cost.error32",), "fd_cost.digits64": ("fd_cost.error64",),
+                     "fd_cost.best_digits": ("fd_cost.digits32", "fd_cost.digits64"),
                      "fd_cost.best_h32": ("fd_cost.error32", "fd_cost.h"),
                      "fd_cost.best_h64": ("fd_cost.error64", "fd_cost.h"),
                      "fd_cost.best_ratio": ("fd_cost.best_h32", "fd_cost.best_h64"),
@@ -110,6 +114,9 @@ def finite_difference_cost(context: ExperimentContext) -> dict[str, np.ndarray]:
         "fd_cost.error32": np.array(error32),
         "fd_cost.error64": np.array(error64),
         "fd_cost.choice_error": np.array([error32[i] for i in CHOICE_STEPS]),
+        "fd_cost.digits32": _digits(error32),
+        "fd_cost.digits64": _digits(error64),
+        "fd_cost.best_digits": np.array([_digits(error32).max(), _digits(error64).max()]),
         "fd_cost.best_h32": np.array([best32]),
         "fd_cost.best_h64": np.array([best64]),
         "fd_cost.best_ratio": np.array([best64 / best32]),
@@ -122,6 +129,11 @@ def finite_difference_cost(context: ExperimentContext) -> dict[str, np.ndarray]:
         "fd_cost.fd_error": scalar(((estimates - exact_gain).abs() / scale).max()),
         "fd_cost.whole_ratio": np.array([2 * n_params * forward_flops / (forward_flops + backward_flops)]),
     }
+
+
+def _digits(errors: list[float]) -> np.ndarray:
+    """Correct significant digits of an estimate with these relative errors: -log10, 0 at 100% or worse."""
+    return np.clip(-np.log10(np.maximum(np.array(errors), 1e-300)), 0.0, None)
 
 
 def _position(model, parameter) -> int:
