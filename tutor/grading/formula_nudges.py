@@ -75,7 +75,13 @@ def steady_factor(outcomes: list[Outcome], tolerance: float) -> float | None:
 
 
 def factor_name(outcomes: list[Outcome], tolerance: float) -> str | None:
-    """'√D_head' when the factor is the square root of D_head on every draw, at every size."""
+    """'√D_head' when the factor is the square root of D_head on every draw, at every size.
+
+    Without a draw at other sizes (nothing bound is sized) a match is a coincidence of the lesson's
+    own sizes (a factor 2 where H is 4 is not 1/√H), so nothing is named.
+    """
+    if not any(outcome.draw.other_sizes for outcome in outcomes):
+        return None
     factors = []
     for outcome in outcomes:
         if outcome.draw.other_sizes or outcome is outcomes[0]:
