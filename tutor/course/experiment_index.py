@@ -23,7 +23,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "decoding_compare": (10, 1),
     "dot_variance": (2, 1),
     "embedding": (1, 1),
-    "fd_cost": (240, 3),
+    "fd_cost": (120, 3),
     "finite_diff": (30, 16),
     "flash": (1, 1),
     "fp16": (1, 1),
