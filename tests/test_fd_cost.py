@@ -43,7 +43,6 @@ def test_the_step_size_trades_truncation_against_rounding(shipped_run):
     assert error32[best32] < 1e-3 < error32[-1]               # at 1e-8 float32 rounding swamps the difference
     assert out["fd_cost.best_h64"][0] < out["fd_cost.best_h32"][0]
     assert error64.min() < 1e-8                               # float64 gets many more digits right
-    assert list(out["fd_cost.choice_error"]) == [error32[i] for i in (0, 2, 4, 6)]
 
 
 def test_the_shared_model_is_unchanged(shipped_run):

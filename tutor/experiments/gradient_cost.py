@@ -20,7 +20,6 @@ from tutor.experiments.common import loss_on, private_copy, scalar, scored_targe
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 STEPS = [10.0 ** -k for k in range(9)]   # h = 1, 0.1, ..., 1e-8
-CHOICE_STEPS = (0, 2, 4, 6)              # h = 1, 1e-2, 1e-4, 1e-6: the steps a lesson may offer
 ENTRIES = 3                              # parameters with the largest |gradient| whose estimates are scored
 COUNTED = 8      # entries of the final LayerNorm's gain estimated under the operation counter
 
@@ -55,8 +54,8 @@ def _step_errors(model, reference, indices, loss) -> list[float]:
 @experiment("fd_cost", "central differences against backpropagation for the trainer's loss: fd_cost.h (9,) steps "
                        "1 … 1e-8; fd_cost.error32 / fd_cost.error64 (9,) the median relative error of the "
                        "central-difference estimate in float32 / float64 over the 3 parameters with the largest "
-                       "|gradient| (autograd's float64 gradient as reference); fd_cost.choice_error (4,) error32 at "
-                       "h = 1, 1e-2, 1e-4, 1e-6; fd_cost.digits32 / fd_cost.digits64 (9,) the digits those estimates get "
+                       "|gradient| (autograd's float64 gradient as reference); fd_cost.digits32 / fd_cost.digits64 (9,) "
+                       "the digits those estimates get "
                        "right, -log10 of the error; fd_cost.best_digits (2,) the most of them in float32 and in float64; "
                        "fd_cost.best_h32 / fd_cost.best_h64 (1,) the step with the smallest "
                        "error; fd_cost.best_ratio (1,) best_h64 / best_h32; fd_cost.n_params (1,) parameters in the "
@@ -67,8 +66,7 @@ def _step_errors(model, reference, indices, loss) -> list[float]:
                        "(1,) the largest relative error of those estimates; fd_cost.whole_ratio (1,) "
                        "2·n_params·forward_flops / (forward_flops + backward_flops)",
             passes=120, copies=3,
-            derived={"fd_cost.choice_error": ("fd_cost.error32",),
-                     "fd_cost.digits32": ("fd_cost.error32",), "fd_cost.digits64": ("fd_cost.error64",),
+            derived={"fd_cost.digits32": ("fd_cost.error32",), "fd_cost.digits64": ("fd_cost.error64",),
                      "fd_cost.best_digits": ("fd_cost.digits32", "fd_cost.digits64"),
                      "fd_cost.best_h32": ("fd_cost.error32", "fd_cost.h"),
                      "fd_cost.best_h64": ("fd_cost.error64", "fd_cost.h"),
@@ -117,7 +115,6 @@ def finite_difference_cost(context: ExperimentContext) -> dict[str, np.ndarray]:
         "fd_cost.h": np.array(STEPS),
         "fd_cost.error32": np.array(error32),
         "fd_cost.error64": np.array(error64),
-        "fd_cost.choice_error": np.array([error32[i] for i in CHOICE_STEPS]),
         "fd_cost.digits32": _digits(error32),
         "fd_cost.digits64": _digits(error64),
         "fd_cost.best_digits": np.array([_digits(error32).max(), _digits(error64).max()]),
