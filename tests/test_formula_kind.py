@@ -118,6 +118,26 @@ def test_a_scalar_formula_is_checked_with_other_values_and_by_sympy():
     assert "too low" in grade(question, "m", truth, {}).feedback
 
 
+def test_a_factor_is_not_named_after_a_size_when_no_draw_changed_the_sizes():
+    tensors = {"n": np.array([64.0]), "F": np.array([3.0e6]), "total": np.array([2 * 64 * 3.0e6])}
+    question = FormulaQuestion(kind="formula", id="fd", prompt="p", answer="2 * n * F",
+                               bind={"n": "n", "F": "F"}, probe="total")
+    sizes = {"H": 4, "D": 64, "D_head": 16}                     # 1/√H is 0.5 here, and only here
+    truth = truth_for(question, tensors, sizes)
+    feedback = grade(question, "n * F", truth, sizes).feedback
+    assert "constant factor: 0.50×" in feedback and "That factor is" not in feedback
+
+
+def test_a_factor_is_not_named_after_a_size_that_no_draw_changed():
+    tensors = {"n": np.array([8.0]), "F": np.array([3.0e6]), "total": np.array([2 * 8 * 3.0e6])}
+    question = FormulaQuestion(kind="formula", id="fd", prompt="p", answer="2 * n * F",
+                               bind={"n": "n", "F": "F"}, probe="total")
+    sizes = {"B": 1, "L": 11, "H": 4, "D": 64, "D_head": 16}   # the axis of 1 is redrawn as B; H stays 4
+    truth = truth_for(question, tensors, sizes)
+    feedback = grade(question, "n * F", truth, sizes).feedback
+    assert "constant factor: 0.50×" in feedback and "That factor is" not in feedback
+
+
 def test_a_zero_bias_left_out_is_caught_by_the_shifted_draw():
     rng = np.random.default_rng(0)
     tensors = {"x": rng.standard_normal((3, 4)), "W": rng.standard_normal((4, 5)), "b": np.zeros(5)}

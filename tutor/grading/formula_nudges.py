@@ -81,7 +81,14 @@ def steady_factor(outcomes: list[Outcome], tolerance: float) -> float | None:
 
 
 def factor_name(outcomes: list[Outcome], tolerance: float) -> str | None:
-    """'√D_head' when the factor is the square root of D_head on every draw, at every size."""
+    """'√D_head' when the factor is the square root of D_head on every draw, at every size.
+
+    Without a draw at other sizes (nothing bound is sized) a match is a coincidence of the lesson's
+    own sizes (a factor 2 where H is 4 is not 1/√H), so nothing is named; nor after a size that
+    every draw kept (a batch axis of 1 redrawn leaves H at 4).
+    """
+    if not any(outcome.draw.other_sizes for outcome in outcomes):
+        return None
     factors = []
     for outcome in outcomes:
         if outcome.draw.other_sizes or outcome is outcomes[0]:
@@ -93,6 +100,8 @@ def factor_name(outcomes: list[Outcome], tolerance: float) -> str | None:
     forms = (("{name}", lambda n: n), ("√{name}", math.sqrt), ("1/{name}", lambda n: 1 / n),
              ("1/√{name}", lambda n: 1 / math.sqrt(n)))
     for name in SIZED:
+        if len({sizes.get(name) for _, sizes in factors}) < 2:
+            continue             # a draw at other sizes that left this size alone confirms nothing about it
         for shown, form in forms:
             if all(name in sizes and math.isclose(factor, form(sizes[name]), rel_tol=1e-3) for factor, sizes in factors):
                 return shown.format(name=name)
