@@ -47,8 +47,9 @@ def test_a_wide_drawing_is_folded_between_terms_with_every_row_aligned():
 
 def test_check_warns_about_a_formula_wider_than_the_80_column_box(tmp_path):
     text = template_text("wide", "Wide", "pr", 100, Path("wide.yaml"), ["pr"])
-    text = text.replace('expr: "softmax(causal_mask(Q @ K.T / sqrt(d_k)))"',
-                        'expr: "softmax(causal_mask(Q @ K.T / sqrt(d_k))) + softmax(causal_mask(Q @ K.T / sqrt(d_k)))"')
+    assert 'expr: "softmax(causal_mask(S))"' in text
+    text = text.replace('expr: "softmax(causal_mask(S))"',
+                        'expr: "softmax(causal_mask(S @ S.T / sqrt(2))) + softmax(causal_mask(S.T @ S / sqrt(2)))"')
     path = tmp_path / "wide.yaml"
     path.write_text(text, encoding="utf-8")
     report = check_paths([path], live=False)
@@ -56,5 +57,5 @@ def test_check_warns_about_a_formula_wider_than_the_80_column_box(tmp_path):
     wide, tall = report.warnings   # folded in two, it is also too tall for 80x24: shown on one line
     assert wide.field == tall.field == "formula.expr"
     assert wide.line == next(i for i, line in enumerate(text.splitlines(), 1) if "expr:" in line)
-    assert "drawn 59 columns wide" in wide.message and f"its box holds {BOX_COLUMNS_AT_80}" in wide.message
-    assert "9 rows tall" in tall.message and "on one line" in tall.message
+    assert "drawn 55 columns wide" in wide.message and f"its box holds {BOX_COLUMNS_AT_80}" in wide.message
+    assert "7 rows tall" in tall.message and "on one line" in tall.message
