@@ -20,7 +20,7 @@ def _lesson() -> str:
         ("  Here: the attention pattern",
          "  Live: L = {{ L }}, and row 1 gives column 0 the weight {{ blocks.0.attn.pattern[0, 0, 1, 0] | .4f }}.\n"
          "  Here: the attention pattern"),
-        ('translation: "Score every query', 'translation: "Broken {{ blocks.0.attn.nope[0] }}. Score every query'),
+        ('translation: "Hide the future', 'translation: "Broken {{ blocks.0.attn.nope[0] }}. Hide the future'),
         ('prompt: "What is the shape of the attention pattern (probe blocks.0.attn.pattern)?"',
          'prompt: "D = {{ D }} here. What is the shape of the attention pattern (probe blocks.0.attn.pattern)?"'),
         ('      - "One row of weights per query position, one column per key position."',
