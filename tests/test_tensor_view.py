@@ -7,7 +7,8 @@ from journey_helpers import open_live_lesson, type_answer, wait_for_live
 from tutor.grading.reveal_focus import axis_names, reveal_for
 from tutor.grading.tensor_format import NumberFormat, centred_start, column_capacity, fit_window
 from tutor.ui.app import TutorApp
-from tutor.ui.widgets.tensor_view import TensorView
+from tutor.common.i18n import set_language
+from tutor.ui.widgets.tensor_view import TensorView, axis_word
 
 
 def cells(array):
@@ -113,6 +114,20 @@ def test_experiment_outputs_are_named_by_their_declared_axes_not_by_coincident_s
     top = reveal_for({"next_token.top_probs": np.zeros((1, 5, 5))}, "next_token.top_probs[0, 4, 0]", sizes,
                      [list("3142>")])
     assert top.labels_for(1, (0,)) == tuple("3142>") and top.labels_for(2, (0, 4)) is None
+
+
+def test_an_axis_that_is_no_size_is_named_by_the_word_its_experiment_declares():
+    """Before: op-sgd-vs-adam's two loss curves were labelled "axis 0 × axis 1"."""
+    import tutor.experiments  # noqa: F401  (registers the descriptions that declare the axes)
+
+    assert axis_names("sgd_adam.curves", (2, 31), {"B": 3, "L": 9}) == ("optimizer", "step")
+    assert axis_names("sgd_adam.travel", (2, 5), {"B": 3, "L": 5}) == ("optimizer", "tensor")
+    assert axis_word("step") == "step"
+    set_language("zh")
+    try:
+        assert axis_word("optimizer") == "优化器" and axis_word("step") == "步"
+    finally:
+        set_language("en")
 
 
 def test_a_slice_reveal_heads_with_the_slice_shape_and_keeps_it_whole_at_80_columns():

@@ -5,7 +5,8 @@ The experiments sit above grading, so they hand their descriptions down here as 
 declared nothing, and its outputs' axes are named from the sizes as before.
 
 Every description names its outputs with their shapes in symbols, ``padding.pattern (2, H, L, L)``
-or ``next_token.top_ids, .top_probs (B, L, 5)``.  A reveal that guessed axis names from sizes
+or ``next_token.top_ids, .top_probs (B, L, 5)``; an axis that is none of the sizes may be
+named in words with its length, ``sgd_adam.curves (2 optimizer, 31 step)``.  A reveal that guessed axis names from sizes
 alone would call a top-5 axis "position" whenever L happens to be 5; the declaration says what
 each axis is, so the view names it (and puts token labels only on real positions of real rows).
 """
@@ -21,6 +22,7 @@ AXIS_WORDS = {"B": "batch", "H": "head", "L": "position", "V": "vocabulary", "D"
 _SHAPE = re.compile(r"\(([^()]*)\)")
 _NAMES = re.compile(r"((?:[a-z_0-9]*\.[\w.]+)(?:\s*[/,]\s*[a-z_0-9]*\.[\w.]+)*)\s*$")
 _AXIS = re.compile(r"^[\w+\-*/ ]{1,20}$")
+_COUNTED = re.compile(r"^\d+ ([a-z]+)$")   # "31 step": an axis that is none of the sizes, named in words
 
 
 def declare(experiment: str, description: str) -> None:
@@ -43,8 +45,14 @@ def _declarations() -> dict[str, tuple[str | None, ...]]:
             for name in re.split(r"\s*[/,]\s*", names.group(1)):
                 full = f"{experiment}{name}" if name.startswith(".") else name
                 if full.startswith(experiment + "."):
-                    found.setdefault(full, tuple(AXIS_WORDS.get(a) for a in axes))
+                    found.setdefault(full, tuple(_axis_word(a) for a in axes))
     return found
+
+
+def _axis_word(axis: str) -> str | None:
+    """A size's word ("L" is "position"), the word of a counted axis ("31 step" is "step"), or None."""
+    counted = _COUNTED.match(axis)
+    return counted.group(1) if counted else AXIS_WORDS.get(axis)
 
 
 def declared_axes(name: str) -> tuple[str | None, ...] | None:

@@ -31,7 +31,7 @@ MARKER = "▸"
 # the axis names reveal_focus gives (its logic keys on the English words; only the display translates)
 AXIS_WORDS = {word: word for word in (N_("batch"), N_("head"), N_("position"), N_("query"), N_("key"),
                                        N_("feature"), N_("hidden"), N_("vocabulary"), N_("in"), N_("out"),
-                                       N_("token id"))}
+                                       N_("token id"), N_("optimizer"), N_("step"), N_("tensor"))}
 
 
 def axis_word(name: str) -> str:
