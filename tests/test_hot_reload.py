@@ -179,17 +179,18 @@ async def test_the_roadmap_cursor_stays_on_its_lesson_when_one_of_ones_own_appea
     app = TutorApp(lesson_dirs=[tmp_path], home=tmp_path / "home", preload_model=False, watch_interval=0.05)
     async with app.run_test(size=(120, 36)) as pilot:
         tree = app.screen.query_one(Tree)
-        await pilot.pause()
+        roadmap = app.screen
+        await wait_until(pilot, lambda: roadmap._wanted is None and tree.cursor_node is not None,
+                         "the roadmap's first cursor, settled (it moves once the tree is laid out)")
         target = next(n for track in tree.root.children for n in track.children if n.data == "pr-masked-softmax")
         tree.move_cursor(target)
-        await pilot.pause()
+        await wait_until(pilot, lambda: tree.cursor_node is target, "the cursor on pr-masked-softmax")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen), "the lesson")
         save(tmp_path / "mine.yaml", lesson(title="Mine"))   # track pr, position 5: above the cursor
         await wait_until(pilot, lambda: any("Mine" in label for label in _labels(tree)), "the new lesson")
         await pilot.press("escape")
-        await pilot.pause()
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.screen is roadmap and roadmap._wanted is None, "the roadmap, settled")
         assert tree.cursor_node.data == "pr-masked-softmax"
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen), "the lesson")
