@@ -16,6 +16,8 @@ import pickle
 import zipfile
 from dataclasses import dataclass
 
+from .messages import M_
+
 MAX_PICKLE_BYTES = 4 * 1024 * 1024   # config, vocabulary, names and bounded meta: ~5 KB in practice
 ELEMENT_SIZES = {"DoubleStorage": 8, "FloatStorage": 4, "HalfStorage": 2, "BFloat16Storage": 2, "LongStorage": 8,
                  "IntStorage": 4, "ShortStorage": 2, "CharStorage": 1, "ByteStorage": 1, "BoolStorage": 1}
@@ -57,7 +59,7 @@ class Survey:
 def _rebuild_tensor(storage, offset, size, stride, *rest) -> TensorRef:
     if not isinstance(storage, StorageRef) or type(offset) is not int or not isinstance(size, tuple) \
             or not all(type(n) is int and n >= 0 for n in size):
-        raise ArchiveError("a tensor record is malformed")
+        raise ArchiveError(M_("a tensor record is malformed"))
     return TensorRef(storage, size)
 
 
@@ -69,12 +71,12 @@ class _SurveyUnpickler(pickle.Unpickler):
             return dict
         if module == "torch" and name in ELEMENT_SIZES:
             return StorageType(name)
-        raise ArchiveError(f"it names {module[:40]}.{name[:40]}, which a checkpoint never holds")
+        raise ArchiveError(M_("it names {module}.{name}, which a checkpoint never holds", module=module[:40], name=name[:40]))
 
     def persistent_load(self, pid) -> StorageRef:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage" and isinstance(pid[1], StorageType)
                 and type(pid[2]) is str and type(pid[4]) is int and pid[4] >= 0):
-            raise ArchiveError("a storage record is malformed")
+            raise ArchiveError(M_("a storage record is malformed"))
         return StorageRef(pid[2], pid[4], ELEMENT_SIZES[pid[1].name])
 
 
@@ -85,11 +87,11 @@ def survey(path) -> Survey:
             entries = archive.infolist()
             pickles = [e for e in entries if e.filename.endswith("/data.pkl") and e.filename.count("/") == 1]
             if len(pickles) != 1:
-                raise ArchiveError("it is a zip archive without one data.pkl, so not a torch checkpoint")
+                raise ArchiveError(M_("it is a zip archive without one data.pkl, so not a torch checkpoint"))
             record = pickles[0]
             if record.file_size > MAX_PICKLE_BYTES:
-                raise ArchiveError(f"its data.pkl declares {record.file_size:,} bytes, more than the "
-                                   f"{MAX_PICKLE_BYTES:,} a checkpoint's needs")
+                raise ArchiveError(M_("its data.pkl declares {size:,} bytes, more than the {most:,} a checkpoint's needs",
+                                      size=record.file_size, most=MAX_PICKLE_BYTES))
             with archive.open(record) as handle:
                 raw = handle.read(MAX_PICKLE_BYTES + 1)
             prefix = record.filename[: -len("data.pkl")]
@@ -97,15 +99,15 @@ def survey(path) -> Survey:
                         if e.filename.startswith(prefix + "data/")}
             total = sum(e.file_size for e in entries)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, ValueError) as exc:
-        raise ArchiveError(f"not a zip archive as torch.save writes ({str(exc)[:80]})") from None
+        raise ArchiveError(M_("not a zip archive as torch.save writes ({detail})", detail=str(exc)[:80])) from None
     if len(raw) > MAX_PICKLE_BYTES:
-        raise ArchiveError("its data.pkl is longer than its zip entry declares")
+        raise ArchiveError(M_("its data.pkl is longer than its zip entry declares"))
     try:
         payload = _SurveyUnpickler(io.BytesIO(raw)).load()
     except ArchiveError:
         raise
     except Exception as exc:   # truncated or hostile pickle: any failure means the same thing
-        raise ArchiveError(f"its data.pkl is not a readable pickle ({type(exc).__name__})") from None
+        raise ArchiveError(M_("its data.pkl is not a readable pickle ({kind})", kind=type(exc).__name__)) from None
     return Survey(payload, declared, total)
 
 
@@ -141,22 +143,22 @@ def oversized(survey_: Survey, expected: dict[str, tuple[int, ...]], slack: int)
     weights = {id(v) for v in state.values()} if isinstance(state, dict) else set()
     strays = [at for at, t in tensor_refs(survey_.payload) if id(t) not in weights]
     if strays:
-        return f"{strays[0]} holds a Tensor; a checkpoint holds tensors only as weights in state_dict"
+        return M_("{where} holds a Tensor; a checkpoint holds tensors only as weights in state_dict", where=strays[0])
     unexpected = sorted(set(state) - set(expected)) if isinstance(state, dict) else []
     if unexpected:
-        return f"its weights do not match the config: unexpected {unexpected[:3]!r:.100}"
+        return M_("its weights do not match the config: unexpected {names:.100}", names=repr(unexpected[:3]))
     allowed = 0
     for name, shape in expected.items():
         ref = state.get(name) if isinstance(state, dict) else None
         limit = math.prod(shape) * 8
         allowed += limit
         if isinstance(ref, TensorRef) and ref.storage.nbytes > limit:
-            return (f"its weight {name[:60]} declares {ref.storage.nbytes:,} bytes; a {shape} weight needs "
-                    f"at most {limit:,}")
+            return M_("its weight {name} declares {size:,} bytes; a {shape} weight needs at most {most:,}",
+                      name=name[:60], size=ref.storage.nbytes, shape=shape, most=limit)
     for _, ref in tensor_refs(state):
         if survey_.declared.get(ref.storage.key) != ref.storage.nbytes:
-            return f"the record of storage {ref.storage.key[:20]} does not have the size its tensor declares"
+            return M_("the record of storage {key} does not have the size its tensor declares", key=ref.storage.key[:20])
     if survey_.total_declared > allowed + slack:
-        return (f"its entries declare {survey_.total_declared:,} bytes in all; its weights need at most "
-                f"{allowed:,}")
+        return M_("its entries declare {size:,} bytes in all; its weights need at most {most:,}",
+                  size=survey_.total_declared, most=allowed)
     return None

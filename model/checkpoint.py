@@ -25,6 +25,7 @@ from torch.overrides import TorchFunctionMode
 
 from .archive import MAX_PICKLE_BYTES, ArchiveError, oversized, survey
 from .gpt import GPT, GPTConfig
+from .messages import M_, Message, reason_of
 from .tokenizer import CharTokenizer
 
 FORMAT = "transformer-tutor/gpt"
@@ -80,8 +81,8 @@ def save_checkpoint(path, model: GPT, tokenizer: CharTokenizer, meta: dict | Non
     """Atomically write config, vocabulary, weights (on the CPU) and meta to ``path``."""
     path = Path(path)
     if tokenizer.vocab_size != model.config.vocab_size:
-        raise ValueError(f"tokenizer has {tokenizer.vocab_size} characters but the model's "
-                         f"vocab_size is {model.config.vocab_size}")
+        raise ValueError(M_("tokenizer has {count} characters but the model's vocab_size is {size}",
+                            count=tokenizer.vocab_size, size=model.config.vocab_size))
     payload = {
         "format": FORMAT,
         "version": VERSION,
@@ -111,30 +112,38 @@ def _show(value, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _shown_message(value: str, limit: int) -> str:
+    """``_show(value)``, still translatable when ``value`` is a Message that it shows whole and unescaped."""
+    text = _show(value, limit)
+    if isinstance(value, Message) and text[1:-1] == value:
+        return Message(text[0] + "{text}" + text[-1], text=value)
+    return text
+
+
 def _unreadable(path: Path, detail: str) -> CheckpointError:
-    return CheckpointError(f"{path}: not a readable checkpoint (corrupt, truncated or not made by 'tutor train'): "
-                           f"{_show(detail, 200)}")
+    return CheckpointError(M_("{path}: not a readable checkpoint (corrupt, truncated or not made by 'tutor train'): "
+                              "{detail}", path=path, detail=_shown_message(detail, 200)))
 
 
 def _check_declared_sizes(path: Path) -> tuple[GPTConfig, dict[str, tuple[int, ...]]]:
     """Refuse, before torch.load reads a byte of weight, an archive that declares more than its
     config's weights need (see archive.py: a deflated extra tensor once took 1.36 GB to refuse)."""
     if not path.exists():
-        raise CheckpointError(f"{path}: no such checkpoint file")
+        raise CheckpointError(M_("{path}: no such checkpoint file", path=path))
     if not path.is_file():
-        raise CheckpointError(f"{path}: not a file")
+        raise CheckpointError(M_("{path}: not a file", path=path))
     try:
         surveyed = survey(path)
     except ArchiveError as exc:
-        raise _unreadable(path, str(exc)) from None
+        raise _unreadable(path, reason_of(exc)) from None
     payload = surveyed.payload
     if not isinstance(payload, dict) or type(payload.get("format")) is not str or payload["format"] != FORMAT:
-        raise CheckpointError(f"{path}: not a transformer-tutor checkpoint")
+        raise CheckpointError(M_("{path}: not a transformer-tutor checkpoint", path=path))
     config = _config(path, payload.get("config"))
     expected = _expected_shapes(config)
     problem = oversized(surveyed, expected, slack=MAX_PICKLE_BYTES + 64 * 1024)
     if problem:
-        raise CheckpointError(f"{path}: refused before loading: {problem}")
+        raise CheckpointError(M_("{path}: refused before loading: {problem}", path=path, problem=problem))
     return config, expected
 
 
@@ -145,47 +154,50 @@ def _read(path: Path) -> dict:
         lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [type(exc).__name__]
         raise _unreadable(path, next((ln for ln in lines if "WeightsUnpickler error" in ln), lines[0])) from None
     if not isinstance(payload, dict) or type(payload.get("format")) is not str or payload["format"] != FORMAT:
-        raise CheckpointError(f"{path}: not a transformer-tutor checkpoint")
+        raise CheckpointError(M_("{path}: not a transformer-tutor checkpoint", path=path))
     version = payload.get("version")
     if type(version) is not int or version != VERSION:
-        raise CheckpointError(f"{path}: checkpoint version {_show(version)}, this tutor reads version {VERSION}")
+        raise CheckpointError(M_("{path}: checkpoint version {version}, this tutor reads version {readable}",
+                                 path=path, version=_show(version), readable=VERSION))
     return payload
 
 
 def _config(path: Path, raw) -> GPTConfig:
     """Every field present, of the exact type, within bounds, before anything is built."""
     if not isinstance(raw, dict):
-        raise CheckpointError(f"{path}: config is missing")
+        raise CheckpointError(M_("{path}: config is missing", path=path))
     if not all(isinstance(k, str) for k in raw):
-        raise CheckpointError(f"{path}: invalid config: field names must be text")
+        raise CheckpointError(M_("{path}: invalid config: field names must be text", path=path))
     unknown = set(raw) - _CONFIG_FIELDS
     if unknown:
-        raise CheckpointError(f"{path}: config has unknown fields {_show(sorted(unknown), 80)}")
+        raise CheckpointError(M_("{path}: config has unknown fields {fields}", path=path, fields=_show(sorted(unknown), 80)))
     missing = _CONFIG_FIELDS - set(raw)
     if missing:
-        raise CheckpointError(f"{path}: invalid config: missing fields {sorted(missing)}")
+        raise CheckpointError(M_("{path}: invalid config: missing fields {fields}", path=path, fields=sorted(missing)))
     for name, (low, high) in INT_BOUNDS.items():
         value = raw[name]
         if type(value) is not int:   # not float 64.0, not bool True
-            raise CheckpointError(f"{path}: invalid config: {name} must be a whole number from {low} to {high}, "
-                                  f"not {type(value).__name__} {_show(value)}")
+            raise CheckpointError(M_("{path}: invalid config: {name} must be a whole number from {low} to {high}, "
+                                     "not {kind} {value}", path=path, name=name, low=low, high=high,
+                                     kind=type(value).__name__, value=_show(value)))
         if not low <= value <= high:
-            raise CheckpointError(f"{path}: invalid config: {name}={_show(value)} is out of range "
-                                  f"(allowed: {low} to {high})")
+            raise CheckpointError(M_("{path}: invalid config: {name}={value} is out of range (allowed: {low} to {high})",
+                                     path=path, name=name, value=_show(value), low=low, high=high))
     for name, allowed in CHOICES.items():
         if type(raw[name]) is not str or raw[name] not in allowed:
-            raise CheckpointError(f"{path}: invalid config: {name} must be one of {', '.join(allowed)}, "
-                                  f"not {_show(raw[name])}")
+            raise CheckpointError(M_("{path}: invalid config: {name} must be one of {allowed}, not {value}",
+                                     path=path, name=name, allowed=", ".join(allowed), value=_show(raw[name])))
     for name in BOOLS:
         if type(raw[name]) is not bool:
-            raise CheckpointError(f"{path}: invalid config: {name} must be true or false, not {_show(raw[name])}")
+            raise CheckpointError(M_("{path}: invalid config: {name} must be true or false, not {value}",
+                                     path=path, name=name, value=_show(raw[name])))
     if raw["d_model"] % raw["n_head"]:
-        raise CheckpointError(f"{path}: invalid config: d_model={raw['d_model']} must be divisible "
-                              f"by n_head={raw['n_head']}")
+        raise CheckpointError(M_("{path}: invalid config: d_model={d_model} must be divisible by n_head={n_head}",
+                                 path=path, d_model=raw["d_model"], n_head=raw["n_head"]))
     try:
         return GPTConfig(**raw)
     except (TypeError, ValueError) as exc:
-        raise CheckpointError(f"{path}: invalid config: {exc}") from None
+        raise CheckpointError(M_("{path}: invalid config: {problem}", path=path, problem=reason_of(exc))) from None
 
 
 class _SkipInitialisers(TorchFunctionMode):
@@ -211,22 +223,24 @@ def _expected_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
 def _check_weights(path: Path, state, expected: dict[str, tuple[int, ...]]) -> None:
     """Names, shapes and dtypes against the config (on the meta device: nothing allocated), then NaN."""
     if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
-        raise CheckpointError(f"{path}: weights are missing")
+        raise CheckpointError(M_("{path}: weights are missing", path=path))
     missing = [k for k in expected if k not in state]
     unexpected = [k for k in state if k not in expected]
     if missing or unexpected:
-        raise CheckpointError(f"{path}: weights do not match the config: missing {_show(missing, 100)}, "
-                              f"unexpected {_show(unexpected, 100)}")
+        raise CheckpointError(M_("{path}: weights do not match the config: missing {missing}, unexpected {unexpected}",
+                                 path=path, missing=_show(missing, 100), unexpected=_show(unexpected, 100)))
     for name, shape in expected.items():
         tensor = state[name]
         if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided or tensor.dtype not in _FLOAT_DTYPES:
-            raise CheckpointError(f"{path}: weights do not match the config: {name} is not a float tensor")
+            raise CheckpointError(M_("{path}: weights do not match the config: {name} is not a float tensor",
+                                     path=path, name=name))
         if tuple(tensor.shape) != shape:
-            raise CheckpointError(f"{path}: weights do not match the config: {name} has shape "
-                                  f"{_show(tuple(tensor.shape))}, the config needs {shape}")
+            raise CheckpointError(M_("{path}: weights do not match the config: {name} has shape {shape}, "
+                                     "the config needs {needed}", path=path, name=name,
+                                     shape=_show(tuple(tensor.shape)), needed=shape))
     bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
     if bad:
-        raise CheckpointError(f"{path}: weights contain NaN or inf ({', '.join(bad[:3])})")
+        raise CheckpointError(M_("{path}: weights contain NaN or inf ({names})", path=path, names=", ".join(bad[:3])))
 
 
 def _check_plain(path: Path, value, where: str, depth: int = 0) -> None:
@@ -234,21 +248,24 @@ def _check_plain(path: Path, value, where: str, depth: int = 0) -> None:
         return
     if type(value) is int:
         if abs(value) >= 2**63:
-            raise CheckpointError(f"{path}: {where} is a number too large to be real")
+            raise CheckpointError(M_("{path}: {where} is a number too large to be real", path=path, where=where))
         return
     if type(value) is str:
         if len(value) > MAX_TEXT:
-            raise CheckpointError(f"{path}: {where} is {len(value)} characters long (at most {MAX_TEXT})")
+            raise CheckpointError(M_("{path}: {where} is {length} characters long (at most {most})",
+                                     path=path, where=where, length=len(value), most=MAX_TEXT))
         return
     if type(value) not in (dict, list, tuple):
-        raise CheckpointError(f"{path}: {where} holds a {type(value).__name__}; meta holds only plain values")
+        raise CheckpointError(M_("{path}: {where} holds a {kind}; meta holds only plain values",
+                                 path=path, where=where, kind=type(value).__name__))
     if depth >= MAX_DEPTH or len(value) > MAX_ITEMS:
-        raise CheckpointError(f"{path}: {where} is nested deeper than {MAX_DEPTH} or holds more than "
-                              f"{MAX_ITEMS} items")
+        raise CheckpointError(M_("{path}: {where} is nested deeper than {depth} or holds more than {items} items",
+                                 path=path, where=where, depth=MAX_DEPTH, items=MAX_ITEMS))
     items = value.items() if isinstance(value, dict) else enumerate(value)
     for key, item in items:
         if isinstance(value, dict) and (type(key) is not str or len(key) > MAX_KEY):
-            raise CheckpointError(f"{path}: {where} has a field name that is not short text: {_show(key)}")
+            raise CheckpointError(M_("{path}: {where} has a field name that is not short text: {key}",
+                                     path=path, where=where, key=_show(key)))
         _check_plain(path, item, f"{where}[{_show(key)}]", depth + 1)
 
 
@@ -257,35 +274,37 @@ def _meta(path: Path, raw) -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise CheckpointError(f"{path}: meta must be a dict, not {type(raw).__name__}")
+        raise CheckpointError(M_("{path}: meta must be a dict, not {kind}", path=path, kind=type(raw).__name__))
     _check_plain(path, raw, "meta")
     for key, kinds in META_TYPES.items():
         value = raw.get(key)
         if value is not None and (type(value) not in kinds):
             names = " or ".join("a number" if k is float else k.__name__ for k in kinds)
-            raise CheckpointError(f"{path}: meta[{key!r}] must be {names}, not {type(value).__name__}")
+            raise CheckpointError(M_("{path}: meta[{key!r}] must be {names}, not {kind}",
+                                     path=path, key=key, names=names, kind=type(value).__name__))
     return raw
 
 
 def _tokenizer(path: Path, vocab, config: GPTConfig, expected: CharTokenizer | None) -> CharTokenizer:
     if type(vocab) is not str:
-        raise CheckpointError(f"{path}: vocabulary is missing")
+        raise CheckpointError(M_("{path}: vocabulary is missing", path=path))
     if len(vocab) != config.vocab_size:
-        raise CheckpointError(f"{path}: vocabulary has {len(vocab)} characters but the "
-                              f"config says vocab_size={config.vocab_size}")
+        raise CheckpointError(M_("{path}: vocabulary has {count} characters but the config says vocab_size={size}",
+                                 path=path, count=len(vocab), size=config.vocab_size))
     # generated text goes to the terminal as is: no escape, bidi or other invisible characters
     hidden = next((ch for ch in vocab if ch not in "\n\t" and unicodedata.category(ch) in ("Cc", "Cf", "Cs")), None)
     if hidden is not None:
-        raise CheckpointError(f"{path}: invalid vocabulary: control character U+{ord(hidden):04X}")
+        raise CheckpointError(M_("{path}: invalid vocabulary: control character U+{code:04X}", path=path, code=ord(hidden)))
     try:
         tokenizer = CharTokenizer(vocab)
     except ValueError as exc:
-        raise CheckpointError(f"{path}: invalid vocabulary: {exc}") from None
+        raise CheckpointError(M_("{path}: invalid vocabulary: {problem}", path=path, problem=reason_of(exc))) from None
     if expected is not None and expected.chars != tokenizer.chars:
         where = next((i for i, (a, b) in enumerate(zip(vocab, expected.chars)) if a != b),
                      min(len(vocab), len(expected.chars)))
-        raise CheckpointError(f"{path}: vocabulary mismatch: checkpoint has {len(vocab)} characters, "
-                              f"expected {len(expected.chars)}; first difference at index {where}")
+        raise CheckpointError(M_("{path}: vocabulary mismatch: checkpoint has {count} characters, expected {expected}; "
+                                 "first difference at index {where}", path=path, count=len(vocab),
+                                 expected=len(expected.chars), where=where))
     return tokenizer
 
 
@@ -296,7 +315,7 @@ def load_checkpoint(path, device="cpu", expected_tokenizer: CharTokenizer | None
     payload = _read(path)
     config = _config(path, payload.get("config"))
     if config != surveyed_config:
-        raise CheckpointError(f"{path}: the file changed while it was read; try again")
+        raise CheckpointError(M_("{path}: the file changed while it was read; try again", path=path))
     tokenizer = _tokenizer(path, payload.get("vocab"), config, expected_tokenizer)
     state = payload.get("state_dict")
     _check_weights(path, state, expected)
@@ -306,7 +325,8 @@ def load_checkpoint(path, device="cpu", expected_tokenizer: CharTokenizer | None
         model.load_state_dict(state, strict=True)
     except RuntimeError as exc:   # not expected after _check_weights; kept as a last line of defence
         lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()][1:4]
-        raise CheckpointError(f"{path}: weights do not match the config: {' '.join(lines)[:300]}") from None
+        raise CheckpointError(M_("{path}: weights do not match the config: {detail}",
+                                 path=path, detail=" ".join(lines)[:300])) from None
     model.to(device).eval()
     return model, tokenizer, meta
 

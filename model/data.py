@@ -34,6 +34,8 @@ import torch
 from .tokenizer import UNKNOWN, CharTokenizer
 
 from .formats import DIGITS, END, IGNORE, SEPARATOR, TASKS
+from .messages import M_, reason_of
+
 VAL_FRACTION = 0.1
 MAX_TEXT_BYTES = 64 * 2**20   # far more than a small model can learn from; keeps memory bounded
 
@@ -72,9 +74,9 @@ class SyntheticTask:
 
     def __post_init__(self) -> None:
         if self.name not in TASKS:
-            raise ValueError(f"unknown task {self.name!r}; choose one of {', '.join(TASKS)}")
+            raise ValueError(M_("unknown task {name!r}; choose one of {tasks}", name=self.name, tasks=", ".join(TASKS)))
         if not 1 <= self.min_len <= self.max_len:
-            raise ValueError("need 1 <= min_len <= max_len")
+            raise ValueError(M_("need 1 <= min_len <= max_len"))
         enc = self.tokenizer.encode(DIGITS + SEPARATOR + END)
         self._digit_ids = torch.tensor(enc[:10])                             # (10,)
         self._sep_id, self._end_id = enc[10], enc[11]
@@ -209,8 +211,8 @@ class TextCorpus:
         self._splits = {"train": ids[:cut], "val": ids[cut:]}
         for split, part in self._splits.items():
             if len(part) < self.block_size + 2:
-                raise ValueError(f"{self.name}: the {split} split has {len(part)} characters; "
-                                 f"need more than block_size+1={self.block_size + 1}")
+                raise ValueError(M_("{name}: the {split} split has {count} characters; need more than block_size+1={most}",
+                                    name=self.name, split=split, count=len(part), most=self.block_size + 1))
 
     @property
     def seq_len(self) -> int:
@@ -243,9 +245,10 @@ def _outside_vocabulary(name: str, text: str, tokenizer: CharTokenizer) -> dict[
     the text, which would train a model on little but '?' (a tester's text once did, silently)."""
     counts = dict(Counter(text.translate(dict.fromkeys(map(ord, tokenizer.chars)))))   # what is left: unknown
     if sum(counts.values()) * 2 > len(text):
-        raise ValueError(f"{name}: {sum(counts.values()):,} of its {len(text):,} characters are outside the model's "
-                         f"vocabulary, so it would be trained mostly on {UNKNOWN!r}; give a text written mostly "
-                         "in the characters it knows (printable ASCII for the built-in model)")
+        raise ValueError(M_("{name}: {outside:,} of its {count:,} characters are outside the model's vocabulary, so it "
+                            "would be trained mostly on {unknown!r}; give a text written mostly in the characters it "
+                            "knows (printable ASCII for the built-in model)",
+                            name=name, outside=sum(counts.values()), count=len(text), unknown=UNKNOWN))
     return counts
 
 
@@ -259,19 +262,20 @@ def load_dataset(spec: str, block_size: int = 64, tokenizer: CharTokenizer | Non
     if spec in TASKS:
         task = SyntheticTask(spec, min_len, max_len, tokenizer)
         if task.seq_len > block_size:
-            raise ValueError(f"{spec} with up to {max_len} digits needs block_size >= {task.seq_len}")
+            raise ValueError(M_("{spec} with up to {digits} digits needs block_size >= {needed}",
+                                spec=spec, digits=max_len, needed=task.seq_len))
         return task
     if spec == "text":
         return TextCorpus(builtin_text(), "text", block_size, tokenizer)
     path = Path(spec).expanduser()
     if not path.is_file():   # also refuses FIFOs and devices, which could block or never end
-        raise ValueError(f"--data {spec!r} is neither sort, reverse, text nor an existing file")
+        raise ValueError(M_("--data {spec!r} is neither sort, reverse, text nor an existing file", spec=spec))
     try:
         with path.open("rb") as handle:   # bounded: a training text is read whole into memory
             raw = handle.read(MAX_TEXT_BYTES + 1)
         if len(raw) > MAX_TEXT_BYTES:
-            raise ValueError(f"{path} is larger than {MAX_TEXT_BYTES // 2**20} MB; train on a part of it")
+            raise ValueError(M_("{path} is larger than {most} MB; train on a part of it", path=path, most=MAX_TEXT_BYTES // 2**20))
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path} as UTF-8 text: {exc}") from None
+        raise ValueError(M_("cannot read {path} as UTF-8 text: {problem}", path=path, problem=reason_of(exc))) from None
     return TextCorpus(text, str(path), block_size, tokenizer)

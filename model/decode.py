@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from .gpt import GPT
+from .messages import M_
 
 
 def decode(model: GPT, idx: torch.Tensor, cache: KVCache) -> torch.Tensor:
@@ -26,7 +27,7 @@ def decode(model: GPT, idx: torch.Tensor, cache: KVCache) -> torch.Tensor:
     B, L = idx.shape
     start, end = cache.length, cache.length + L
     if cache.model is not model or end > cache.capacity:
-        raise ValueError(f"{end} tokens do not fit this model's cache of {cache.capacity} positions")
+        raise ValueError(M_("{count} tokens do not fit this model's cache of {capacity} positions", count=end, capacity=cache.capacity))
     D, eps = model.config.d_model, model.ln_final.eps
     W_E, W_pos, layers, (ln_w, ln_b, W_U_t) = cache.weights()
     x = W_E.index_select(0, idx.reshape(-1))                             # (BL, D)
@@ -71,7 +72,7 @@ class KVCache:
     def __init__(self, model: GPT, batch: int, capacity: int) -> None:
         c, w = model.config, model.W_E.weight
         if not 1 <= capacity <= c.block_size:
-            raise ValueError(f"a cache holds 1 to block_size={c.block_size} positions, not {capacity}")
+            raise ValueError(M_("a cache holds 1 to block_size={block} positions, not {capacity}", block=c.block_size, capacity=capacity))
         self.kv = torch.zeros(c.n_layer, 2, batch, c.n_head, capacity, c.d_head,
                               dtype=w.dtype, device=w.device)                # (N, 2, B, H, T, D_head)
         self.layers = list(self.kv)                                          # N x (2, B, H, T, D_head)

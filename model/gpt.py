@@ -16,6 +16,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .messages import M_
+
 PositionKind = Literal["learned", "sinusoidal", "none"]
 Probes = dict[str, torch.Tensor]
 
@@ -34,12 +36,12 @@ class GPTConfig:
 
     def __post_init__(self) -> None:
         if self.d_model % self.n_head:
-            raise ValueError(f"d_model={self.d_model} is not divisible by n_head={self.n_head}")
+            raise ValueError(M_("d_model={d_model} is not divisible by n_head={n_head}", d_model=self.d_model, n_head=self.n_head))
         if self.positions not in ("learned", "sinusoidal", "none"):
-            raise ValueError(f"positions must be learned, sinusoidal or none, not {self.positions!r}")
+            raise ValueError(M_("positions must be learned, sinusoidal or none, not {positions!r}", positions=self.positions))
         for name in ("vocab_size", "block_size", "n_layer", "n_head", "d_model", "mlp_ratio"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1")
+                raise ValueError(M_("{name} must be at least 1", name=name))
 
     @property
     def d_head(self) -> int:
@@ -220,7 +222,7 @@ class GPT(nn.Module):
         B, L = idx.shape
         start = past_kv[0][0].shape[2] if past_kv else 0
         if start + L > self.config.block_size:
-            raise ValueError(f"sequence of {start + L} tokens exceeds block_size={self.config.block_size}")
+            raise ValueError(M_("sequence of {count} tokens exceeds block_size={block}", count=start + L, block=self.config.block_size))
         x = self.W_E(idx)                                                    # (B, L, D)
         _record(probes, "embed", x)
         pos = self.position_embedding(start, L, idx.device)                  # (L, D) or None

@@ -19,16 +19,17 @@ import torch
 
 from .decode import KVCache, decode
 from .gpt import GPT
+from .messages import M_
 from .tokenizer import CharTokenizer
 
 
 def validate_sampling(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None) -> None:
     if not (temperature >= 0 and math.isfinite(temperature)):
-        raise ValueError(f"temperature must be a number >= 0, not {temperature}")
+        raise ValueError(M_("temperature must be a number >= 0, not {value}", value=temperature))
     if top_k is not None and top_k < 1:
-        raise ValueError(f"top-k must be at least 1, not {top_k}")
+        raise ValueError(M_("top-k must be at least 1, not {value}", value=top_k))
     if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(f"top-p must be in (0, 1], not {top_p}")
+        raise ValueError(M_("top-p must be in (0, 1], not {value}", value=top_p))
 
 
 def filter_logits(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
@@ -91,7 +92,7 @@ def next_token_distribution(model: GPT, tokens: Sequence[int] | torch.Tensor, te
     """What the model would sample next after ``tokens``: before and after the filters."""
     ids = _as_ids(tokens)[-model.config.block_size:]
     if not ids:
-        raise ValueError("need at least one token of context")
+        raise ValueError(M_("need at least one token of context"))
     model.eval()
     logits = model(torch.tensor([ids], device=_device(model)))[0, -1].float()  # (V,)
     before = torch.softmax(logits, dim=-1)                                   # (V,)
@@ -150,7 +151,7 @@ def stream(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens: int
     validate_sampling(temperature, top_k, top_p)
     ids = _as_ids(prompt)
     if not ids:
-        raise ValueError("the prompt must contain at least one token")
+        raise ValueError(M_("the prompt must contain at least one token"))
     model.eval()
     device = _device(model)
     generator = torch.Generator(device=device)
@@ -188,10 +189,10 @@ def beam_search(model: GPT, prompt: Sequence[int] | torch.Tensor, max_new_tokens
     is called after each step, so a caller can show progress while nothing is known yet.
     """
     if beam_width < 1:
-        raise ValueError(f"beam width must be at least 1, not {beam_width}")
+        raise ValueError(M_("beam width must be at least 1, not {value}", value=beam_width))
     ids = _as_ids(prompt)
     if not ids:
-        raise ValueError("the prompt must contain at least one token")
+        raise ValueError(M_("the prompt must contain at least one token"))
     model.eval()
     n = len(ids)
     context = _Context(model, torch.tensor([ids], device=_device(model)), use_cache, max_new_tokens)
@@ -235,7 +236,7 @@ def sample_text(model: GPT, tokenizer: CharTokenizer, prompt: str, max_new_token
                 use_cache: bool = True) -> str:
     """Text in, text out: the generated continuation (including ``stop`` if it was reached)."""
     if not prompt:
-        raise ValueError("the prompt is empty")
+        raise ValueError(M_("the prompt is empty"))
     ids = tokenizer.encode(prompt)[-model.config.block_size:]
     stop_ids = tokenizer.encode(stop) if stop and len(stop) == 1 else ()
     if beam is not None:
@@ -256,7 +257,7 @@ def stream_text(model: GPT, tokenizer: CharTokenizer, prompt: str, max_new_token
                 stop: str | None = None, **kwargs) -> Iterator[str]:
     """Yield the continuation character by character, for a live display."""
     if not prompt:
-        raise ValueError("the prompt is empty")
+        raise ValueError(M_("the prompt is empty"))
     ids = tokenizer.encode(prompt)[-model.config.block_size:]
     stop_ids = tokenizer.encode(stop) if stop and len(stop) == 1 else ()
     text = ""

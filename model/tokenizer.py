@@ -8,6 +8,8 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass, field
 
+from .messages import M_
+
 UNKNOWN = "?"
 DEFAULT_CHARS = "\n" + "".join(chr(c) for c in range(32, 127))  # newline + printable ASCII
 
@@ -19,9 +21,9 @@ class CharTokenizer:
 
     def __post_init__(self) -> None:
         if len(set(self.chars)) != len(self.chars):
-            raise ValueError("tokenizer characters must be unique")
+            raise ValueError(M_("tokenizer characters must be unique"))
         if UNKNOWN not in self.chars:
-            raise ValueError(f"tokenizer must contain the unknown marker {UNKNOWN!r}")
+            raise ValueError(M_("tokenizer must contain the unknown marker {marker!r}", marker=UNKNOWN))
         object.__setattr__(self, "_index", {ch: i for i, ch in enumerate(self.chars)})
 
     @property

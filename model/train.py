@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from .data import IGNORE
+from .messages import M_
 
 
 @dataclass
@@ -44,11 +45,11 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1:
-            raise ValueError("steps and batch_size must be at least 1")
+            raise ValueError(M_("steps and batch_size must be at least 1"))
         if not (self.lr > 0 and math.isfinite(self.lr)):
-            raise ValueError("lr must be a positive number")
+            raise ValueError(M_("lr must be a positive number"))
         if self.eval_interval < 1 or self.eval_batches < 1:
-            raise ValueError("eval_interval and eval_batches must be at least 1")
+            raise ValueError(M_("eval_interval and eval_batches must be at least 1"))
 
 
 @dataclass
@@ -112,9 +113,9 @@ def resolve_device(name: str = "auto") -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device cuda was asked for but no CUDA device is available")
+        raise ValueError(M_("--device cuda was asked for but no CUDA device is available"))
     if name not in ("cpu", "cuda"):
-        raise ValueError(f"device must be auto, cpu or cuda, not {name!r}")
+        raise ValueError(M_("device must be auto, cpu or cuda, not {name!r}", name=name))
     return torch.device(name)
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from string import Template
 
-from tutor.common.i18n import _, translated
+from tutor.common.i18n import _, message_of, translated
 from tutor.common.safe_text import one_line
 
 
@@ -156,7 +156,8 @@ def run_lessons_check(args: argparse.Namespace) -> int:
         try:
             hub = hub_for_checkpoint(args.checkpoint)
         except (CheckpointError, OSError, ValueError) as error:
-            print(one_line(f"tutor lessons check: --checkpoint {args.checkpoint}: {error}"), file=sys.stderr)
+            print(one_line(_("tutor lessons check: --checkpoint {path}: {error}").format(
+                path=args.checkpoint, error=translated(message_of(error)))), file=sys.stderr)
             return 1
     report = check_paths(args.paths, context_dirs=args.lessons, live=not args.static, variants=variants, hub=hub)
     for problem in report.problems:

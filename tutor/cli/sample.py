@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, message_of, translated
 from tutor.common.safe_text import neutralise, one_line
 from tutor.cli.args import positive_int, real_number, whole_number
 from tutor.training.sampling import (MAX_BEAM, MAX_TEMPERATURE, MAX_TOKENS, MIN_TEMPERATURE, MIN_TOP_P,
@@ -112,7 +112,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        note(_("error: {error}").format(error=exc))
+        note(_("error: {error}").format(error=translated(message_of(exc))))
         return 2
     if device.type == "cpu":
         import torch
@@ -121,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         model, tokenizer, meta = load_checkpoint(path, device)
     except CheckpointError as exc:
-        note(_("error: {error}").format(error=exc))
+        note(_("error: {error}").format(error=translated(message_of(exc))))
         return 1
     stop = meta.get("stop") if args.stop is None else args.stop
     stop = stop if isinstance(stop, str) and stop else None
@@ -129,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         ids = prompt_ids(tokenizer, args.prompt)   # ３１４２＞ reads as 3142>
     except ValueError as exc:
-        note(_("error: {error}").format(error=exc))
+        note(_("error: {error}").format(error=translated(message_of(exc))))
         return 2
     if len(ids) > model.config.block_size:
         note(_("note: the prompt has {count} characters; only the last {block} (the model's block_size) are used")

@@ -14,7 +14,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, message_of, translated
 from tutor.cli.args import non_negative_int, positive_int, real_number, whole_number
 from tutor.common.safe_text import one_line
 from tutor.model.formats import TASKS
@@ -98,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
-        err.print(one_line(_("error: {error}").format(error=exc)))
+        err.print(one_line(_("error: {error}").format(error=translated(message_of(exc)))))
         return 2
     if device.type == "cpu":
         use_training_threads(args.threads)   # the policy the dashboard follows too
@@ -109,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             model, tokenizer, previous = load_checkpoint(args.checkpoint)
         except CheckpointError as exc:
-            err.print(one_line(_("error: {error}").format(error=exc)))
+            err.print(one_line(_("error: {error}").format(error=translated(message_of(exc)))))
             return 1
     else:
         tokenizer = CharTokenizer()
@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
                              lr=args.lr, warmup_steps=args.warmup, eval_interval=args.eval_interval,
                              seed=args.seed, device=str(device))
     except ValueError as exc:
-        err.print(one_line(_("error: {error}").format(error=exc)))
+        err.print(one_line(_("error: {error}").format(error=translated(message_of(exc)))))
         return 2
     note = getattr(dataset, "replaced_note", lambda: None)()
     if note:

@@ -141,13 +141,7 @@ class Message(str):
         return message
 
     def translated(self) -> str:
-        text = _(self.template)
-        if not self.values:
-            return text
-        try:
-            return text.format(**{name: translated(value) for name, value in self.values.items()})
-        except (KeyError, IndexError, ValueError):   # a translation that lost a placeholder: the English
-            return str.__str__(self)
+        return _translate_template(self)
 
 
 def M_(template: str, **values) -> Message:
@@ -155,15 +149,32 @@ def M_(template: str, **values) -> Message:
     return Message(template, **values)
 
 
+def _is_message(text: object) -> bool:
+    """A Message of ours or of ``model/`` (model.messages.Message, which cannot import this module):
+    any ``str`` that kept its template and values."""
+    return isinstance(text, str) and isinstance(getattr(text, "template", None), str) \
+        and isinstance(getattr(text, "values", None), dict)
+
+
+def _translate_template(message) -> str:
+    text = _(message.template)
+    if not message.values:
+        return text
+    try:
+        return text.format(**{name: translated(value) for name, value in message.values.items()})
+    except (KeyError, IndexError, ValueError):   # a translation that lost a placeholder: the English
+        return str.__str__(message)
+
+
 def translated(text: object) -> str:
-    """A Message in the current language; any other text as it is."""
-    return text.translated() if isinstance(text, Message) else str(text)
+    """A Message (ours or model/'s) in the current language; any other text as it is."""
+    return _translate_template(text) if _is_message(text) else str(text)
 
 
 def message_of(error: BaseException) -> str:
     """An exception's text, still a Message (to translate where it is shown) when it was raised with one."""
     first = error.args[0] if len(error.args) == 1 else None
-    return first if isinstance(first, Message) else str(error)
+    return first if _is_message(first) else str(error)
 
 
 def NP_(context: str, message: str) -> str:

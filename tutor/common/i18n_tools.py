@@ -1,6 +1,6 @@
 """Refresh the interface catalogs: ``python -m tutor.common.i18n_tools update|compile|check``.
 
-- ``update``: extract every ``_()``, ``N_()``, ``M_()``, ``NP_()`` and ``ngettext()`` string from tutor/ (Babel's
+- ``update``: extract every ``_()``, ``N_()``, ``M_()``, ``NP_()`` and ``ngettext()`` string from tutor/ and model/ (Babel's
   Python extractor) and merge it into each ``tutor/locale/<lang>/LC_MESSAGES/tutor.po``: new
   strings arrive empty, strings no longer in the code are dropped (no fuzzy guesses).
 - ``compile``: write the ``.mo`` beside each ``.po`` (what the app reads; both ship).
@@ -18,6 +18,8 @@ from pathlib import Path
 from tutor.common.i18n import DEFAULT, DOMAIN, LANGUAGES, LOCALE_DIR
 
 SOURCE_DIR = LOCALE_DIR.parent
+# model/ (installed as tutor.model) raises errors the CLI and the app translate; it marks them with its own M_
+MODEL_DIR = SOURCE_DIR.parent / "model"
 KEYWORDS = {"_": None, "N_": None, "M_": None, "ngettext": (1, 2), "NP_": ((1, "c"), 2)}
 
 
@@ -35,10 +37,13 @@ def extract_catalog():
     from babel.messages.extract import extract_from_dir
 
     template = Catalog(project="transformer-tutor", fuzzy=False)
-    for filename, lineno, message, comments, context in extract_from_dir(
-            str(SOURCE_DIR), method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",),
-            strip_comment_tags=True):
-        template.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
+    for folder, prefix in ((SOURCE_DIR, ""), (MODEL_DIR, "../model/")):
+        if not folder.is_dir():
+            continue
+        for filename, lineno, message, comments, context in extract_from_dir(
+                str(folder), method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",),
+                strip_comment_tags=True):
+            template.add(message, None, [(prefix + filename, lineno)], auto_comments=comments, context=context)
     return template
 
 

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from tutor.common.i18n import N_, _
+from tutor.common.i18n import N_, _, message_of, translated
 from tutor.model.formats import TASKS
 from tutor.common.safe_text import neutralise
 from tutor.live.weights_label import localized_label
@@ -213,7 +213,7 @@ class SamplePanel(DashboardTab):
             request = self.request()
             validate(request)
         except ValueError as error:
-            self.say(str(error), "bold red")
+            self.say(translated(message_of(error)), "bold red")
             return
         self.run_id += 1
         self.steps, self.shown, self.running = [], 0, True
@@ -248,10 +248,10 @@ class SamplePanel(DashboardTab):
                 if self.pace:
                     time.sleep(self.pace)
         except ValueError as error:   # a character the model cannot read, named by prompt_ids
-            self.post_message(SampleEnded(run_id, str(error)))
+            self.post_message(SampleEnded(run_id, translated(message_of(error))))
             return
         except Exception as error:   # a bad knob the checks missed, a model that failed to load
-            self.post_message(SampleEnded(run_id, f"{type(error).__name__}: {error}"))
+            self.post_message(SampleEnded(run_id, f"{type(error).__name__}: {translated(message_of(error))}"))
             return
         self.post_message(SampleEnded(run_id))
 

@@ -13,7 +13,7 @@ from textual import work
 from textual.widgets import Input
 
 from tutor.common.file_scope import OutsideHomeError, typed_path
-from tutor.common.i18n import _
+from tutor.common.i18n import _, message_of, translated
 from tutor.live.weights_label import localized_label
 from tutor.training import runs as dt
 from tutor.ui.messages import CheckpointFailed, CheckpointLoaded, CheckpointSaved, TrainingEnded
@@ -127,7 +127,7 @@ class CheckpointActions:
         try:
             model, tokenizer, label, meta = dt.load_model(path)
         except Exception as error:   # CheckpointError names the file and what is wrong with it
-            self.post_message(CheckpointFailed(_("Could not load: {error}").format(error=error)))
+            self.post_message(CheckpointFailed(_("Could not load: {error}").format(error=translated(message_of(error)))))
             return
         self.post_message(CheckpointLoaded(model, tokenizer, label, meta, _("Loaded.")))
 

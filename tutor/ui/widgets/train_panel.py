@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tutor.common.file_scope import typed_path
-from tutor.common.i18n import N_, _
+from tutor.common.i18n import N_, _, message_of, translated
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
@@ -151,7 +151,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
         try:
             request = self.request()
         except ValueError as error:
-            self.say(str(error), "bold red")
+            self.say(translated(message_of(error)), "bold red")
             return
         self.stop_event.clear()
         self.train_points, self.val_points, self.metrics = [], [], None
