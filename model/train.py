@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from .data import IGNORE
-from .messages import M_
+from .messages import M_, reason_of
 
 
 @dataclass
@@ -212,16 +212,16 @@ class Trainer:
                 for p, good in zip(self._params, self._last_good):
                     p.copy_(good)
             self.optimizer.zero_grad(set_to_none=True)
-            raise TrainingDiverged(
-                f"training diverged at step {self.step_count + 1}: the loss became {loss_value}. "
-                f"Restored the weights that gave the last finite loss (step {self.step_count}); "
-                f"try a smaller learning rate than {cfg.lr:g}.")
+            raise TrainingDiverged(M_(
+                "training diverged at step {step}: the loss became {loss}. Restored the weights that gave the last "
+                "finite loss (step {good}); try a smaller learning rate than {lr:g}.",
+                step=self.step_count + 1, loss=loss_value, good=self.step_count, lr=cfg.lr))
         if not math.isfinite(norm_value):
             self.optimizer.zero_grad(set_to_none=True)
-            raise TrainingDiverged(
-                f"training diverged at step {self.step_count + 1}: the gradient norm became "
-                f"{norm_value}. Kept the current weights, whose loss was finite; try a smaller "
-                f"learning rate than {cfg.lr:g} or gradient clipping.")
+            raise TrainingDiverged(M_(
+                "training diverged at step {step}: the gradient norm became {norm}. Kept the current weights, whose "
+                "loss was finite; try a smaller learning rate than {lr:g} or gradient clipping.",
+                step=self.step_count + 1, norm=norm_value, lr=cfg.lr))
         with torch.no_grad():
             for p, good in zip(self._params, self._last_good):
                 good.copy_(p)
@@ -270,18 +270,18 @@ class Trainer:
         """Train until ``config.steps``, a stop request, or divergence; never raises for those."""
         history: list[TrainMetrics] = []
         last: TrainMetrics | None = None
-        status, message = "finished", f"trained {self.config.steps} steps"
+        status, message = "finished", M_("trained {count} steps", count=self.config.steps)
         while self.step_count < self.config.steps:
             while not self._running.wait(timeout=0.1):
                 if self.stop_requested():
                     break
             if self.stop_requested():
-                status, message = "stopped", f"stopped after {self.step_count} steps"
+                status, message = "stopped", M_("stopped after {count} steps", count=self.step_count)
                 break
             try:
                 last = self.step()
             except TrainingDiverged as exc:
-                return TrainResult("diverged", str(exc), last, history)
+                return TrainResult("diverged", reason_of(exc), last, history)
             if self.step_count % self.config.eval_interval == 0 or self.step_count == self.config.steps:
                 self.evaluate()
                 last = self._metrics(last.loss, last.lr, last.grad_norm, evaluated=True)

@@ -225,3 +225,72 @@ def test_pydantics_own_words_for_common_mistakes_are_chinese(tmp_path, capsys):
     _code, chinese, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
     assert ": attempts: Input should be greater than or equal to 1" in english   # pydantic's words, unchanged
     assert ": attempts: 应当大于或等于 1" in chinese   # before: pydantic's English under --lang zh
+
+
+# --- model/'s errors (model/messages.py): the CLI shows them in the interface's language ---
+
+def test_a_missing_checkpoint_is_refused_in_chinese_and_unchanged_in_english(capsys):
+    code, _out, err = run(capsys, "--lang", "zh", "sample", "--checkpoint", "/nonexistent/x.pt", "31")
+    assert code == 1 and "错误：/nonexistent/x.pt：没有这个检查点文件" in err and "no such" not in err
+    code, _out, err = run(capsys, "--lang", "en", "sample", "--checkpoint", "/nonexistent/x.pt", "31")
+    assert code == 1 and "error: /nonexistent/x.pt: no such checkpoint file" in err
+
+
+def test_a_junk_checkpoint_nests_the_archives_reason_in_chinese(tmp_path, capsys):
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint at all")
+    code, _out, err = run(capsys, "--lang", "zh", "sample", "--checkpoint", str(junk), "31")
+    assert code == 1 and "不是可读的检查点" in err and "不是 torch.save 写出的那种 zip 压缩包" in err
+    assert "not a zip archive" not in err and "readable" not in err
+    code, _out, err = run(capsys, "--lang", "zh", "lessons", "check", "--checkpoint", str(junk))
+    assert code == 1 and "不是可读的检查点" in err and "not a readable" not in err
+
+
+def test_a_checkpoint_with_a_hostile_config_is_refused_in_chinese(tmp_path, capsys):
+    import torch
+
+    from tutor.model.checkpoint import FORMAT
+
+    bad = tmp_path / "bad.pt"
+    torch.save({"format": FORMAT, "version": 1, "config": {"\x1b[31mevil": 1}}, bad)
+    code, _out, err = run(capsys, "--lang", "zh", "train", "--checkpoint", str(bad), "--steps", "1")
+    assert code == 1 and "配置里有未知字段" in err and "\x1b" not in err
+    code, _out, err = run(capsys, "--lang", "en", "train", "--checkpoint", str(bad), "--steps", "1")
+    assert code == 1 and "config has unknown fields" in err
+
+
+def test_a_training_file_that_is_not_there_is_named_in_chinese(tmp_path, capsys):
+    code, _out, err = run(capsys, "--lang", "zh", "train", "--data", str(tmp_path / "none.txt"), "--steps", "1")
+    assert code == 2 and "既不是 sort、reverse、text，也不是已有的文件" in err and "neither" not in err
+
+
+def test_a_model_message_keeps_its_english_text_and_translates_with_its_nested_values():
+    from tutor.common.i18n import message_of, translated
+    from tutor.model.archive import ArchiveError
+    from tutor.model.messages import M_
+
+    inner = M_("its data.pkl is not a readable pickle ({kind})", kind="EOFError")
+    outer = M_("{path}: refused before loading: {problem}", path="a.pt", problem=inner)
+    assert outer == "a.pt: refused before loading: its data.pkl is not a readable pickle (EOFError)"
+    assert message_of(ArchiveError(inner)) is inner
+    set_language("zh")
+    assert translated(outer) == "a.pt：加载前已拒绝：它的 data.pkl 不是可读的 pickle（EOFError）"
+
+
+def test_every_error_model_raises_with_text_is_marked_for_translation():
+    """A plain f-string in a raise would reach `tutor --lang zh` in English (issue 24)."""
+    import ast
+    from pathlib import Path
+
+    unmarked = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "model").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            call = node.exc if isinstance(node, ast.Raise) else None
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.args):
+                continue
+            if call.func.id == "AttributeError" or call.func.id.startswith("_"):
+                continue   # module __getattr__'s protocol (never shown); a helper that builds a marked message
+            first = call.args[0]
+            if not (isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "M_"):
+                unmarked.append(f"{path.name}:{node.lineno}")
+    assert not unmarked, unmarked

@@ -181,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
         "device": str(device), "threads": torch.get_num_threads(), "torch": torch.__version__,
     }
     if result.status == "diverged":
-        err.print(one_line(result.message), style="red")
+        err.print(one_line(translated(result.message)), style="red")
     if trainer.step_count == 0:
         err.print(_("no steps were taken: nothing saved"))
         return 130 if interrupted else 1

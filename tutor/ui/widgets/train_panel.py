@@ -277,7 +277,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
         self.run = None
         self.set_state("idle")
         style = {"finished": "bold green", "stopped": "yellow"}.get(message.status, "bold red")
-        text = message.message
+        text = translated(message.message)
         if message.snapshot is not None:
             self.publish(message.snapshot, message.label, message.meta or {})
             text += ". " + _("The lessons now use these weights; Save keeps them in a file.")
