@@ -294,3 +294,16 @@ def test_every_error_model_raises_with_text_is_marked_for_translation():
             if not (isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "M_"):
                 unmarked.append(f"{path.name}:{node.lineno}")
     assert not unmarked, unmarked
+
+
+def test_a_checkpoint_of_the_wrong_shape_is_explained_in_chinese_part_by_part():
+    from tutor.common.i18n import translated
+    from tutor.model import CharTokenizer, GPTConfig
+    from tutor.training.runs import shape_problem
+
+    wrong = GPTConfig(vocab_size=CharTokenizer().vocab_size, d_model=32, n_head=2, n_layer=2, block_size=64)
+    problem = shape_problem(wrong)
+    assert problem.endswith("this model has d_model 32 (need 64), n_head 2 (need 4)")
+    set_language("zh")
+    shown = translated(problem)
+    assert "这个模型的 d_model 为 32（需要 64）, n_head 为 2（需要 4）" in shown and "need" not in shown

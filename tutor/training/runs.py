@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from tutor.common.i18n import N_, _
+from tutor.common.i18n import M_, N_, Message, _
 from tutor.common.settings import load_settings, save_setting
 from tutor.model.formats import END, TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
@@ -80,11 +80,14 @@ def shape_problem(config) -> str | None:
     want = shipped_config().to_dict()
     have = config.to_dict()
     keys = ("vocab_size", "d_model", "n_head", "n_layer", "block_size", "mlp_ratio", "positions", "bias")
-    wrong = [f"{k} {have.get(k)} (need {want[k]})" for k in keys if have.get(k) != want[k]]
+    wrong = [M_("{name} {have} (need {want})", name=k, have=have.get(k), want=want[k])
+             for k in keys if have.get(k) != want[k]]
     if not wrong:
         return None
-    return ("the lessons are written for the shipped shape (d_model 64, 4 heads, 2 layers, 64 positions); "
-            "this model has " + ", ".join(wrong))
+    # the list is a Message of Messages, so each "(need 64)" is translated with the sentence
+    listed = Message(", ".join(f"{{part{i}}}" for i in range(len(wrong))), **{f"part{i}": w for i, w in enumerate(wrong)})
+    return M_("the lessons are written for the shipped shape (d_model 64, 4 heads, 2 layers, 64 positions); "
+              "this model has {wrong}", wrong=listed)
 
 
 def copy_model(model):
@@ -130,7 +133,7 @@ class TrainingRun:
         if request.start == "current" and current is not None:
             problem = shape_problem(current.config)
             if problem:
-                raise ValueError(_("cannot continue the current model: {problem}").format(problem=problem))
+                raise ValueError(M_("cannot continue the current model: {problem}", problem=problem))
             model = copy_model(current)
             # "shipped default checkpoint", not its details, nor a chain of earlier continuations
             self.continued_from = current_label.split(" (")[0].split(", continued from")[0]
@@ -282,7 +285,7 @@ def load_model(path, name: str | None = None):
     model, tokenizer, meta = load_checkpoint(path, expected_tokenizer=CharTokenizer())
     problem = shape_problem(model.config)
     if problem:
-        raise CheckpointError(f"{path}: {problem}")
+        raise CheckpointError(M_("{path}: {problem}", path=path, problem=problem))
     return model, tokenizer, describe_checkpoint(name or f"checkpoint {path.name}", meta), dict(meta)
 
 

@@ -38,7 +38,8 @@ class CheckpointActions:
             model, tokenizer, meta = load_default_model()
             dt.remember_kept(self.app.settings_home, None)   # and no kept model at the next start
         except Exception as error:
-            self.post_message(CheckpointFailed(_("Could not reload the shipped model: {error}").format(error=error)))
+            self.post_message(CheckpointFailed(_("Could not reload the shipped model: {error}").format(
+                error=translated(message_of(error)))))
             return
         label = describe_checkpoint("shipped default checkpoint", meta)
         self.post_message(CheckpointLoaded(model.eval(), tokenizer, label, meta, _("Back to the shipped model.")))

@@ -228,7 +228,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
             run = dt.TrainingRun(request, current, hub.label,
                                  should_stop=lambda: worker.is_cancelled or self.stop_event.is_set())
         except Exception as error:   # a bad file, a wrong choice: said in the panel
-            ended = TrainingEnded("failed", _("Could not start: {error}").format(error=error))
+            ended = TrainingEnded("failed", _("Could not start: {error}").format(error=translated(message_of(error))))
             self.post_message(ended)
             return ended
         self.run = run
