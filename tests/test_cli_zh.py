@@ -307,3 +307,17 @@ def test_a_checkpoint_of_the_wrong_shape_is_explained_in_chinese_part_by_part():
     set_language("zh")
     shown = translated(problem)
     assert "这个模型的 d_model 为 32（需要 64）, n_head 为 2（需要 4）" in shown and "need" not in shown
+
+
+def test_a_broken_placeholder_is_explained_in_chinese_and_its_english_is_unchanged():
+    from tutor.common.i18n import translated
+    from tutor.course.placeholders import preview, syntax_errors
+
+    text = "the model hedges {{ decode.probs[0, 20] | .2x }}"
+    error, = syntax_errors(text)
+    assert str(error).startswith("placeholder {{ decode.probs[0, 20] | .2x }}: format '.2x' is not allowed; use .2f")
+    assert "⟨error: placeholder" in preview(text)
+    set_language("zh")
+    shown = translated(error.args[0])
+    assert shown.startswith("占位符 {{ decode.probs[0, 20] | .2x }}：不允许格式 '.2x'；可用 .2f（固定小数位）")
+    assert "⟨错误：占位符" in preview(text)

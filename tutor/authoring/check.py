@@ -221,7 +221,7 @@ def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:
     """{{ placeholders }} that do not parse, and placeholders where the screen shows text as written."""
     for loc, text in lesson_texts(lesson):
         for error in syntax_errors(text):
-            pinned.add(loc, str(error), placeholder_at(pinned, loc, error.start))
+            pinned.add(loc, message_of(error), placeholder_at(pinned, loc, error.start))
     for loc, text in unfilled_texts(lesson):
         if has_placeholders(text):
             what = M_("a choice") if "choices" in loc else M_("the title")

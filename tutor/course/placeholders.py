@@ -16,6 +16,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from tutor.common.i18n import M_, _, message_of, translated
 from tutor.common.lazy_import import numpy as np  # numpy (and the grading module) load on first fill, not at import
 from tutor.course.token_text import VOCABULARY, text_of, token_of
 from tutor.grading.probe_ref import ProbeRef, ProbeRefError, parse_probe_ref
@@ -26,9 +27,9 @@ SIZE_NAMES = ("B", "L", "D", "H", "D_head", "d_k", "d_model", "V", "N", "T")
 MAX_BODY = 240            # characters between {{ and }}
 MAX_VALUES = 12           # a slice longer than this is a table, not a number in a sentence
 _FORMAT = re.compile(r"\.(\d)([fge%])|%|token|text")
-FORMAT_HELP = (".2f (fixed decimals), .3g (significant digits), .1e (exponent), % (percent), .1% (percent with "
-               "decimals), token (the token a token id stands for, e.g. an argmax's) or text (a row of token ids "
-               "as the one line of text they spell, e.g. what a model generated)")
+FORMAT_HELP = M_(".2f (fixed decimals), .3g (significant digits), .1e (exponent), % (percent), .1% (percent with "
+                 "decimals), token (the token a token id stands for, e.g. an argmax's) or text (a row of token ids "
+                 "as the one line of text they spell, e.g. what a model generated)")
 PREVIEW = "…"
 
 
@@ -37,7 +38,8 @@ class PlaceholderError(ValueError):
 
     def __init__(self, message: str, source: str = "", start: int = 0, end: int = 0):
         self.message, self.source, self.start, self.end = message, source, start, end
-        super().__init__(f"placeholder {_shown(source)}: {message}" if source else message)
+        super().__init__(M_("placeholder {source}: {message}", source=_shown(source), message=message)
+                         if source else message)
 
 
 @dataclass(frozen=True)
@@ -69,27 +71,27 @@ def _parse(text: str, start: int, end: int) -> Placeholder:
         return PlaceholderError(message, source, start, end)
 
     if len(body) > MAX_BODY:
-        raise fail(f"too long (over {MAX_BODY} characters); write {{{{ probe[index] | format }}}}")
+        raise fail(M_("too long (over {most} characters); write {{{{ probe[index] | format }}}}", most=MAX_BODY))
     reference, bar, fmt = body.partition("|")
     reference, fmt = reference.strip(), fmt.strip()
     if not reference:
-        raise fail("empty; name a probe slice such as decode.probs[20] or a size name such as D")
+        raise fail(M_("empty; name a probe slice such as decode.probs[20] or a size name such as D"))
     if bar:
         if "|" in fmt:
-            raise fail("use one '|' at most, before the format")
+            raise fail(M_("use one '|' at most, before the format"))
         if not fmt:
-            raise fail(f"a format is missing after '|'; use {FORMAT_HELP}")
+            raise fail(M_("a format is missing after '|'; use {formats}", formats=FORMAT_HELP))
         if not _FORMAT.fullmatch(fmt):
-            raise fail(f"format {fmt[:20]!r} is not allowed; use {FORMAT_HELP}")
+            raise fail(M_("format {format!r} is not allowed; use {formats}", format=fmt[:20], formats=FORMAT_HELP))
     if reference in SIZE_NAMES:
         return Placeholder(reference, fmt or None, start, end, None, source)
     try:
         probe = parse_probe_ref(reference)
     except ProbeRefError as error:
-        raise fail(f"{error}; name a probe slice such as decode.probs[20] or a size name "
-                   f"({', '.join(SIZE_NAMES)})") from None
+        raise fail(M_("{error}; name a probe slice such as decode.probs[20] or a size name ({sizes})",
+                      error=message_of(error), sizes=", ".join(SIZE_NAMES))) from None
     if probe.name in SIZE_NAMES:
-        raise fail(f"{probe.name} is a size, a single number: write {{{{ {probe.name} }}}} without an index")
+        raise fail(M_("{name} is a size, a single number: write {{{{ {name} }}}} without an index", name=probe.name))
     return Placeholder(str(probe), fmt or None, start, end, probe, source)
 
 
@@ -173,7 +175,7 @@ def _format_one(value: float, fmt: str | None) -> str:
     else:
         match = _FORMAT.fullmatch(fmt)
         if match is None:       # parsing already refused it; never hand an unchecked spec to format()
-            raise PlaceholderError(f"format {fmt!r} is not allowed")
+            raise PlaceholderError(M_("format {format!r} is not allowed", format=fmt))
         spec = f".{int(match.group(1))}{match.group(2)}"
     return format(float(value), spec)
 
@@ -204,7 +206,7 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
 
     if placeholder.is_size:
         if placeholder.ref not in sizes:
-            raise fail(f"size {placeholder.ref!r} is not known for this model")
+            raise fail(M_("size {name!r} is not known for this model", name=placeholder.ref))
         return _format_one(float(sizes[placeholder.ref]), placeholder.fmt)
     name = placeholder.probe.name
     if name not in tensors:
@@ -212,27 +214,28 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
     try:
         array = np.asarray(probe_slice(tensors, placeholder.ref), dtype=float)
     except (QuestionError, ValueError, TypeError) as error:
-        raise fail(str(error)) from None
+        raise fail(message_of(error)) from None
     if array.size == 0:
-        raise fail("selects no values")
+        raise fail(M_("selects no values"))
     if placeholder.fmt == "text":
         return text_of(array, tensors, fail)
     if array.size > MAX_VALUES:
-        raise fail(f"selects {array.size} values {tuple(array.shape)}; a placeholder shows one number or a "
-                   f"list of at most {MAX_VALUES}: index further")
+        raise fail(M_("selects {count} values {shape}; a placeholder shows one number or a list of at most {most}: "
+                      "index further", count=array.size, shape=tuple(array.shape), most=MAX_VALUES))
     if placeholder.fmt == "token":
         return ", ".join(token_of(v, tensors, fail) for v in array.ravel())
     return ", ".join(_format_one(v, placeholder.fmt) for v in array.ravel())
 
 
 def short_message(error: PlaceholderError) -> str:
-    """The error without the long list of valid names (for the screen)."""
-    return re.split(r";? [Vv]alid probes: ", str(error))[0]
+    """The error without the long list of valid names (for the screen); still a Message when nothing is cut."""
+    text = re.split(r";? [Vv]alid probes: ", str(error))[0]
+    return message_of(error) if text == str(error) else text
 
 
 def inline_error(error: PlaceholderError) -> str:
     """What is shown in place of a placeholder that cannot be filled."""
-    return f"⟨error: {short_message(error)}⟩"
+    return _("⟨error: {message}⟩").format(message=translated(short_message(error)))
 
 
 def fill_report(text: str, tensors: dict[str, np.ndarray], sizes: dict[str, int]

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from tutor.common.i18n import M_
 from tutor.grading.probe_ref import parse_probe_ref
 
 
@@ -48,7 +49,7 @@ def probe_slice(tensors: dict[str, np.ndarray], reference: str) -> np.ndarray:
     ref = parse_probe_ref(reference)
     if ref.name not in tensors:
         known = ", ".join(sorted(n for n in tensors if not n.startswith("params.")))
-        raise QuestionError(f"unknown probe {ref.name!r}; valid probes: {known}")
+        raise QuestionError(M_("unknown probe {name!r}; valid probes: {known}", name=ref.name, known=known))
     try:
         return np.asarray(ref.select(tensors[ref.name]))
     except (ValueError, IndexError) as error:
@@ -59,9 +60,10 @@ def reduce_slice(tensors: dict[str, np.ndarray], reference: str, reduce: str) ->
     """One number from a probe slice; ``value`` insists on a single entry instead of guessing."""
     array = probe_slice(tensors, reference)
     if reduce == "value" and array.size != 1:
-        raise QuestionError(f"{reference} selects {array.size} values; index one entry or set reduce")
+        raise QuestionError(M_("{reference} selects {count} values; index one entry or set reduce",
+                                reference=reference, count=array.size))
     if array.size == 0:
-        raise QuestionError(f"{reference} selects no values")
+        raise QuestionError(M_("{reference} selects no values", reference=reference))
     return float(REDUCERS[reduce](array))
 
 

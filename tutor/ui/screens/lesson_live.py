@@ -11,7 +11,7 @@ from rich.text import Text
 from textual import work
 from textual.widgets import Input, Static
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, translated
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.live.weights_label import localized_label
@@ -95,7 +95,7 @@ class LiveMixin:
             status.append("\n" + _("A live number in the text could not be filled{more}, shown as ⟨error⟩ "
                                    "(tell the lesson's author): {where}: {error}").format(
                 more=_(" (and {count} more)").format(count=len(problems) - 1) if len(problems) > 1 else "",
-                where=".".join(map(str, where)), error=short_message(error)), style="yellow")
+                where=".".join(map(str, where)), error=translated(short_message(error))), style="yellow")
         if self.check_problems:
             status.append("\n" + problems_text(self.check_problems), style="bold red")
         self.status(status)
