@@ -321,3 +321,19 @@ def test_a_broken_placeholder_is_explained_in_chinese_and_its_english_is_unchang
     shown = translated(error.args[0])
     assert shown.startswith("占位符 {{ decode.probs[0, 20] | .2x }}：不允许格式 '.2x'；可用 .2f（固定小数位）")
     assert "⟨错误：占位符" in preview(text)
+
+
+def test_an_import_with_a_bad_record_is_refused_in_chinese(tmp_path, capsys):
+    import json
+
+    with ProgressStore(tmp_path / "home") as store:
+        answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", True)
+    export = tmp_path / "out.json"
+    run(capsys, "--lang", "en", "--home", str(tmp_path / "home"), "progress", "--export", str(export))
+    doc = json.loads(export.read_text(encoding="utf-8"))
+    doc["answers"][0] = "not an object"
+    export.write_text(json.dumps(doc), encoding="utf-8")
+    _code, out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "other"), "progress", "--import", str(export))
+    assert "第 1 条作答无效：不是对象" in out + err and "invalid" not in out + err
+    _code, out, err = run(capsys, "--lang", "en", "--home", str(tmp_path / "other"), "progress", "--import", str(export))
+    assert "answer #1 is invalid: not an object" in out + err

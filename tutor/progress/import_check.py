@@ -181,10 +181,11 @@ def check_export(doc, source: str, export_format: str, max_version: int) -> Expo
                "record": doc.get("records", []) if version >= 3 else []}
     for what, items in records.items():
         if len(items) > MAX_ANSWERS:
-            raise fail(f"holds {len(items):,} {what}s, more than the {MAX_ANSWERS:,} an import may have")
+            raise fail(M_("holds {count:,} {kinds}, more than the {most:,} an import may have",
+                          count=len(items), kinds=_KINDS[what], most=MAX_ANSWERS))
     answers, outcomes = [], []
     for number, record in enumerate(records["answer"], 1):
-        answer = _validated(ExportedAnswer, record, f"answer #{number}", fail)
+        answer = _validated(ExportedAnswer, record, M_("answer #{number}", number=number), fail)
         if version == 1:
             answer = answer.model_copy(update={"attempt": 1})
             outcome = v1_outcome(answer.correct, answer.hints_used)
@@ -192,9 +193,9 @@ def check_export(doc, source: str, export_format: str, max_version: int) -> Expo
                              answer.hints_used, answer.variant, Role.SCORE.value, None))
         answers.append(answer.row())
     for number, record in enumerate(records["outcome"], 1):
-        outcomes.append(_validated(ExportedOutcome, record, f"outcome #{number}", fail).row())
+        outcomes.append(_validated(ExportedOutcome, record, M_("outcome #{number}", number=number), fail).row())
     if version >= 3:
-        question_records = [_validated(ExportedRecord, record, f"record #{number}", fail).record()
+        question_records = [_validated(ExportedRecord, record, M_("record #{number}", number=number), fail).record()
                             for number, record in enumerate(records["record"], 1)]
         return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
     answers, outcomes, question_records = derive_old(answers, outcomes)
@@ -215,13 +216,18 @@ def derive_old(answers: list[tuple], outcomes: list[tuple]) -> tuple[list[tuple]
     return new_answers, new_outcomes, question_records
 
 
+# the plural each list's name takes in "holds 20,001 answers"
+_KINDS = {"answer": M_("answers"), "outcome": M_("outcomes"), "record": M_("records")}
+
+
 def _validated(model, record, what: str, fail):
     if not isinstance(record, dict):
-        raise fail(f"{what} is invalid: not an object")
+        raise fail(M_("{what} is invalid: not an object", what=what))
     try:
         return model.model_validate(record)
     except ValidationError as error:
-        raise fail(f"{what} is invalid: {_describe(error)}") from None
+        # the field path may name a key from the file: terminal-safe here, as fail() does for plain text
+        raise fail(M_("{what} is invalid: {problem}", what=what, problem=neutralise(_describe(error), keep=""))) from None
 
 
 def _position(value) -> list | None:
