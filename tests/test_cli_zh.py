@@ -337,3 +337,32 @@ def test_an_import_with_a_bad_record_is_refused_in_chinese(tmp_path, capsys):
     assert "第 1 条作答无效：不是对象" in out + err and "invalid" not in out + err
     _code, out, err = run(capsys, "--lang", "en", "--home", str(tmp_path / "other"), "progress", "--import", str(export))
     assert "answer #1 is invalid: not an object" in out + err
+
+
+def test_the_formula_checks_verdict_is_worded_in_chinese():
+    import numpy as np
+
+    from tutor.common.i18n import translated
+    from tutor.course.schema import FormulaSpec
+    from tutor.live.formula_check import check_formula
+
+    tensors = {"embed": np.ones((1, 2, 3))}
+    spec = FormulaSpec(expr="2 * x", translation="twice x", bind={"x": "embed"}, reproduces="embed")
+    differ = check_formula(spec, tensors, {})
+    assert not differ.ok and differ.message == "formula and model DISAGREE: max |difference| = 1 on embed (tolerance 0.0001)"
+    broken = check_formula(spec.model_copy(update={"bind": {"x": "nowhere"}}), tensors, {})
+    assert broken.max_error is None and broken.message.startswith("formula check failed: unknown probe 'nowhere'")
+    set_language("zh")
+    assert translated(differ.message) == "公式与模型不一致：在 embed 上最大 |差值| = 1（容差 0.0001）"
+    assert translated(broken.message).startswith("公式检查失败：未知的探针 'nowhere'；可用的探针：embed")
+
+
+def test_a_number_in_a_model_message_keeps_its_format_spec_in_chinese():
+    from tutor.common.i18n import translated
+    from tutor.model.archive import MAX_PICKLE_BYTES
+    from tutor.model.messages import M_
+
+    message = M_("its data.pkl declares {size:,} bytes, more than the {most:,} a checkpoint's needs",
+                 size=5_000_000, most=MAX_PICKLE_BYTES)
+    set_language("zh")
+    assert translated(message) == "它的 data.pkl 声明有 5,000,000 字节，超过检查点所需的 4,194,304 字节"

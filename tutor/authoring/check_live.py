@@ -290,8 +290,8 @@ class LiveChecker:
         if result.ok:
             return
         if result.max_error is None:
-            self.pinned.add(("formula", "expr"), result.message.replace("formula check failed: ",
-                                                                        "the formula cannot be evaluated: ") + self.where)
+            self.pinned.add(("formula", "expr"), M_("the formula cannot be evaluated: {error}{where}",
+                                                    error=result.reason, where=self.where))
             return
         detail = self._shape_detail()
         self.pinned.add(("formula", "reproduces"), M_("{error}{where}{detail}; check the formula and its bind: "

@@ -161,7 +161,9 @@ def _translate_template(message) -> str:
     if not message.values:
         return text
     try:
-        return text.format(**{name: translated(value) for name, value in message.values.items()})
+        # only nested messages are replaced: a number keeps its type for a spec such as {size:,}
+        return text.format(**{name: translated(value) if _is_message(value) else value
+                              for name, value in message.values.items()})
     except (KeyError, IndexError, ValueError):   # a translation that lost a placeholder: the English
         return str.__str__(message)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.common.i18n import M_, message_of
 from tutor.formulas.parse import FormulaError, compare, evaluate_formula, parse_formula, render_formula
 from tutor.course.schema import FormulaSpec
 from tutor.grading.probe_ref import ProbeRefError
@@ -21,6 +22,7 @@ class FormulaCheck:
     max_error: float | None   # None when the formula names no probe to reproduce
     ok: bool
     message: str
+    reason: str = ""          # why it could not be evaluated (the message without its "formula check failed")
 
 
 def parse_spec(spec: FormulaSpec):
@@ -39,15 +41,18 @@ def bind_values(spec: FormulaSpec, tensors: dict[str, np.ndarray], sizes: dict[s
 
 def check_formula(spec: FormulaSpec, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> FormulaCheck:
     if spec.reproduces is None:
-        return FormulaCheck(None, True, "this formula is not computed from the model's tensors")
+        return FormulaCheck(None, True, M_("this formula is not computed from the model's tensors"))
     try:
         formula = parse_spec(spec)
         result = evaluate_formula(formula, bind_values(spec, tensors, sizes))
         expected = probe_slice(tensors, spec.reproduces).astype(np.float64)
     except (FormulaError, QuestionError, ProbeRefError) as error:
-        return FormulaCheck(None, False, f"formula check failed: {error}")
+        reason = message_of(error)
+        return FormulaCheck(None, False, M_("formula check failed: {error}", error=reason), reason)
     error = compare(np.asarray(result), expected)
     ok = error <= spec.tolerance
-    verdict = "agree" if ok else "DISAGREE"
-    return FormulaCheck(error, ok, f"formula and model {verdict}: max |difference| = {error:.2g} "
-                                   f"on {spec.reproduces} (tolerance {spec.tolerance:g})")
+    verdict = (M_("formula and model agree: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g})",
+                  error=error, probe=spec.reproduces, tolerance=spec.tolerance) if ok else
+               M_("formula and model DISAGREE: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g})",
+                  error=error, probe=spec.reproduces, tolerance=spec.tolerance))
+    return FormulaCheck(error, ok, verdict)

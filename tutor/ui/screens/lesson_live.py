@@ -36,7 +36,7 @@ def formula_mark(check) -> Text:
         return Text(_("✓ formula matches the model"), style="green")
     if check.max_error is None:
         return Text(_("✗ the formula could not be checked against the model: {message}")
-                    .format(message=check.message), style="yellow")
+                    .format(message=translated(check.message)), style="yellow")
     return Text(_("✗ the formula and the model differ by up to {error} (tell the lesson's author)")
                 .format(error=f"{check.max_error:.2g}"), style="yellow")
 
