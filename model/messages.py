@@ -2,9 +2,9 @@
 
 A checkpoint's or a training file's problem is raised here and printed by the CLI or the app,
 which may show Chinese.  ``model/`` never imports ``tutor/``, so it cannot call gettext; instead
-its messages keep their English template and values (the interface's ``translated()`` recognises
-any ``str`` that carries both) while reading, comparing and printing as the same English text as
-before.  ``M_`` is the name the catalog extractor looks for.
+its messages keep their English template and values (tutor.common.i18n's Message extends this
+class with gettext, and its ``translated()`` recognises both) while reading, comparing and printing
+as the same English text as before.  ``M_`` is the name the catalog extractor looks for.
 """
 from __future__ import annotations
 

@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
+from tutor.model.messages import Message as TemplateText
+
 DOMAIN = "tutor"
 DEFAULT = "en"
 SETTING = "language"
@@ -123,22 +125,15 @@ def N_(message: str) -> str:
     return message
 
 
-class Message(str):
+class Message(TemplateText):
     """English text that keeps its template and values, so it is translated where it is shown.
 
     A lesson-file problem is made once (by the loader or ``lessons check``) and shown later, on
     stdout or on screen after F4 may have changed the language; being a ``str``, it still reads,
     compares and sorts as the English text everywhere else.  Values that are Messages themselves
-    (a hint inside a problem) are translated with it.
+    (a hint inside a problem) are translated with it.  ``model/``'s errors are the same kind of
+    text (model.messages, which cannot import gettext) and are translated the same way.
     """
-
-    template: str
-    values: dict
-
-    def __new__(cls, template: str, **values) -> "Message":
-        message = super().__new__(cls, template.format(**values) if values else template)
-        message.template, message.values = template, values
-        return message
 
     def translated(self) -> str:
         return _translate_template(self)
@@ -150,10 +145,8 @@ def M_(template: str, **values) -> Message:
 
 
 def _is_message(text: object) -> bool:
-    """A Message of ours or of ``model/`` (model.messages.Message, which cannot import this module):
-    any ``str`` that kept its template and values."""
-    return isinstance(text, str) and isinstance(getattr(text, "template", None), str) \
-        and isinstance(getattr(text, "values", None), dict)
+    """A Message of ours or one ``model/`` raised (its own M_ makes the base class)."""
+    return isinstance(text, TemplateText)
 
 
 def _translate_template(message) -> str:
