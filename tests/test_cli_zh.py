@@ -366,3 +366,14 @@ def test_a_number_in_a_model_message_keeps_its_format_spec_in_chinese():
                  size=5_000_000, most=MAX_PICKLE_BYTES)
     set_language("zh")
     assert translated(message) == "它的 data.pkl 声明有 5,000,000 字节，超过检查点所需的 4,194,304 字节"
+
+
+def test_a_formula_that_does_not_parse_is_explained_in_chinese():
+    from tutor.common.i18n import message_of, translated
+    from tutor.formulas.parse import FormulaError, parse_formula
+
+    with pytest.raises(FormulaError) as caught:
+        parse_formula("x ^ 2")
+    assert str(caught.value) == "operator '^' is not allowed at column 3; use ** for powers"
+    set_language("zh")
+    assert translated(message_of(caught.value)) == "第 3 列的运算符 '^' 不允许使用；乘方请用 **"

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from tutor.common.i18n import M_
 from tutor.formulas.display import expr_latex, expr_unicode, to_sympy
 from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, compare, evaluate_tree, tree_names
 
@@ -75,29 +76,29 @@ def parse_formula(text: str, matrices: Iterable[str] = (), scalars: Iterable[str
     """Validate ``text`` and build both its sympy form and its evaluation tree."""
     matrices, scalars = frozenset(matrices), frozenset(scalars)
     if not isinstance(text, str):
-        raise FormulaError(f"formula must be a string, got {type(text).__name__}")
+        raise FormulaError(M_("formula must be a string, got {kind}", kind=type(text).__name__))
     if both := sorted(matrices & scalars):
-        raise FormulaError(f"'{both[0]}' is declared both as a matrix and as a scalar")
+        raise FormulaError(M_("'{name}' is declared both as a matrix and as a scalar", name=both[0]))
     if len(text) > MAX_CHARS:
-        raise FormulaError(f"formula is too long ({len(text)} characters; the limit is {MAX_CHARS})")
+        raise FormulaError(M_("formula is too long ({count} characters; the limit is {most})", count=len(text), most=MAX_CHARS))
     if not text.strip():
-        raise FormulaError("formula is empty")
+        raise FormulaError(M_("formula is empty"))
     depth = 0
     for i, ch in enumerate(text):  # ASCII only, so ast's byte offsets equal columns
         if not (" " <= ch <= "~" or ch in "\t\n"):
-            raise FormulaError(f"character {ch!r} at column {i + 1} is not allowed (plain ASCII only)", i + 1)
+            raise FormulaError(M_("character {char!r} at column {col} is not allowed (plain ASCII only)", char=ch, col=i + 1), i + 1)
         depth += (ch in "([{") - (ch in ")]}")
         if depth > MAX_DEPTH:  # brackets add no AST nodes, so the depth check cannot see them
-            raise FormulaError(f"too many nested brackets at column {i + 1} (limit {MAX_DEPTH})", i + 1)
+            raise FormulaError(M_("too many nested brackets at column {col} (limit {most})", col=i + 1, most=MAX_DEPTH), i + 1)
     try:  # one line keeps columns simple and lets YAML block scalars span lines
         tree = ast.parse(text.replace("\n", " ").replace("\t", " "), mode="eval")
     except SyntaxError as exc:
         col = exc.offset or 1
-        raise FormulaError(f"syntax error at column {col}: {exc.msg}", col) from None
+        raise FormulaError(M_("syntax error at column {col}: {problem}", col=col, problem=exc.msg), col) from None
     except (ValueError, MemoryError, RecursionError) as exc:
-        raise FormulaError(f"cannot parse formula: {exc}") from None
+        raise FormulaError(M_("cannot parse formula: {problem}", problem=str(exc))) from None
     if (count := sum(isinstance(n, ast.expr) for n in ast.walk(tree))) > MAX_NODES:
-        raise FormulaError(f"formula is too complex ({count} nodes; the limit is {MAX_NODES})")
+        raise FormulaError(M_("formula is too complex ({count} nodes; the limit is {most})", count=count, most=MAX_NODES))
     node = _Validator(text).convert(tree.body, 1)
     return Formula(text, to_sympy(node, matrices), node, matrices)
 
@@ -109,13 +110,14 @@ class _Validator:
         self.text = text.replace("\n", " ")  # comments run to the end, never between operands
 
     @staticmethod
-    def fail(what: str, col: int, hint: str = "") -> FormulaError:
-        return FormulaError(f"{what} at column {col}{hint}", col)
+    def fail(message: str, col: int) -> FormulaError:
+        """``message`` names the column itself: a whole sentence translates, fragments do not."""
+        return FormulaError(message, col)
 
     def convert(self, node: ast.expr, depth: int) -> Node:
         col = node.col_offset + 1
         if depth > MAX_DEPTH:
-            raise self.fail("formula is nested too deeply", col, f" (limit {MAX_DEPTH})")
+            raise self.fail(M_("formula is nested too deeply at column {col} (limit {most})", col=col, most=MAX_DEPTH), col)
         if isinstance(node, ast.Name):
             return self.name(node.id, col)
         if isinstance(node, ast.Constant):
@@ -132,8 +134,10 @@ class _Validator:
             symbol = _OPS.get(type(node.op)) or _BAD_OPS.get(type(node.op), "")
             col = self.text.find(symbol, node.left.end_col_offset or 0) + 1 or col
         if isinstance(node, (ast.UnaryOp, ast.BinOp)) and type(node.op) in _BAD_OPS:
-            hint = "; use ** for powers" if isinstance(node.op, ast.BitXor) else ""
-            raise self.fail(f"operator '{_BAD_OPS[type(node.op)]}' is not allowed", col, hint)
+            op = _BAD_OPS[type(node.op)]
+            raise self.fail(M_("operator '{op}' is not allowed at column {col}; use ** for powers", op=op, col=col)
+                            if isinstance(node.op, ast.BitXor) else
+                            M_("operator '{op}' is not allowed at column {col}", op=op, col=col), col)
         if isinstance(node, ast.BinOp):
             left, right = self.convert(node.left, depth + 1), self.convert(node.right, depth + 1)
             op = _OPS[type(node.op)]
@@ -146,7 +150,8 @@ class _Validator:
             if node.attr != "T":
                 raise self.attribute_error(node)
             return Node("T", None, (self.convert(node.value, depth + 1),), self.attr_col(node))
-        raise self.fail(f"{_KINDS.get(type(node), type(node).__name__)} is not allowed", col)
+        raise self.fail(M_("{kind} is not allowed at column {col}", kind=_KINDS.get(type(node), type(node).__name__), col=col),
+                        col)
 
     @staticmethod
     def attr_col(node: ast.Attribute) -> int:
@@ -154,49 +159,55 @@ class _Validator:
 
     def attribute_error(self, node: ast.Attribute) -> FormulaError:
         col = self.attr_col(node)
-        return FormulaError(f"attribute '.{node.attr}' at column {col} is not allowed (only .T)", col)
+        return FormulaError(M_("attribute '.{attr}' at column {col} is not allowed (only .T)", attr=node.attr, col=col), col)
 
     def name(self, name: str, col: int) -> Node:
         if not _NAME.match(name) or "__" in name:
-            raise self.fail(f"name '{name}' is not allowed", col, " (use letters, digits and single _)")
+            raise self.fail(M_("name '{name}' at column {col} is not allowed (use letters, digits and single _)",
+                               name=name, col=col), col)
         if name in _RESERVED:
-            raise self.fail(f"name '{name}' is reserved", col)
+            raise self.fail(M_("name '{name}' at column {col} is reserved", name=name, col=col), col)
         if name in FUNCTIONS:
-            raise self.fail(f"'{name}' is a function", col, f"; call it like {name}(x)")
+            raise self.fail(M_("'{name}' at column {col} is a function; call it like {name}(x)", name=name, col=col), col)
         return Node("name", name, col=col)
 
     def number(self, value: object, col: int) -> int | float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(f"constant {value!r} is not allowed", col, " (numbers only)")
+            raise self.fail(M_("constant {value!r} at column {col} is not allowed (numbers only)", value=value, col=col), col)
         if isinstance(value, int) and abs(value) > MAX_INT:
-            raise self.fail(f"integer {value} is too large", col, f" (limit {MAX_INT})")
+            raise self.fail(M_("integer {value} at column {col} is too large (limit {most})", value=value, col=col,
+                               most=MAX_INT), col)
         if not math.isfinite(value):
-            raise self.fail("number is too large", col, " (not finite)")
+            raise self.fail(M_("number at column {col} is too large (not finite)", col=col), col)
         return value
 
     def call(self, node: ast.Call, depth: int, col: int) -> Node:
         if isinstance(node.func, ast.Attribute) and node.func.attr != "T":
             raise self.attribute_error(node.func)
         if not isinstance(node.func, ast.Name):
-            raise self.fail("call is not allowed", col, f"; only these functions can be called: {_ALLOWED}")
+            raise self.fail(M_("call at column {col} is not allowed; only these functions can be called: {allowed}",
+                               col=col, allowed=_ALLOWED), col)
         fn = node.func.id
         if fn not in FUNCTIONS:
-            raise self.fail(f"unknown function '{fn}'", col, f"; allowed: {_ALLOWED}")
+            raise self.fail(M_("unknown function '{name}' at column {col}; allowed: {allowed}", name=fn, col=col,
+                               allowed=_ALLOWED), col)
         if node.keywords:
-            raise self.fail(f"keyword argument in {fn}()", col, " is not allowed")
+            raise self.fail(M_("keyword argument in {name}() at column {col} is not allowed", name=fn, col=col), col)
         if len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
-            raise self.fail(f"{fn}()", col, " takes exactly one argument")
+            raise self.fail(M_("{name}() at column {col} takes exactly one argument", name=fn, col=col), col)
         return Node("call", fn, (self.convert(node.args[0], depth + 1),), col)
 
     def check_power(self, base: Node, exponent: Node, col: int) -> None:
         """Bound powers up front: sympy's printers may evaluate nested numeric powers (2**3**9 is a huge
         integer). A power of symbols inside, as in a standard deviation ``mean((x - m)**2) ** 0.5``, stays symbolic."""
         if _has_numeric_power(base) or _has_numeric_power(exponent):
-            raise self.fail("nested power", col, " is not allowed (no a**b**c or (a**b)**c with numbers)")
+            raise self.fail(M_("nested power at column {col} is not allowed (no a**b**c or (a**b)**c with numbers)",
+                               col=col), col)
         if not tree_names(exponent):
             value = evaluate_tree(exponent, {})
             if not np.all(np.abs(value) <= MAX_EXPONENT):
-                raise self.fail("exponent", col, f" must be between -{MAX_EXPONENT} and {MAX_EXPONENT}")
+                raise self.fail(M_("exponent at column {col} must be between -{most} and {most}", col=col,
+                                   most=MAX_EXPONENT), col)
 
 
 def _has_numeric_power(node: Node) -> bool:

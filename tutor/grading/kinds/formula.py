@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 from pydantic import Field, model_validator
 
-from tutor.common.i18n import M_, _, message_of
+from tutor.common.i18n import M_, _, message_of, translated
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
 from tutor.formulas.display import expr_unicode, to_sympy
 from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
@@ -207,7 +207,7 @@ def preview(question, text: str) -> str | None:
         return render_formula(read(question, text))
     except Unreadable as error:
         caret = f"\n{' ' * (error.column - 1)}^" if error.column and error.column <= len(error.folded) + 1 else ""
-        return f"{error.folded}{caret}\n" + _("Does not read yet: {problem}").format(problem=error)
+        return f"{error.folded}{caret}\n" + _("Does not read yet: {problem}").format(problem=translated(message_of(error)))
     except AnswerError as error:
         return str(error)
 

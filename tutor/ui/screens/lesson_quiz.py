@@ -15,7 +15,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Input, OptionList, Static
 
-from tutor.common.i18n import _, ngettext
+from tutor.common.i18n import _, message_of, ngettext, translated
 from tutor.grading.answers import AnswerError
 from tutor.grading.kinds import Truth, allowed_attempts, kind_of
 from tutor.grading.quiz import QuestionError, grade, truth_for
@@ -103,7 +103,8 @@ class QuizMixin:
             truth = truth_for(self.question, self.live.tensors, self.live.sizes)
             result = grade(self.question, text, truth, self.live.sizes)
         except AnswerError as error:   # unreadable text costs no attempt
-            self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(error=error), style="yellow"))
+            self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(error=translated(message_of(error))),
+                               style="yellow"))
             return
         except QuestionError as error:
             self.feedback(question_problem(error))
