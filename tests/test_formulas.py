@@ -370,3 +370,24 @@ def test_a_power_of_a_sum_that_holds_a_power_of_symbols_is_read():
     assert np.allclose(got, np.std(x))
     with pytest.raises(FormulaError):
         parse_formula("(2**x + 9**99)**99")
+
+
+def test_an_evaluation_error_keeps_its_english_and_is_worded_in_chinese():
+    """Before: shape mismatches, missing values and failed functions were English under --lang zh."""
+    import numpy as np
+
+    from tutor.common.i18n import message_of, set_language, translated
+    from tutor.formulas.evaluate import FormulaError, evaluate_tree
+
+    tree = parse_formula("Q @ K").tree
+    with pytest.raises(FormulaError) as caught:
+        evaluate_tree(tree, {"Q": np.zeros((2, 3)), "K": np.zeros((2, 3))})
+    assert str(caught.value) == "matmul shape mismatch at column 3: (2, 3) @ (2, 3)"
+    with pytest.raises(FormulaError) as missing:
+        evaluate_tree(tree, {"Q": np.zeros((2, 3))})
+    set_language("zh")
+    try:
+        assert translated(message_of(caught.value)) == "第 3 列的矩阵乘法形状不匹配：(2, 3) @ (2, 3)"
+        assert translated(message_of(missing.value)).startswith("符号 'K' 没有值")
+    finally:
+        set_language("en")

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from tutor.common.i18n import M_
 from tutor.formulas.evaluate import FormulaError, Node
 
 # One evaluation may cost a hundredth of a lesson's budget (about 0.04 s on the 2-core test
@@ -26,11 +27,11 @@ def _matmul_shape(a: tuple, b: tuple, col: int) -> tuple[tuple, int]:
     """np.matmul's rule: 1-D operands gain and lose an axis, the batch axes broadcast."""
     left, right = (1, *a) if len(a) == 1 else a, (*b, 1) if len(b) == 1 else b
     if not a or not b or left[-1] != right[-2]:
-        raise FormulaError(f"matmul shape mismatch at column {col}: {a} @ {b}", col)
+        raise FormulaError(M_("matmul shape mismatch at column {column}: {left} @ {right}", column=col, left=a, right=b), col)
     try:
         batch = np.broadcast_shapes(left[:-2], right[:-2])
     except ValueError:
-        raise FormulaError(f"matmul shape mismatch at column {col}: {a} @ {b}", col) from None
+        raise FormulaError(M_("matmul shape mismatch at column {column}: {left} @ {right}", column=col, left=a, right=b), col) from None
     shape = (*batch, left[-2], right[-1])
     if len(a) == 1:
         shape = shape[:-2] + shape[-1:]
@@ -61,8 +62,9 @@ def _walk(node: Node, shapes: Mapping[str, tuple]) -> tuple[tuple, float, float]
         try:
             shape = tuple(np.broadcast_shapes(parts[0][0], parts[1][0]))
         except ValueError:
-            raise FormulaError(f"shapes {parts[0][0]} and {parts[1][0]} do not broadcast for "
-                               f"'{node.value}' at column {node.col}", node.col) from None
+            raise FormulaError(M_("shapes {left} and {right} do not broadcast for '{operator}' at column {column}",
+                                  left=parts[0][0], right=parts[1][0], operator=node.value, column=node.col),
+                               node.col) from None
     size = float(math.prod(shape))
     return shape, work + size, max(largest, size)
 

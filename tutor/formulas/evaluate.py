@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.common.i18n import M_, message_of
+
 
 class FormulaError(ValueError):
     """A formula that cannot be parsed or evaluated; ``column`` is 1-based."""
@@ -51,7 +53,7 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 def _causal_mask(x: np.ndarray) -> np.ndarray:
     if x.ndim < 2:
-        raise ValueError(f"needs at least 2 dimensions, got shape {x.shape}")
+        raise ValueError(M_("needs at least 2 dimensions, got shape {shape}", shape=x.shape))
     above = np.triu(np.ones(x.shape[-2:], dtype=bool), k=1)
     return np.where(above, -np.inf, x)
 
@@ -93,11 +95,11 @@ def evaluate_tree(node: Node, values: Mapping[str, object]) -> np.ndarray:
     for name in sorted(tree_names(node)):
         if name not in values:
             provided = ", ".join(sorted(map(str, values))) or "nothing"
-            raise FormulaError(f"no value for symbol '{name}' (provided: {provided})")
+            raise FormulaError(M_("no value for symbol '{name}' (provided: {provided})", name=name, provided=provided))
         try:
             env[name] = np.asarray(values[name], dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise FormulaError(f"value for symbol '{name}' is not numeric: {exc}") from None
+            raise FormulaError(M_("value for symbol '{name}' is not numeric: {reason}", name=name, reason=str(exc))) from None
     with np.errstate(all="ignore"):  # inf/nan are legitimate results (masks, log 0)
         return np.asarray(_eval(node, env), dtype=np.float64)
 
@@ -116,24 +118,23 @@ def _eval(node: Node, env: dict[str, np.ndarray]) -> np.ndarray:
         try:
             return np.asarray(FUNCTIONS[str(node.value)](xs[0]))
         except ValueError as exc:
-            raise FormulaError(f"{node.value}() at column {node.col} failed: {exc}", node.col) from None
+            raise FormulaError(M_("{function}() at column {column} failed: {reason}", function=node.value, column=node.col,
+                                  reason=message_of(exc)), node.col) from None
     a, b = xs
     if node.value == "@":
         if a.ndim == 0 or b.ndim == 0:
-            raise FormulaError(
-                f"'@' at column {node.col} needs arrays, got shapes {a.shape} and {b.shape} "
-                "(use * to scale by a number)", node.col)
+            raise FormulaError(M_("'@' at column {column} needs arrays, got shapes {left} and {right} (use * to scale "
+                                  "by a number)", column=node.col, left=a.shape, right=b.shape), node.col)
         try:
             return np.matmul(a, b)
         except ValueError:
-            raise FormulaError(
-                f"matmul shape mismatch at column {node.col}: {a.shape} @ {b.shape}", node.col) from None
+            raise FormulaError(M_("matmul shape mismatch at column {column}: {left} @ {right}", column=node.col,
+                                  left=a.shape, right=b.shape), node.col) from None
     try:
         return np.asarray(_ARITH[str(node.value)](a, b))
     except ValueError:
-        raise FormulaError(
-            f"shapes {a.shape} and {b.shape} do not broadcast for '{node.value}' at column {node.col}",
-            node.col) from None
+        raise FormulaError(M_("shapes {left} and {right} do not broadcast for '{operator}' at column {column}",
+                              left=a.shape, right=b.shape, operator=node.value, column=node.col), node.col) from None
 
 
 def compare(actual: object, expected: object) -> float:
