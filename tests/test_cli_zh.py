@@ -377,3 +377,17 @@ def test_a_formula_that_does_not_parse_is_explained_in_chinese():
     assert str(caught.value) == "operator '^' is not allowed at column 3; use ** for powers"
     set_language("zh")
     assert translated(message_of(caught.value)) == "第 3 列的运算符 '^' 不允许使用；乘方请用 **"
+
+
+def test_a_probe_slice_with_too_many_indices_is_explained_in_chinese(tmp_path, capsys):
+    """Before: the reference's own message was turned into plain English text on its way up."""
+    run(capsys, "lessons", "new", "bad-ref", "--dir", str(tmp_path))
+    path = tmp_path / "bad-ref.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert 'reproduces: "blocks.0.attn.pattern[0, 0]"' in text
+    path.write_text(text.replace('reproduces: "blocks.0.attn.pattern[0, 0]"',
+                                 'reproduces: "blocks.0.attn.pattern[0, 0, 0, 0, 0, 0]"'), encoding="utf-8")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", str(path))
+    assert code == 1 and "blocks.0.attn.pattern[0, 0, 0, 0, 0, 0] 索引了 6 个轴，但 blocks.0.attn.pattern 只有 4 个" in out
+    code, out, _err = run(capsys, "--lang", "en", "lessons", "check", str(path))
+    assert code == 1 and "indexes 6 axes but blocks.0.attn.pattern has 4" in out

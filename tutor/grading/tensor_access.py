@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from tutor.common.i18n import M_
+from tutor.common.i18n import M_, message_of
 from tutor.grading.probe_ref import parse_probe_ref
 
 
@@ -52,8 +52,8 @@ def probe_slice(tensors: dict[str, np.ndarray], reference: str) -> np.ndarray:
         raise QuestionError(M_("unknown probe {name!r}; valid probes: {known}", name=ref.name, known=known))
     try:
         return np.asarray(ref.select(tensors[ref.name]))
-    except (ValueError, IndexError) as error:
-        raise QuestionError(str(error)) from None
+    except (ValueError, IndexError) as error:   # a ProbeRefError keeps its Message, translated where shown
+        raise QuestionError(message_of(error)) from None
 
 
 def reduce_slice(tensors: dict[str, np.ndarray], reference: str, reduce: str) -> float:
