@@ -48,7 +48,9 @@ def redone_arithmetic(spec: FormulaSpec, sizes: tuple[str, ...]) -> str | None:
 
 
 def redone_in_questions(questions, sizes: tuple[str, ...]) -> list[tuple[int, str]]:
-    """(index, message) for every ``formula`` question whose probe is its own binds' arithmetic redone."""
+    """(index, message) for every question that binds symbols (a ``formula`` question) and is graded
+    against a probe that is those binds' own arithmetic redone.  Asked of what a question holds, not of
+    its kind's name, so a kind that binds symbols later is checked too."""
     return [(i, message) for i, question in enumerate(questions)
-            if getattr(question, "kind", None) == "formula"
+            if isinstance(getattr(question, "bind", None), dict) and getattr(question, "probe", None)
             and (message := circular_binding(question.probe, question.bind, sizes))]
