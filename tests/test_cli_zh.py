@@ -306,7 +306,7 @@ def test_a_checkpoint_of_the_wrong_shape_is_explained_in_chinese_part_by_part():
     assert problem.endswith("this model has d_model 32 (need 64), n_head 2 (need 4)")
     set_language("zh")
     shown = translated(problem)
-    assert "这个模型的 d_model 为 32（需要 64）, n_head 为 2（需要 4）" in shown and "need" not in shown
+    assert "这个模型的 d_model 为 32（需要 64），n_head 为 2（需要 4）" in shown and "need" not in shown
 
 
 def test_a_broken_placeholder_is_explained_in_chinese_and_its_english_is_unchanged():
@@ -391,3 +391,56 @@ def test_a_probe_slice_with_too_many_indices_is_explained_in_chinese(tmp_path, c
     assert code == 1 and "blocks.0.attn.pattern[0, 0, 0, 0, 0, 0] 索引了 6 个轴，但 blocks.0.attn.pattern 只有 4 个" in out
     code, out, _err = run(capsys, "--lang", "en", "lessons", "check", str(path))
     assert code == 1 and "indexes 6 axes but blocks.0.attn.pattern has 4" in out
+
+
+def test_an_import_whose_record_breaks_a_field_rule_is_refused_in_chinese(tmp_path, capsys):
+    """Before: the rule itself ('is not an ISO 8601 time …', pydantic's 'Input should be …') stayed English."""
+    import json
+
+    with ProgressStore(tmp_path / "home") as store:
+        answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", True)
+    export = tmp_path / "out.json"
+    run(capsys, "--lang", "en", "--home", str(tmp_path / "home"), "progress", "--export", str(export))
+    doc = json.loads(export.read_text(encoding="utf-8"))
+    for field, value, english, chinese in (
+            ("timestamp", "yesterday", "timestamp: is not an ISO 8601 time", "timestamp：不是 ISO 8601 时间"),
+            ("timestamp", "1900-01-01T00:00:00+00:00", "timestamp: must be between 1970 and 2200",
+             "timestamp：必须在 1970 年到 2200 年之间"),
+            ("hints_used", "two", "hints_used: Input should be a valid integer", "hints_used：应当是一个整数"),
+            ("lesson_id", "la\x1b[31m", "lesson_id: holds the control character", "lesson_id：含有控制字符")):
+        broken = json.loads(json.dumps(doc))
+        broken["answers"][0][field] = value
+        export.write_text(json.dumps(broken), encoding="utf-8")
+        _code, out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "other"), "progress", "--import",
+                              str(export))
+        assert f"第 1 条作答无效：{chinese}" in out + err, out + err
+        assert "\x1b" not in out + err
+        _code, out, err = run(capsys, "--lang", "en", "--home", str(tmp_path / "other"), "progress", "--import",
+                              str(export))
+        assert f"answer #1 is invalid: {english}" in out + err, out + err
+
+
+def test_an_unknown_probe_in_a_placeholder_is_named_shortly_on_screen_in_chinese():
+    """Before: the screen's short form ('did you mean …') was cut out of the English text, so it stayed English."""
+    import numpy as np
+
+    from tutor.course.placeholders import fill_report
+
+    tensors = {"decode.probs": np.ones((2, 3)), "embed": np.zeros((1, 2, 4))}
+    text, errors = fill_report("p = {{ decode.prob[0, 1] }}", tensors, {"D": 4})
+    assert "did you mean 'decode.probs'? Valid probes: decode.probs, embed (or a size name:" in str(errors[0])
+    assert "⟨error: placeholder {{ decode.prob[0, 1] }}: unknown probe 'decode.prob'; did you mean " \
+           "'decode.probs'?⟩" in text
+    set_language("zh")
+    text, _errors = fill_report("p = {{ decode.prob[0, 1] }}", tensors, {"D": 4})
+    assert "⟨错误：占位符 {{ decode.prob[0, 1] }}：未知的探针 'decode.prob'；你是不是想写 'decode.probs'？⟩" in text
+
+
+def test_an_error_from_a_library_names_its_type_and_ours_is_translated():
+    from tutor.common.i18n import M_, error_text
+
+    assert error_text(RuntimeError("mat1 and mat2 shapes cannot be multiplied")) == \
+        "RuntimeError: mat1 and mat2 shapes cannot be multiplied"
+    assert error_text(MemoryError()) == "MemoryError"
+    set_language("zh")
+    assert error_text(ValueError(M_("unknown probe {name!r}", name="x"))) == "未知的探针 'x'"

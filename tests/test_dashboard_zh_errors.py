@@ -2,7 +2,7 @@
 from textual.widgets import Input
 
 from journey_helpers import wait_until
-from test_dashboard import click, message, open_dashboard
+from test_dashboard import click, message, open_dashboard, tiny_preset  # noqa: F401 (its presets)
 from tutor.common.i18n import current_language, set_language
 from tutor.ui.app import TutorApp
 
@@ -27,5 +27,26 @@ async def test_a_refused_checkpoint_is_explained_in_chinese(tmp_path):
                 await click(pilot, "#train-load")
                 await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
                 assert "checkpoint" not in message(screen).replace(str(tmp_path), "")
+    finally:
+        set_language("en")
+
+
+async def test_a_training_run_that_fails_says_so_in_chinese_and_names_a_library_error(tmp_path, monkeypatch):
+    """Before: "RuntimeError after 0 steps. boom": the sentence was built around the exception's type name."""
+    from test_dashboard import train
+    from tutor.model.train import Trainer
+
+    monkeypatch.setattr(Trainer, "step", lambda self: (_ for _ in ()).throw(RuntimeError("CUDA error: boom")))
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("f4")
+            await wait_until(pilot, lambda: current_language() == "zh", "the language toggle")
+            screen = await open_dashboard(pilot, app)
+            screen.query_one("#dash-tabs").active = "tab-train"
+            await pilot.pause()
+            await train(pilot, screen)
+            expected = "训练在第 0 步后失败：RuntimeError: CUDA error: boom"
+            await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
     finally:
         set_language("en")

@@ -391,3 +391,34 @@ def test_an_evaluation_error_keeps_its_english_and_is_worded_in_chinese():
         assert translated(message_of(missing.value)).startswith("符号 'K' 没有值")
     finally:
         set_language("en")
+
+
+@pytest.mark.parametrize("text, english, chinese_part", [
+    ("softmax(Q", "syntax error at column 8: '(' was never closed", "'(' 没有闭合"),
+    ("f(a b)", "syntax error at column 3: invalid syntax. Perhaps you forgot a comma?", "逗号"),
+    ("(a]", "syntax error at column 3: closing parenthesis ']' does not match opening parenthesis '('", "不匹配"),
+    ("2x", "syntax error at column 1: invalid decimal literal", "数字"),
+    ("a < b", "a comparison is not allowed at column 1", "比较"),
+    ("x[0]", "indexing like x[0] is not allowed at column 1", "索引"),
+])
+def test_python_s_own_words_for_a_formula_that_does_not_parse_are_worded_in_chinese(text, english, chinese_part):
+    """Before: the interpreter's wording ("'(' was never closed") and the kind of construct ("comparison")
+    stayed English inside an otherwise Chinese sentence."""
+    from tutor.common.i18n import message_of, set_language, translated
+
+    with pytest.raises(FormulaError) as caught:
+        parse_formula(text)
+    assert str(caught.value) == english
+    set_language("zh")
+    try:
+        shown = translated(message_of(caught.value))
+    finally:
+        set_language("en")
+    assert chinese_part in shown and english.split(": ", 1)[-1] not in shown, shown
+
+
+def test_a_wording_python_may_change_is_shown_as_python_wrote_it():
+    from tutor.formulas.syntax_words import syntax_problem
+
+    assert syntax_problem("'(' was never closed").template == "{bracket!r} was never closed"
+    assert not hasattr(syntax_problem("some future wording"), "template")

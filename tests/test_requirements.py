@@ -20,7 +20,8 @@ def test_requirements_in_plain_words():
     assert unmet_requirement(setup, SORT) is None
     assert unmet_requirement(setup, REVERSE) == ("this lesson needs a model trained on the sort task; "
                                                  "the current model is your model: reverse")
-    assert "trained on the sort task, trained" in unmet_requirement(setup, FRESH)
+    assert unmet_requirement(setup, FRESH) == ("this lesson needs a model trained on the sort task; "
+                                                  "the current model is fresh weights")
     assert "n_layer = 4" in unmet_requirement(ModelSetup(requires={"shape": {"n_layer": 4}}), SORT)
     assert unmet_requirement(ModelSetup(requires={"task": ["sort", "reverse"]}), REVERSE) is None
 
@@ -36,7 +37,7 @@ def test_check_with_a_checkpoint_skips_with_the_reason(capsys):
     assert main(["lessons", "check", "--checkpoint", "random", "--variants", "0",
                  str(load_catalog().get("pr-confident-wrong").path), str(load_catalog().get("pr-softmax-stability").path)]) == 0
     out = capsys.readouterr().out
-    assert "skipped pr-confident-wrong: this lesson needs a model trained on the sort task, trained" in out
+    assert "skipped pr-confident-wrong: this lesson needs a model trained on the sort task; the current" in out
     assert "on random initial weights of the shipped shape" in out and "(1 skipped for model.requires): all valid" in out
 
 
@@ -67,3 +68,21 @@ async def test_the_app_offers_the_shipped_model_and_keeps_the_learners(tmp_path)
         await wait_until(pilot, lambda: screen.live is not None, "the live tensors on the shipped model")
         assert "shipped default checkpoint" in screen.live.weights_label
         assert app.hub.version == version and app.hub.label == random_hub.label   # the learner's model stays
+
+
+def test_an_unmet_requirement_is_worded_in_chinese_with_the_model_s_label():
+    """Before: 'this lesson needs a model trained on the sort task, trained; the current model is …' was
+    English under --lang zh, on the lesson screen and in lessons check."""
+    from tutor.common.i18n import set_language, translated
+
+    need = unmet_requirement(ModelSetup(requires={"task": ["sort", "reverse"], "shape": {"n_layer": 4}}),
+                             ModelFacts(None, False, 64, 4, 2, "random initial weights (seed 3, untrained)"))
+    assert need == ("this lesson needs a model trained on the sort task or the reverse task, n_layer = 4; "
+                    "the current model is random initial weights (seed 3, untrained)")
+    set_language("zh")
+    try:
+        shown = translated(need)
+    finally:
+        set_language("en")
+    assert "排序任务" in shown and "n_layer = 4" in shown and "随机" in shown, shown
+    assert not any(word in shown for word in ("needs", "trained", "current", "seed", " or ")), shown

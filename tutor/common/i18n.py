@@ -144,6 +144,27 @@ def M_(template: str, **values) -> Message:
     return Message(template, **values)
 
 
+# the words between a list's items, marked here so that each language gives its own ("，", "、")
+LIST_SEPARATORS = (N_(", "), N_(" or "))
+
+
+class ListText(Message):
+    """Parts read as one list ("trained on the sort task, n_layer = 2"): the English is the parts
+    joined by ``separator``; shown, each part is translated and joined by the language's own word."""
+
+    parts: tuple
+    separator: str
+
+    def __new__(cls, parts, separator: str = ", ") -> "ListText":
+        parts = tuple(parts)
+        text = super().__new__(cls, separator.join(parts))
+        text.values, text.parts, text.separator = {}, parts, separator
+        return text
+
+    def translated(self) -> str:
+        return _(self.separator).join(translated(part) for part in self.parts)
+
+
 def _is_message(text: object) -> bool:
     """A Message of ours or one ``model/`` raised (its own M_ makes the base class)."""
     return isinstance(text, TemplateText)
@@ -163,6 +184,8 @@ def _translate_template(message) -> str:
 
 def translated(text: object) -> str:
     """A Message (ours or model/'s) in the current language; any other text as it is."""
+    if isinstance(text, Message):
+        return text.translated()   # a kind of Message may word itself (a list, a weights label)
     return _translate_template(text) if _is_message(text) else str(text)
 
 
@@ -170,6 +193,16 @@ def message_of(error: BaseException) -> str:
     """An exception's text, still a Message (to translate where it is shown) when it was raised with one."""
     first = error.args[0] if len(error.args) == 1 else None
     return first if _is_message(first) else str(error)
+
+
+def error_text(error: BaseException) -> str:
+    """What went wrong, in the current language.  Our own errors carry a Message that says it all;
+    an error raised by a library (torch's RuntimeError) has only its English words, which cannot be
+    translated, so the exception's type is named with them to say where they come from."""
+    message = message_of(error)
+    if _is_message(message):
+        return translated(message)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def NP_(context: str, message: str) -> str:

@@ -17,7 +17,8 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from tutor.common.i18n import M_, N_, Message, translated
+from tutor.common.i18n import M_, translated
+from tutor.common.pydantic_words import rule_of
 from tutor.common.safe_files import os_reason
 from tutor.common.safe_text import neutralise
 from tutor.course.text_safety import reader_error_problem, scalar_nodes, unsafe_text_in
@@ -153,39 +154,6 @@ def _literal_message(item: dict) -> str:
     return M_("unknown value {value!r}; allowed: {names}", value=given, names=", ".join(allowed)) if allowed else item["msg"]
 
 
-# pydantic's own messages for the mistakes an author makes most, marked for translation; each is
-# used only when it reads exactly as pydantic wrote it, so a later pydantic's wording stays as it is
-PYDANTIC_WORDS = {
-    "int_type": (N_("Input should be a valid integer"),), "string_type": (N_("Input should be a valid string"),),
-    "float_type": (N_("Input should be a valid number"),), "bool_type": (N_("Input should be a valid boolean"),),
-    "list_type": (N_("Input should be a valid list"),), "dict_type": (N_("Input should be a valid dictionary"),),
-    "greater_than_equal": (N_("Input should be greater than or equal to {ge}"),),
-    "less_than_equal": (N_("Input should be less than or equal to {le}"),),
-    "greater_than": (N_("Input should be greater than {gt}"),), "less_than": (N_("Input should be less than {lt}"),),
-    "string_too_long": (N_("String should have at most {max_length} characters"),),
-    "string_too_short": (N_("String should have at least {min_length} characters"),
-                         N_("String should have at least {min_length} character")),
-    "too_long": (N_("List should have at most {max_length} items after validation, not {actual_length}"),),
-    "too_short": (N_("List should have at least {min_length} items after validation, not {actual_length}"),
-                  N_("List should have at least {min_length} item after validation, not {actual_length}")),
-    "string_pattern_mismatch": (N_("String should match pattern '{pattern}'"),),
-}
-
-
-def _pydantic_words(item: dict) -> str:
-    """pydantic's message as a Message where it is one of PYDANTIC_WORDS, else as pydantic wrote it."""
-    written = item["msg"].removeprefix("Value error, ")
-    values = dict(item.get("ctx") or {})
-    for template in PYDANTIC_WORDS.get(item["type"], ()):
-        try:
-            message = M_(template, **values)
-        except (KeyError, IndexError, ValueError):
-            continue
-        if message == written:
-            return message
-    return written
-
-
 def _model_for(schema: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     """The pydantic model that owns the last part of ``loc`` (to suggest field names)."""
     from tutor.course.schema import QUESTION_KINDS as kinds, FormulaSpec, ModelSetup, Track
@@ -219,9 +187,7 @@ def _validation_problems(error: ValidationError, root, path: str, schema) -> lis
         if (field, line, col) in seen:
             continue   # the other members of a union say the same thing less helpfully
         seen.add((field, line, col))
-        raised = item.get("ctx", {}).get("error")   # a validator's ValueError: its Message, to translate later
-        message = raised.args[0] if isinstance(raised, ValueError) and raised.args and \
-            isinstance(raised.args[0], Message) else _pydantic_words(item)
+        message = rule_of(item)   # a validator's own Message, or pydantic's words, to translate later
         if item["type"] == "extra_forbidden":
             message = M_("unknown field{hint}", hint=_did_you_mean(str(loc[-1]), _model_for(schema, loc)))
         elif item["type"] == "missing":

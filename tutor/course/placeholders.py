@@ -36,10 +36,14 @@ PREVIEW = "…"
 class PlaceholderError(ValueError):
     """A placeholder that cannot be read or filled; ``start``/``end`` locate it in the text."""
 
-    def __init__(self, message: str, source: str = "", start: int = 0, end: int = 0):
+    def __init__(self, message: str, source: str = "", start: int = 0, end: int = 0, short: str | None = None):
         self.message, self.source, self.start, self.end = message, source, start, end
-        super().__init__(M_("placeholder {source}: {message}", source=_shown(source), message=message)
-                         if source else message)
+        self.short = self._with_source(short) if short is not None else None   # the screen's form, no long lists
+        super().__init__(self._with_source(message))
+
+    def _with_source(self, message: str) -> str:
+        return M_("placeholder {source}: {message}", source=_shown(self.source), message=message) \
+            if self.source else message
 
 
 @dataclass(frozen=True)
@@ -180,19 +184,18 @@ def _format_one(value: float, fmt: str | None) -> str:
     return format(float(value), spec)
 
 
-def _unknown(name: str, tensors: dict) -> str:
-    from tutor.grading.quiz import QuestionError, probe_slice
-
-    try:
-        probe_slice(tensors, name)
-    except QuestionError as error:
-        message = str(error)
-    else:   # pragma: no cover - only called for names that are missing
-        message = f"unknown probe {name!r}"
+def _unknown(name: str, tensors: dict) -> tuple[str, str]:
+    """Why a placeholder's name reads nothing, whole translatable sentences: (for authors, with
+    every valid name; for the screen, only the closest one)."""
+    known = ", ".join(sorted(n for n in tensors if not n.startswith("params.")))
+    sizes = ", ".join(SIZE_NAMES)
     close = difflib.get_close_matches(name, [*tensors, *SIZE_NAMES], n=1)
     if close:
-        message = message.replace("; valid probes:", f"; did you mean {close[0]!r}? Valid probes:", 1)
-    return f"{message} (or a size name: {', '.join(SIZE_NAMES)})"
+        return (M_("unknown probe {name!r}; did you mean {close!r}? Valid probes: {known} (or a size name: {sizes})",
+                   name=name, close=close[0], known=known, sizes=sizes),
+                M_("unknown probe {name!r}; did you mean {close!r}?", name=name, close=close[0]))
+    return (M_("unknown probe {name!r}; valid probes: {known} (or a size name: {sizes})", name=name, known=known,
+               sizes=sizes), M_("unknown probe {name!r}", name=name))
 
 
 def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> str:
@@ -201,8 +204,8 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
 
     source = placeholder.source or f"{{{{ {placeholder.ref} }}}}"
 
-    def fail(message: str) -> PlaceholderError:
-        return PlaceholderError(message, source, placeholder.start, placeholder.end)
+    def fail(message: str, short: str | None = None) -> PlaceholderError:
+        return PlaceholderError(message, source, placeholder.start, placeholder.end, short)
 
     if placeholder.is_size:
         if placeholder.ref not in sizes:
@@ -210,7 +213,7 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
         return _format_one(float(sizes[placeholder.ref]), placeholder.fmt)
     name = placeholder.probe.name
     if name not in tensors:
-        raise fail(_unknown(name, tensors))
+        raise fail(*_unknown(name, tensors))
     try:
         array = np.asarray(probe_slice(tensors, placeholder.ref), dtype=float)
     except (QuestionError, ValueError, TypeError) as error:
@@ -228,9 +231,8 @@ def value_of(placeholder: Placeholder, tensors: dict[str, np.ndarray], sizes: di
 
 
 def short_message(error: PlaceholderError) -> str:
-    """The error without the long list of valid names (for the screen); still a Message when nothing is cut."""
-    text = re.split(r";? [Vv]alid probes: ", str(error))[0]
-    return message_of(error) if text == str(error) else text
+    """The error without the long list of valid names (for the screen), still a Message to translate."""
+    return error.short if error.short is not None else message_of(error)
 
 
 def inline_error(error: PlaceholderError) -> str:

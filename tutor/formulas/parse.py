@@ -43,6 +43,7 @@ import sympy as sp
 from tutor.common.i18n import M_
 from tutor.formulas.display import expr_latex, expr_unicode, to_sympy
 from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, compare, evaluate_tree, tree_names
+from tutor.formulas.syntax_words import syntax_problem
 
 __all__ = ["Formula", "FormulaError", "compare", "evaluate_formula", "formula_latex",
            "formula_symbols", "parse_formula", "render_formula"]
@@ -55,10 +56,14 @@ _RESERVED = {"eval", "exec", "compile", "open", "getattr", "setattr", "delattr",
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 _BAD_OPS = {ast.BitXor: "^", ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
             ast.BitOr: "|", ast.BitAnd: "&", ast.Invert: "~", ast.Not: "not"}
-_KINDS = {ast.Subscript: "indexing like x[0]", ast.Lambda: "lambda", ast.Compare: "comparison",
-          ast.BoolOp: "and/or", ast.IfExp: "if/else", ast.JoinedStr: "f-string", ast.Tuple: "tuple",
-          ast.List: "list", ast.Set: "set", ast.Dict: "dict", ast.ListComp: "comprehension",
-          ast.SetComp: "comprehension", ast.DictComp: "comprehension", ast.GeneratorExp: "comprehension"}
+_COMPREHENSION = M_("a comprehension")
+_KINDS = {ast.Subscript: M_("indexing like x[0]"), ast.Lambda: M_("lambda"), ast.Compare: M_("a comparison"),
+          ast.BoolOp: M_("and/or"), ast.IfExp: M_("if/else"), ast.JoinedStr: M_("an f-string"),
+          ast.Tuple: M_("a tuple"), ast.List: M_("a list"), ast.Set: M_("a set"), ast.Dict: M_("a dict"),
+          ast.ListComp: _COMPREHENSION, ast.SetComp: _COMPREHENSION, ast.DictComp: _COMPREHENSION,
+          ast.GeneratorExp: _COMPREHENSION, ast.Starred: M_("unpacking with *"), ast.Slice: M_("a slice"),
+          ast.Await: M_("await"), ast.NamedExpr: M_("assignment with :="), ast.Yield: M_("yield"),
+          ast.YieldFrom: M_("yield")}
 _ALLOWED = ", ".join(FUNCTIONS)
 
 
@@ -94,7 +99,7 @@ def parse_formula(text: str, matrices: Iterable[str] = (), scalars: Iterable[str
         tree = ast.parse(text.replace("\n", " ").replace("\t", " "), mode="eval")
     except SyntaxError as exc:
         col = exc.offset or 1
-        raise FormulaError(M_("syntax error at column {col}: {problem}", col=col, problem=exc.msg), col) from None
+        raise FormulaError(M_("syntax error at column {col}: {problem}", col=col, problem=syntax_problem(exc.msg)), col) from None
     except (ValueError, MemoryError, RecursionError) as exc:
         raise FormulaError(M_("cannot parse formula: {problem}", problem=str(exc))) from None
     if (count := sum(isinstance(n, ast.expr) for n in ast.walk(tree))) > MAX_NODES:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor.common.i18n import M_, ListText
 from tutor.course.schema import ModelSetup
+from tutor.live.weights_label import LabelText
 
-TASK_WORDS = {"sort": "the sort task", "reverse": "the reverse task", "text": "the built-in text",
-              "file": "a text file"}
+TASK_WORDS = {"sort": M_("the sort task"), "reverse": M_("the reverse task"), "text": M_("the built-in text"),
+              "file": M_("a text file")}
 
 
 @dataclass(frozen=True)
@@ -50,14 +52,15 @@ def unmet_requirement(setup: ModelSetup, facts: ModelFacts) -> str | None:
         return None
     wants = []
     if need.task and facts.task not in need.task:
-        wants.append("trained on " + " or ".join(TASK_WORDS[t] for t in need.task))
-    if need.trained is not None and facts.trained is not need.trained:
-        wants.append("trained" if need.trained else "untrained (fresh weights)")
+        wants.append(M_("trained on {tasks}", tasks=ListText((TASK_WORDS[t] for t in need.task), " or ")))
+    elif need.trained is not None and facts.trained is not need.trained:   # a task already says "trained"
+        wants.append(M_("trained") if need.trained else M_("untrained (fresh weights)"))
     if need.shape is not None:
         for name in ("d_model", "n_head", "n_layer"):
             wanted = getattr(need.shape, name)
             if wanted is not None and wanted != getattr(facts, name):
-                wants.append(f"{name} = {wanted}")
+                wants.append(M_("{name} = {wanted}", name=name, wanted=wanted))
     if not wants:
         return None
-    return f"this lesson needs a model {', '.join(dict.fromkeys(wants))}; the current model is {facts.label}"
+    return M_("this lesson needs a model {wants}; the current model is {label}",
+              wants=ListText(dict.fromkeys(wants)), label=LabelText(facts.label))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.common.i18n import DEFAULT, N_, _, current_language
+from tutor.common.i18n import DEFAULT, N_, Message, _, current_language
 
 # one piece of a label (the name, or one detail) -> its translation template; fields are kept as written
 _PIECES: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(pattern + r"\Z"), template) for pattern, template in (
@@ -77,3 +77,14 @@ def localized_label(label: str) -> str:
     if match:
         return _("{name} ({details})").format(name=_piece(match["name"]), details=_details(match["details"]))
     return _piece(label)
+
+
+class LabelText(Message):
+    """A weights label inside a message that is translated later (a lesson's unmet requirement):
+    it reads as the English label and is put in the interface language when the message is shown."""
+
+    def __new__(cls, label: str) -> "LabelText":
+        return super().__new__(cls, label)
+
+    def translated(self) -> str:
+        return localized_label(str.__str__(self))

@@ -20,6 +20,7 @@ from typing import Annotated, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
 from tutor.common.i18n import M_, Message, message_of
+from tutor.common.pydantic_words import rule_of
 from tutor.common.safe_files import UnsafeFileError, read_json_file
 from tutor.common.safe_text import find_unsafe, neutralise
 from tutor.grading.answers import MAX_ANSWER_CHARS
@@ -50,10 +51,10 @@ def _plain_text(value: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError("holds a lone surrogate (\\ud800-\\udfff), which is not text") from None
+        raise ValueError(M_("holds a lone surrogate (\\ud800-\\udfff), which is not text")) from None
     unsafe = find_unsafe(value, keep="")
     if unsafe:
-        raise ValueError(f"holds the control character {unsafe[0].description}")
+        raise ValueError(M_("holds the control character {character}", character=unsafe[0].description))
     return value
 
 
@@ -62,9 +63,9 @@ def _timestamp(value: str) -> str:
     try:
         moment = parse_iso(value)
     except (ValueError, OverflowError):
-        raise ValueError("is not an ISO 8601 time such as 2024-05-01T12:00:00+00:00") from None
+        raise ValueError(M_("is not an ISO 8601 time such as 2024-05-01T12:00:00+00:00")) from None
     if not EARLIEST <= moment < LATEST:
-        raise ValueError(f"must be between {EARLIEST.year} and {LATEST.year}")
+        raise ValueError(M_("must be between {first} and {last}", first=EARLIEST.year, last=LATEST.year))
     return iso(moment)
 
 
@@ -148,10 +149,12 @@ class LastPosition(BaseModel):
 
 
 def _describe(error: ValidationError) -> str:
-    """The first problem as 'field: rule', never echoing the offending value."""
+    """The first problem as 'field: rule', never echoing the offending value.  The field path may
+    name a key from the file, and pydantic's own words may quote it: both are made terminal-safe."""
     item = error.errors()[0]
-    field = ".".join(str(part) for part in item["loc"]) or "(answer)"
-    return f"{field}: {item['msg'].removeprefix('Value error, ')}"
+    field = neutralise(".".join(str(part) for part in item["loc"]), keep="") or "(answer)"
+    rule = rule_of(item)
+    return M_("{field}: {rule}", field=field, rule=rule if isinstance(rule, Message) else neutralise(rule, keep=""))
 
 
 def check_export(doc, source: str, export_format: str, max_version: int) -> ExportContent:
@@ -226,8 +229,7 @@ def _validated(model, record, what: str, fail):
     try:
         return model.model_validate(record)
     except ValidationError as error:
-        # the field path may name a key from the file: terminal-safe here, as fail() does for plain text
-        raise fail(M_("{what} is invalid: {problem}", what=what, problem=neutralise(_describe(error), keep=""))) from None
+        raise fail(M_("{what} is invalid: {problem}", what=what, problem=_describe(error))) from None
 
 
 def _position(value) -> list | None:

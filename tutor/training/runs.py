@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from tutor.common.i18n import M_, N_, Message, _
+from tutor.common.i18n import M_, N_, ListText, _
 from tutor.common.settings import load_settings, save_setting
 from tutor.model.formats import END, TASKS
 from tutor.model.presets import SIZES, TASK_BATCH, TEXT_BATCH
@@ -84,10 +84,9 @@ def shape_problem(config) -> str | None:
              for k in keys if have.get(k) != want[k]]
     if not wrong:
         return None
-    # the list is a Message of Messages, so each "(need 64)" is translated with the sentence
-    listed = Message(", ".join(f"{{part{i}}}" for i in range(len(wrong))), **{f"part{i}": w for i, w in enumerate(wrong)})
+    # each "(need 64)" is translated with the sentence, and so is the comma between them
     return M_("the lessons are written for the shipped shape (d_model 64, 4 heads, 2 layers, 64 positions); "
-              "this model has {wrong}", wrong=listed)
+              "this model has {wrong}", wrong=ListText(wrong))
 
 
 def copy_model(model):

@@ -10,7 +10,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.signal import Signal
 
-from tutor.common.i18n import N_, _
+from tutor.common.i18n import N_, _, error_text
 from tutor.common.safe_text import neutralise, one_line
 from tutor.ui.dashboard_mixin import DashboardMixin
 from tutor.ui.journey_mixin import JourneyMixin
@@ -150,7 +150,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
             self.load_kept_model()   # the weights kept at the last quit, if any
             self.hub.ensure_loaded()
         except Exception as error:  # shown to the learner; the app keeps running
-            self.post_message(ModelFailed(f"{type(error).__name__}: {error}"))
+            self.post_message(ModelFailed(error_text(error)))
         else:
             self.post_message(ModelReady(self.hub.label, time.perf_counter() - started))
         finally:

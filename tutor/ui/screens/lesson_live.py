@@ -11,7 +11,7 @@ from rich.text import Text
 from textual import work
 from textual.widgets import Input, Static
 
-from tutor.common.i18n import _, translated
+from tutor.common.i18n import _, error_text, translated
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.live.weights_label import localized_label
@@ -62,10 +62,10 @@ class LiveMixin:
         except Exception as error:  # any failure is shown in the lesson, never a traceback
             from tutor.live.compute import RequirementNotMet
 
-            text = f"{type(error).__name__}: {error}"
+            text = error_text(error)
             if isinstance(error, RequirementNotMet):
                 text = _("{error}. Press Ctrl+O to see this lesson on the shipped model; your own weights "
-                         "stay the app's model for everything else.").format(error=error)
+                         "stay the app's model for everything else.").format(error=error_text(error))
             message = LiveFailed(lesson.id, text, generation)
         self.post_message(message)   # its generation is checked on the UI thread, where reloads happen
 

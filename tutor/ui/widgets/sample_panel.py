@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from tutor.common.i18n import N_, _, message_of, translated
+from tutor.common.i18n import N_, _, error_text, message_of, translated
 from tutor.model.formats import TASKS
 from tutor.common.safe_text import neutralise
 from tutor.live.weights_label import localized_label
@@ -251,7 +251,7 @@ class SamplePanel(DashboardTab):
             self.post_message(SampleEnded(run_id, translated(message_of(error))))
             return
         except Exception as error:   # a bad knob the checks missed, a model that failed to load
-            self.post_message(SampleEnded(run_id, f"{type(error).__name__}: {translated(message_of(error))}"))
+            self.post_message(SampleEnded(run_id, error_text(error)))
             return
         self.post_message(SampleEnded(run_id))
 

@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tutor.common.file_scope import typed_path
-from tutor.common.i18n import N_, _, message_of, translated
+from tutor.common.i18n import N_, _, error_text, message_of, translated
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
@@ -228,7 +228,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
             run = dt.TrainingRun(request, current, hub.label,
                                  should_stop=lambda: worker.is_cancelled or self.stop_event.is_set())
         except Exception as error:   # a bad file, a wrong choice: said in the panel
-            ended = TrainingEnded("failed", _("Could not start: {error}").format(error=translated(message_of(error))))
+            ended = TrainingEnded("failed", _("Could not start: {error}").format(error=error_text(error)))
             self.post_message(ended)
             return ended
         self.run = run
@@ -241,10 +241,10 @@ class TrainPanel(CheckpointActions, DashboardTab):
         try:
             result = run.trainer.run()
         except Exception as error:
-            kind = _("Out of memory") if dt.out_of_memory(error) else f"{type(error).__name__}"
-            advice = _(": try the quick size, or close other programs") if dt.out_of_memory(error) else ""
-            ended = TrainingEnded("failed", _("{kind} after {steps} steps{advice}. {error}").format(
-                kind=kind, steps=run.trainer.step_count, advice=advice, error=error)[:400], metrics=self.metrics)
+            words = _("Out of memory after {steps} steps: try the quick size, or close other programs. {error}") \
+                if dt.out_of_memory(error) else _("Training failed after {steps} steps: {error}")
+            ended = TrainingEnded("failed", words.format(steps=run.trainer.step_count, error=error_text(error))[:400],
+                                  metrics=self.metrics)
             self.post_message(ended)
             return ended
         # a diverged run's restored weights are still the ones that blew up: never handed on
