@@ -9,7 +9,6 @@ and torch loads only for the live layer.
 """
 from __future__ import annotations
 
-import difflib
 import errno
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from tutor.course.catalog import Catalog, add_lesson_file, builtin_lessons_dir, cross_file_problems, \
     lesson_files, load_index
+from tutor.authoring.check_overlay import unknown_concept
 from tutor.authoring.formula_width import formula_size_warnings
 from tutor.common.i18n import M_, message_of
 from tutor.authoring.pinned import Pinned, placeholder_at
@@ -186,13 +186,10 @@ def lesson_without_unknown_fields(path: Path) -> Lesson | None:
 
 def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
     """Checks that need no model; returns whether the formula parsed."""
-    known = catalog.index.concepts
+    known = list(catalog.index.concepts)
     for i, concept in enumerate(lesson.concepts):
         if concept not in known:
-            close = difflib.get_close_matches(concept, list(known), n=1)
-            hint = M_("did you mean {name!r}? ", name=close[0]) if close else ""
-            pinned.add(("concepts", i), M_("unknown concept id {id!r}; {hint}'tutor lessons concepts' lists them all",
-                                           id=concept, hint=hint))
+            pinned.add(("concepts", i), unknown_concept(concept, known))
     check_placeholder_syntax(lesson, pinned)
     check_choice_texts(lesson, pinned)
     return check_formula_text(lesson, pinned)

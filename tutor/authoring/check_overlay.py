@@ -10,6 +10,7 @@ Messages stay English: they are for authors.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from pathlib import Path
@@ -18,7 +19,8 @@ from tutor.authoring.pinned import Pinned
 from tutor.common.i18n import DEFAULT, LANGUAGES, M_
 from tutor.course.catalog import Catalog
 from tutor.course.loader import LessonFileError, Problem, read_model_file
-from tutor.course.overlay import IndexOverlay, LessonOverlay, english_prose, overlay_files, overlay_path, source_hash
+from tutor.course.overlay import (IndexOverlay, LessonOverlay, english_prose, index_source_hash, overlay_files,
+                                  overlay_path, source_hash)
 from tutor.course.placeholders import PlaceholderError, scan
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -61,18 +63,45 @@ def overlays_beside(lesson_files: list[Path]) -> list[Path]:
     return found
 
 
-def check_index_overlay(path: Path, catalog: Catalog) -> list[Problem]:
-    """A language's index.yaml: the schema, and only track ids the English index has."""
+def check_index_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
+    """A language's index.yaml, checked like a lesson's overlay against the English index: only
+    track and concept ids it has, the same numbers and placeholders; and, as warnings, what is
+    not translated yet and a ``source`` hash the English has moved on from."""
     overlay, root, problems = read_model_file(IndexOverlay, path)
     if overlay is None:
-        return problems
-    pinned = Pinned(path, root)
-    known = [track.id for track in catalog.index.tracks]
+        return problems, []
+    errors, warnings = Pinned(path, root), Pinned(path, root)
+    index = catalog.index   # the English one: the checker's catalog is never translated
+    current = index_source_hash(index)
+    if overlay.source != current:
+        warnings.add(("source",), M_("stale: the English of {id!r} changed since this translation (source {old}, "
+                                     "now {new}); update the translation, then set source: {new}",
+                                     id="lessons/index.yaml", old=overlay.source, new=current))
+    known = [track.id for track in index.tracks]
     for track_id in overlay.tracks:
         if track_id not in known:
-            pinned.add(("tracks", track_id), M_("no track has the id {id!r}; the tracks are: {tracks}", id=track_id,
+            errors.add(("tracks", track_id), M_("no track has the id {id!r}; the tracks are: {tracks}", id=track_id,
                                                 tracks=", ".join(known)))
-    return pinned.problems
+    for track in index.tracks:
+        words = overlay.tracks.get(track.id)
+        if words is None:
+            warnings.add(("tracks",), M_("{field} not translated yet (shown in English, marked)", field=track.id))
+            continue
+        _compare(("tracks", track.id, "title"), track.title, words.title, errors, warnings)
+        _compare(("tracks", track.id, "description"), track.description, words.description, errors, warnings)
+    for concept in overlay.concepts:
+        if concept not in index.concepts:
+            errors.add(("concepts", concept), unknown_concept(concept, list(index.concepts)))
+    for concept, english in index.concepts.items():
+        _compare(("concepts", concept), english, overlay.concepts.get(concept), errors, warnings)
+    return errors.problems, warnings.problems
+
+
+def unknown_concept(concept: str, known: list[str]) -> str:
+    """The one message for a concept id the index lacks, in a lesson or in a translation."""
+    close = difflib.get_close_matches(concept, known, n=1)
+    hint = M_("did you mean {name!r}? ", name=close[0]) if close else ""
+    return M_("unknown concept id {id!r}; {hint}'tutor lessons concepts' lists them all", id=concept, hint=hint)
 
 
 def check_overlays(paths: list[Path], catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
@@ -87,7 +116,7 @@ def check_overlays(paths: list[Path], catalog: Catalog) -> tuple[list[Problem], 
 
 def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Problem]]:
     if path.name == "index.yaml":
-        return check_index_overlay(path, catalog), []
+        return check_index_overlay(path, catalog)
     overlay, root, problems = read_model_file(LessonOverlay, path)
     if overlay is None:
         return problems, []

@@ -78,3 +78,9 @@ def break_offsets(text: str, width: int) -> list[int]:
         position += len(piece)
         used += cell_len(piece)
     return offsets
+
+
+def wrapped_lines(text: str, width: int) -> list[str]:
+    """One line of text broken to ``width`` cells a line at the break opportunities above."""
+    offsets = [0, *break_offsets(text, width), len(text)]
+    return [text[start:end].rstrip() for start, end in zip(offsets, offsets[1:])]

@@ -9,6 +9,10 @@ the checker can say when the English has moved on.
 Applying an overlay gives an ordinary ``Lesson``; a field it does not translate keeps its
 English, marked with ``UNTRANSLATED`` so the learner knows why it is not in their language.
 Choices are the exception: they stay unmarked, because a learner may type a choice's text.
+
+The index has one overlay per language (``lessons/<lang>/index.yaml``) for the tracks' titles
+and descriptions and the concepts' descriptions, hashed the same way: a concept description
+is a one-line fact, and a fact fixed in English must not stay wrong in Chinese unnoticed.
 """
 from __future__ import annotations
 
@@ -79,10 +83,12 @@ class TrackOverlay(Strict):
 
 
 class IndexOverlay(Strict):
-    """``lessons/<lang>/index.yaml``: the track titles and descriptions."""
+    """``lessons/<lang>/index.yaml``: the track titles and descriptions, the concept descriptions."""
 
     format_version: Literal[1]
+    source: Hash                                           # index_source_hash() of the English it translates
     tracks: dict[Annotated[str, Field(pattern=ID_PATTERN)], TrackOverlay] = Field(default_factory=dict)
+    concepts: dict[Annotated[str, Field(max_length=64)], ShortText] = Field(default_factory=dict, max_length=500)
 
 
 def english_prose(lesson: Lesson) -> dict:
@@ -97,10 +103,24 @@ def english_prose(lesson: Lesson) -> dict:
             "formula": {"translation": lesson.formula.translation}, "questions": questions}
 
 
-def source_hash(lesson: Lesson) -> str:
-    """Eight hex digits of SHA-256 over the English prose: changes when any of it changes."""
-    canonical = json.dumps(english_prose(lesson), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def index_prose(index) -> dict:
+    """Every translatable field of the index, as its overlay spells it (what its hash covers)."""
+    return {"tracks": {track.id: {"title": track.title, "description": track.description} for track in index.tracks},
+            "concepts": dict(index.concepts)}
+
+
+def _prose_hash(prose: dict) -> str:
+    """Eight hex digits of SHA-256 over English prose: changes when any of it changes."""
+    canonical = json.dumps(prose, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:8]
+
+
+def source_hash(lesson: Lesson) -> str:
+    return _prose_hash(english_prose(lesson))
+
+
+def index_source_hash(index) -> str:
+    return _prose_hash(index_prose(index))
 
 
 def overlay_path(lesson_path: Path, language: str) -> Path:
@@ -179,13 +199,17 @@ def translate_lesson(lesson: Lesson, lesson_path: Path, language: str) -> Lesson
 
 
 def translate_index(index, folder: Path, language: str):
-    """The index with its track titles and descriptions in ``language`` where translated."""
+    """The index with its tracks' and concepts' words in ``language`` where translated; what is not
+    keeps its English, marked, as a lesson's field does."""
     overlay = load_index_overlay(folder, language)
     if overlay is None:
         return index
     tracks = []
     for track in index.tracks:
         words = overlay.tracks.get(track.id)
-        tracks.append(track.model_copy(update={"title": words.title, "description": words.description or
-                                               track.description}) if words else track)
-    return index.model_copy(update={"tracks": tracks})
+        title, description = (words.title, words.description) if words else (None, None)
+        tracks.append(track.model_copy(update={"title": _translated(track.title, title),
+                                               "description": _translated(track.description, description)}))
+    concepts = {concept: _translated(english, overlay.concepts.get(concept))
+                for concept, english in index.concepts.items()}
+    return index.model_copy(update={"tracks": tracks, "concepts": concepts})
