@@ -51,8 +51,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--top-p", type=real_number(MIN_TOP_P, 1), default=None,
                    help=_("nucleus: smallest set with mass >= p, between {least} and 1").format(least=f"{MIN_TOP_P:g}"))
     p.add_argument("--beam", type=whole_number(1, MAX_BEAM), default=None,
-                   help=f"beam search of this width, at most {MAX_BEAM} (ignores sampling flags; "
-                        "progress goes to stderr)")
+                   help=_("beam search of this width, at most {most} (ignores sampling flags; "
+                          "progress goes to stderr)").format(most=MAX_BEAM))
     p.add_argument("--max-tokens", type=whole_number(1, MAX_TOKENS), default=100,
                    help=_("most tokens to generate, at most {most} (default 100)").format(most=MAX_TOKENS))
     p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=None, help=_("same seed, same text"))
@@ -60,7 +60,8 @@ def add_parser(subparsers) -> None:
                    help=_("stop after this text, escapes allowed ('\\n'); '' never stops, so --max-tokens "
                         "ends the text (default: the checkpoint's, a newline for sort/reverse)"))
     p.add_argument("--no-cache", action="store_true", help=_("recompute every step instead of using the KV cache"))
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help=_("where to compute: auto uses a CUDA GPU when there is one, else the CPU (default auto)"))
     p.set_defaults(func=run)
 
 

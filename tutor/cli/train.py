@@ -45,7 +45,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--min-len", type=positive_int, default=1, help=_("shortest digit string (tasks)"))
     p.add_argument("--max-len", type=positive_int, default=8, help=_("longest digit string (tasks)"))
     p.add_argument("--checkpoint", default=None, help=_("continue training from this checkpoint"))
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help=_("where to compute: auto uses a CUDA GPU when there is one, else the CPU (default auto)"))
     p.add_argument("--threads", type=positive_int, default=None,
                    help=_("CPU threads (default 1, or OMP_NUM_THREADS: these small models gain little from "
                         "more, and slow down several-fold when the cores are busy with other work)"))
