@@ -17,6 +17,7 @@ from tutor.model.copies import seeded_model
 
 from tutor.experiments import ExperimentContext, run_experiments
 from tutor.course.placeholders import VOCABULARY
+from tutor.common.i18n import M_
 from tutor.course.schema import Lesson, ModelSetup
 from tutor.live.hub import ModelHub
 
@@ -142,7 +143,8 @@ def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None,
         model, weights_label = random_model(setup, sizes, tokenizer.vocab_size)
     block_size = model.config.block_size
     if sizes["L"] > block_size:
-        raise ValueError(f"input length {sizes['L']} exceeds the model's block_size {block_size}")
+        raise ValueError(M_("input length {length} exceeds the model's block_size {block_size}", length=sizes["L"],
+                            block_size=block_size))
     token_rows = encode_rows(input_rows(setup, sizes["B"], sizes["L"]), tokenizer)
     tokens = torch.tensor(token_rows, dtype=torch.long)                                 # (B, L)
     rows = [tokenizer.decode(row) for row in token_rows]

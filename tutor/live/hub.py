@@ -64,6 +64,11 @@ class ModelHub:
         with self.lock:
             return HubSnapshot(self.model, self.tokenizer, self.label, self.version, dict(self.meta))
 
+    def current_is_shipped(self) -> bool:
+        """Whether the app's model is still the shipped checkpoint (the one lessons are checked on)."""
+        with self.lock:
+            return self._shipped is not None and self.model is self._shipped.model
+
     def shipped(self) -> "HubSnapshot":
         """The shipped model, loaded beside the current one (which stays as it is): for a lesson
         that needs it while the learner's own weights keep serving everything else."""

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 
+from tutor.authoring.model_claims import BrokenClaims
 from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import preview
@@ -122,6 +123,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
         self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
+        self.claims = BrokenClaims()   # where the lesson's text may not hold on the learner's own model
 
     def compose(self) -> ComposeResult:
         lesson = self.lesson
@@ -285,8 +287,9 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.load_live()
 
     def action_on_shipped(self) -> None:
-        """Show a lesson the current model does not fit on the shipped model, leaving the hub alone."""
-        if self.on_shipped or self.lesson.model.requires is None:
+        """Show a lesson on the shipped model, leaving the hub alone: for a lesson the current model
+        does not fit, or whose text does not hold on it (the screen says which)."""
+        if self.on_shipped or self.lesson.model.weights != "trained":
             return
         self.on_shipped = True
         self.generation += 1

@@ -11,7 +11,8 @@ from rich.text import Text
 from textual import work
 from textual.widgets import Input, Static
 
-from tutor.common.i18n import _, error_text, translated
+from tutor.authoring.model_claims import BrokenClaims, broken_claims
+from tutor.common.i18n import M_, _, error_text, message_of, ngettext, translated
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.live.weights_label import localized_label
@@ -41,6 +42,17 @@ def formula_mark(check) -> Text:
                 .format(error=f"{check.max_error:.2g}"), style="yellow")
 
 
+def claims_text(claims: BrokenClaims) -> str:
+    """Which parts of the lesson may not hold on the learner's model, never what an answer is."""
+    numbers = claims.questions
+    parts = [ngettext("question {numbers}", "questions {numbers}", len(numbers)).format(
+        numbers=_(", ").join(map(str, numbers)))] if numbers else []
+    parts += [_("the formula")] if claims.formula else []
+    return _("This lesson was checked on the shipped model; on yours it may not hold at {parts} (a number, "
+             "a hint or a claim in the text may be off). Your answers are graded on your model; Ctrl+O shows "
+             "the lesson on the shipped model.").format(parts=_(", ").join(parts))
+
+
 class LiveMixin:
     @work(thread=True, exclusive=True, group="live")
     def load_live(self) -> None:
@@ -57,8 +69,9 @@ class LiveMixin:
                 check = check_formula(lesson.formula, live.tensors, live.sizes)
             except FormulaError as error:
                 formula_text = lesson.formula.expr
-                check = FormulaCheck(None, False, f"the formula does not parse: {error}")
-            message = LiveReady(lesson.id, live, formula_text, check.message, generation, check)
+                check = FormulaCheck(None, False, M_("the formula does not parse: {error}", error=message_of(error)))
+            message = LiveReady(lesson.id, live, formula_text, check.message, generation, check,
+                                self.claims_on_this_model(lesson, live))
         except Exception as error:  # any failure is shown in the lesson, never a traceback
             from tutor.live.compute import RequirementNotMet
 
@@ -69,9 +82,24 @@ class LiveMixin:
             message = LiveFailed(lesson.id, text, generation)
         self.post_message(message)   # its generation is checked on the UI thread, where reloads happen
 
+    def claims_on_this_model(self, lesson, live) -> BrokenClaims:
+        """Where the lesson's text stops being true on the learner's own weights (tutor.authoring.model_claims).
+
+        The shipped model is the one ``tutor lessons check`` vouches for, and a lesson with random or
+        text weights never sees the learner's model; an author's answers are written for the lesson's
+        own sizes, so a lesson drawn at other sizes is checked once more at its own."""
+        from tutor.live.compute import compute_live
+
+        hub = self.app.hub
+        if lesson.model.weights != "trained" or self.on_shipped or hub.current_is_shipped():
+            return BrokenClaims()
+        own = live if self.variant_seed is None or not lesson.model.vary else compute_live(lesson, hub)
+        return broken_claims(lesson, own)
+
     def on_live_ready(self, message: LiveReady) -> None:
         if message.generation != self.generation:
             return   # computed for a version of the lesson that has since been reloaded
+        self.claims = message.claims
         self.live = live = message.live
         self.query_one("#formula", FormulaBox).show(message.formula_text, self.lesson.formula.expr)
         mark = formula_mark(message.check)
@@ -96,6 +124,8 @@ class LiveMixin:
                                    "(tell the lesson's author): {where}: {error}").format(
                 more=_(" (and {count} more)").format(count=len(problems) - 1) if len(problems) > 1 else "",
                 where=".".join(map(str, where)), error=translated(short_message(error))), style="yellow")
+        if self.claims:
+            status.append("\n" + claims_text(self.claims), style="yellow")
         if self.check_problems:
             status.append("\n" + problems_text(self.check_problems), style="bold red")
         self.status(status)

@@ -1,0 +1,60 @@
+"""A lesson whose text the learner's own model does not bear out says so, and where, but not the answers."""
+from journey_helpers import text_of, wait_until
+from tutor.authoring.model_claims import BrokenClaims, broken_claims
+from tutor.course.catalog import load_catalog
+from tutor.live.compute import compute_live
+from tutor.live.hub import ModelHub, hub_for_checkpoint
+
+
+def barely_trained():
+    """Untrained weights that claim to be a sort model after 40 steps: the lessons' requirement
+    ('trained on sort') is met, their claims about what a trained model does are not."""
+    random_hub = hub_for_checkpoint("random")
+    return random_hub.model, random_hub.tokenizer, "your model: sort, 40 steps", {"data": "sort", "steps": 40}
+
+
+def test_the_shipped_model_bears_out_every_trained_lesson_and_a_barely_trained_one_does_not():
+    catalog = load_catalog()
+    shipped, weak = ModelHub(), ModelHub()
+    weak.replace(*barely_trained())
+    lesson = catalog.get("it-information-entropy").lesson
+    assert not broken_claims(lesson, compute_live(lesson, shipped))
+    claims = broken_claims(lesson, compute_live(lesson, weak))
+    assert 2 in claims.questions   # "p('3') is practically 1": written for a model that has learned to sort
+
+
+async def test_the_lesson_says_where_its_text_may_not_hold_and_ctrl_o_shows_the_shipped_model(tmp_path):
+    from tutor.ui.app import TutorApp
+    from tutor.ui.screens.lesson import LessonScreen
+
+    app = TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
+    app.hub.replace(*barely_trained())
+    version = app.hub.version
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.open_lesson("it-information-entropy")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LessonScreen)
+        await wait_until(pilot, lambda: screen.live is not None, "the live tensors on the learner's model")
+        status = text_of(screen, "#live-status", width=400)
+        assert "checked on the shipped model; on yours it may not hold at questions " in status and "2" in status.split("hold at")[1].split("(")[0], status
+        truth = screen.live.tensors["info.surprisal"][0, 6, 20]
+        assert f"{truth:.2f}" not in status and f"{truth:.3g}" not in status   # where, never what
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: screen.live is not None and "shipped" in screen.live.weights_label,
+                         "the live tensors on the shipped model")
+        assert screen.claims == BrokenClaims()
+        assert "may not hold" not in text_of(screen, "#live-status", width=400)
+        assert app.hub.version == version   # the learner's model stays the app's
+
+
+async def test_on_the_shipped_model_nothing_is_said(tmp_path):
+    from tutor.ui.app import TutorApp
+
+    app = TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.open_lesson("it-information-entropy")
+        await pilot.pause()
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.live is not None, "the live tensors")
+        assert not screen.claims and "may not hold" not in text_of(screen, "#live-status", width=400)

@@ -1,0 +1,50 @@
+"""Does the learner's own model still do what a lesson's text says it does?
+
+A lesson about a trained model is written and checked on the shipped checkpoint: its stated
+answers (``answer:``), its formula and its give-away checks all hold there.  A learner who
+trained for a minute meets the same prose ("p('3') is practically 1") on a model that does not
+do that yet: the questions are still graded on their model, but the text around them is no
+longer true, and a hint may point the wrong way.  ``model.requires`` cannot say how much
+training a claim needs, and no author could guess it; the lesson's own claims can say it.  So
+the live half of ``tutor lessons check`` runs again on the learner's model, at the lesson's own
+sizes, and the lesson screen says which parts may not hold, without saying what any answer is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor.course.schema import Lesson
+
+
+@dataclass(frozen=True)
+class BrokenClaims:
+    """Where the lesson's text stops being true on this model: question numbers (1-based) and the formula."""
+
+    questions: tuple[int, ...] = ()
+    formula: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.questions) or self.formula
+
+
+def broken_claims(lesson: "Lesson", live) -> BrokenClaims:
+    """The lesson's claims checked on ``live``, which must be computed at the lesson's own sizes
+    (an author's ``answer:`` is written for those).  The checker loads numpy and SymPy, so it is
+    imported here, in the lesson's worker, not when the lesson screen is first drawn."""
+    from tutor.authoring.check_live import LiveChecker
+    from tutor.authoring.pinned import Pinned
+
+    pinned = Pinned(Path(), None)   # no file: problems are only collected, and translations are not re-read
+    LiveChecker(lesson, live, pinned, "", own_sizes=True).run(formula_ok=True)
+    questions, formula = set(), False
+    for problem in pinned.problems:
+        parts = problem.field.split(".")
+        if parts[0] == "questions" and len(parts) > 1 and parts[1].isdigit():
+            questions.add(int(parts[1]) + 1)
+        elif parts[0] == "formula":
+            formula = True
+    return BrokenClaims(tuple(sorted(questions)), formula)
