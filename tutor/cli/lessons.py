@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from pathlib import Path
 from string import Template
@@ -285,7 +286,9 @@ def run_lessons_probes(args: argparse.Namespace) -> int:
             "V vocabulary, T block size (the longest input); a number is a fixed size, and n~ a size\n"
             "that depends on the lesson's sizes in another way. Size names for formula.bind and\n"
             "symbolic shapes: B, L, D, H, D_head, d_k (= D_head), d_model (= D), V, N (layers), T.\n"))
-    print(render(listing(run_experiments=args.experiments)))
+    # on a terminal, descriptions wrap under their column; piped, each entry stays one line for grep
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    print(render(listing(run_experiments=args.experiments), width))
     if not args.experiments:
         print("\n" + _("(run 'tutor lessons probes --experiments' to list every experiment's tensors)"))
     print("\n" + trained_sizes())
