@@ -111,3 +111,25 @@ def test_columns_line_up_by_cells_when_a_shape_note_is_chinese():
     lines = render(group).splitlines()[1:]
     assert "（轴数取决于尺寸）" in lines[0]
     assert {cell_len(line) - 1 for line in lines} == {cell_len(lines[0]) - 1}   # each description starts at one column
+
+
+def test_the_prose_around_the_listing_fits_the_terminal_too(entries):
+    from tutor.authoring.probe_listing import fit, trained_sizes
+
+    set_language("zh")
+    text = fit(trained_sizes(), 60)
+    assert max(cell_len(line) for line in text.splitlines()) <= 60
+    assert text.replace("\n", "").replace(" ", "") == trained_sizes().replace(" ", "")
+    assert fit("一\n\n二", None) == "一\n\n二"
+
+
+def test_an_experiment_that_cannot_run_at_the_listing_sizes_says_why_in_chinese():
+    from tutor.authoring.probe_listing import RUNS, _experiment_entries
+    from tutor.experiments.word2vec import WINDOW
+    from tutor.live.hub import ModelHub
+
+    set_language("zh")
+    entry, = _experiment_entries("w2v", ModelHub(), {}, None)
+    assert entry.name == "w2v.*" and RUNS[0]["L"] < 2 * WINDOW + 1
+    assert translated(entry.description) == \
+        f"（在这些尺寸下没有运行：w2v 需要每行至少 {2 * WINDOW + 1} 个字符，而不是 {RUNS[0]['L']} 个）"

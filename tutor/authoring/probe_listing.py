@@ -155,7 +155,12 @@ def render(entries: list[Entry], width: int | None = None) -> str:
     return "\n".join(lines).lstrip("\n")
 
 
-MIN_ROOM = 24   # cells a description needs beside its columns; narrower, it runs on under the name
+MIN_ROOM = 16   # cells a description needs beside its columns (a short one fits in that); narrower, it goes below
+
+
+def fit(text: str, width: int | None) -> str:
+    """Prose the command prints around the listing, each line broken to ``width`` cells the same way."""
+    return "\n".join(line for paragraph in text.split("\n") for line in _hanging("", paragraph, width))
 
 
 def _hanging(start: str, text: str, width: int | None) -> list[str]:

@@ -47,7 +47,7 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     vocab = logits.shape[-1]
     scored = targets != IGNORE
     if not bool(scored.any()):
-        raise ValueError("label_smoothing needs at least one scored target: give the input two tokens or more")
+        raise ValueError(M_("label_smoothing needs at least one scored target: give the input two tokens or more"))
     logp = torch.log_softmax(logits, dim=-1)[scored]                         # (N, V)
     true = targets[scored]                                                   # (N,)
     on, off = 1 - SMOOTHING + SMOOTHING / vocab, SMOOTHING / vocab

@@ -44,7 +44,8 @@ def word2vec(context: ExperimentContext) -> dict[str, np.ndarray]:
     row = context.tokens[0].cpu()                                             # (L,)
     length = row.shape[0]
     if length < 2 * WINDOW + 1:
-        raise ValueError(f"w2v needs rows of at least {2 * WINDOW + 1} characters, not {length}")
+        raise ValueError(M_("w2v needs rows of at least {needed} characters, not {length}", needed=2 * WINDOW + 1,
+                             length=length))
     t = length // 2
     around = torch.cat([row[t - WINDOW:t], row[t + 1:t + 1 + WINDOW]])        # (2w,)
     leaf = table[around].clone().requires_grad_(True)                         # (2w, D) the input side
