@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 
 from .gpt import GPT, GPTConfig
+from .messages import M_, Message
 
 BLOCK_PROBES: dict[str, str] = {
     "resid_pre": "(B, L, D)",
@@ -24,7 +25,6 @@ BLOCK_PROBES: dict[str, str] = {
     "resid_mid": "(B, L, D)",
     "ln2.normalized": "(B, L, D)",
     "ln2.out": "(B, L, D)",
-    "ln2.out": "LayerNorm's output: ln2.normalized * gamma + beta, what the MLP reads",
     "mlp.pre": "(B, L, 4D)",
     "mlp.post": "(B, L, 4D)",
     "mlp_out": "(B, L, D)",
@@ -34,30 +34,31 @@ GLOBAL_PROBES_BEFORE: dict[str, str] = {"embed": "(B, L, D)", "pos_embed": "(B, 
 GLOBAL_PROBES_AFTER: dict[str, str] = {"ln_final.normalized": "(B, L, D)", "ln_final.out": "(B, L, D)",
                                        "logits": "(B, L, V)"}
 
-PROBE_DESCRIPTIONS: dict[str, str] = {
-    "embed": "token embeddings looked up from W_E",
-    "pos_embed": "position embeddings added to the token embeddings",
-    "resid_pre": "the residual stream entering the block",
-    "ln1.normalized": "(x - mean) / sqrt(var + eps) before attention, before gamma and beta",
-    "ln1.out": "LayerNorm's output: ln1.normalized * gamma + beta, what attention reads",
-    "attn.q": "queries, one row per position per head",
-    "attn.k": "keys, one row per position per head",
-    "attn.v": "values, one row per position per head",
-    "attn.scores": "Q·Kᵀ/√D_head, before the causal mask",
-    "attn.masked_scores": "scores with -inf above the diagonal",
-    "attn.pattern": "softmax of the masked scores: each row sums to 1",
-    "attn.z": "pattern · V, per head",
-    "attn_out": "heads concatenated and projected by W_O",
-    "resid_mid": "residual stream after adding attention",
-    "ln2.normalized": "normalised residual before the MLP",
-    "ln2.out": "LayerNorm's output: ln2.normalized * gamma + beta, what the MLP reads",
-    "mlp.pre": "x·W_in + b_in, before GELU",
-    "mlp.post": "GELU(mlp.pre)",
-    "mlp_out": "the MLP's output, projected back to D",
-    "resid_post": "residual stream leaving the block",
-    "ln_final.normalized": "the final LayerNorm before unembedding",
-    "ln_final.out": "the final LayerNorm's output after gamma and beta, what W_U reads",
-    "logits": "unnormalised next-token scores",
+# English, kept as templates so that the probe listing can show them translated (M_ marks them for the catalog)
+PROBE_DESCRIPTIONS: dict[str, Message] = {
+    "embed": M_("token embeddings looked up from W_E"),
+    "pos_embed": M_("position embeddings added to the token embeddings"),
+    "resid_pre": M_("the residual stream entering the block"),
+    "ln1.normalized": M_("(x - mean) / sqrt(var + eps) before attention, before gamma and beta"),
+    "ln1.out": M_("LayerNorm's output: ln1.normalized * gamma + beta, what attention reads"),
+    "attn.q": M_("queries, one row per position per head"),
+    "attn.k": M_("keys, one row per position per head"),
+    "attn.v": M_("values, one row per position per head"),
+    "attn.scores": M_("Q·Kᵀ/√D_head, before the causal mask"),
+    "attn.masked_scores": M_("scores with -inf above the diagonal"),
+    "attn.pattern": M_("softmax of the masked scores: each row sums to 1"),
+    "attn.z": M_("pattern · V, per head"),
+    "attn_out": M_("heads concatenated and projected by W_O"),
+    "resid_mid": M_("residual stream after adding attention"),
+    "ln2.normalized": M_("normalised residual before the MLP"),
+    "ln2.out": M_("LayerNorm's output: ln2.normalized * gamma + beta, what the MLP reads"),
+    "mlp.pre": M_("x·W_in + b_in, before GELU"),
+    "mlp.post": M_("GELU(mlp.pre)"),
+    "mlp_out": M_("the MLP's output, projected back to D"),
+    "resid_post": M_("residual stream leaving the block"),
+    "ln_final.normalized": M_("the final LayerNorm before unembedding"),
+    "ln_final.out": M_("the final LayerNorm's output after gamma and beta, what W_U reads"),
+    "logits": M_("unnormalised next-token scores"),
 }
 
 
@@ -73,7 +74,8 @@ def probe_shapes(config: GPTConfig) -> dict[str, str]:
 
 
 def describe_probe(name: str) -> str:
-    """The plain-words description of a probe, block index stripped."""
+    """The plain-words description of a probe, block index stripped: a Message (English, translated where
+    it is shown), or "" for a name without one."""
     parts = name.split(".")
     key = ".".join(parts[2:]) if parts[0] == "blocks" and len(parts) > 2 else name
     return PROBE_DESCRIPTIONS.get(key, "")

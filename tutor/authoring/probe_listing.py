@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tutor.common.i18n import N_, _
+from rich.cells import cell_len
+
+from tutor.common.i18n import M_, N_, _, message_of, translated
+from tutor.common.wide_wrap import break_offsets
 
 # two runs whose sizes are all different numbers, so each axis length names one size
 RUNS = (
@@ -23,7 +26,7 @@ class Entry:
     name: str
     shape: str          # e.g. "(B, H, L, L)"
     kind: str           # "probe", "param", "experiment" (a tensor) or "experiment-name"
-    description: str
+    description: str    # English; a Message (here, model/'s or an experiment's) is translated by render()
 
 
 def _symbols(run: dict, sizes: dict[str, int]) -> dict[str, int]:
@@ -34,7 +37,7 @@ def _symbols(run: dict, sizes: dict[str, int]) -> dict[str, int]:
 
 def _symbolic(first: tuple, second: tuple, symbols: tuple[dict, dict]) -> str:
     if len(first) != len(second):
-        return f"{first} (the number of axes depends on the sizes)"
+        return M_("{shape} (the number of axes depends on the sizes)", shape=str(first))
     parts = []
     for a, b in zip(first, second):
         name = next((n for n in symbols[0] if symbols[0][n] == a and symbols[1][n] == b), None)
@@ -73,7 +76,8 @@ def listing(run_experiments: bool = False) -> list[Entry]:
         if name.startswith("params."):
             entries.append(Entry(name, shape, "param", _param_description(name)))
         elif name == VOCABULARY:
-            entries.append(Entry(name, shape, "probe", "the vocabulary, one code point per token id ('| token' reads it)"))
+            entries.append(Entry(name, shape, "probe",
+                                 M_("the vocabulary, one code point per token id ('| token' reads it)")))
         else:
             entries.append(Entry(name, shape, "probe", describe_probe(name)))
     for experiment in sorted(EXPERIMENTS):   # one at a time: the schema allows 8 per lesson
@@ -89,25 +93,26 @@ def _experiment_entries(experiment: str, hub, known: dict, symbols) -> list[Entr
     try:
         runs = [compute_live(_lesson(run, [experiment]), hub).tensors for run in RUNS]
     except Exception as error:   # an experiment that needs other sizes is still listed by name
-        return [Entry(f"{experiment}.*", "", "experiment", f"(not run at these sizes: {error})")]
+        return [Entry(f"{experiment}.*", "", "experiment",
+                      M_("(not run at these sizes: {error})", error=message_of(error)))]
     return [Entry(name, _symbolic(array.shape, runs[1][name].shape, symbols), "experiment",
-                  f"from experiment {experiment!r}")
+                  M_("from experiment {name!r}", name=experiment))
             for name, array in runs[0].items() if name not in known and name in runs[1]]
 
 
 def _param_description(name: str) -> str:
     leaf = name.rsplit(".", 1)[-1]
     if leaf == "W_U":
-        return "unembedding matrix, (in, out): turns the final LayerNorm's output into logits"
+        return M_("unembedding matrix, (in, out): turns the final LayerNorm's output into logits")
     if leaf == "W_E":
-        return "token embedding table, one row per token id"
+        return M_("token embedding table, one row per token id")
     if leaf == "W_pos":
-        return "position embedding table, one row per position"
+        return M_("position embedding table, one row per position")
     if leaf.startswith("W_"):
-        return "weight matrix, stored (in, out) so that formulas read x @ W"
+        return M_("weight matrix, stored (in, out) so that formulas read x @ W")
     if leaf.startswith("b_"):
-        return "bias vector"
-    return {"gamma": "LayerNorm gain", "beta": "LayerNorm shift"}.get(leaf, "")
+        return M_("bias vector")
+    return {"gamma": M_("LayerNorm gain"), "beta": M_("LayerNorm shift")}.get(leaf, "")
 
 
 def trained_sizes() -> str:
@@ -126,7 +131,11 @@ def trained_sizes() -> str:
         return _("weights: trained is unavailable: {error}").format(error=error)
 
 
-def render(entries: list[Entry]) -> str:
+def render(entries: list[Entry], width: int | None = None) -> str:
+    """The listing in the current language, columns padded by terminal cells (a CJK character takes
+    two), so that a translated shape note still lines the descriptions up.  With ``width`` (a
+    terminal's), a description runs on under its own column instead of wrapping back to column 0,
+    and Chinese breaks between characters (``wide_wrap``), where it has no spaces to break at."""
     lines = []
     titles = {"probe": N_("Probes (activations of the forward pass)"), "param": N_("Weights (params.*)"),
               "experiment-name": N_("Experiments (name them under model.experiments)"),
@@ -137,8 +146,35 @@ def render(entries: list[Entry]) -> str:
         if not group:
             continue
         lines += ["", title]
-        width = max(len(e.name) for e in group) + 2
-        shape_width = max(len(e.shape) for e in group) + 2
-        for e in group:
-            lines.append(f"  {e.name:<{width}}{e.shape:<{shape_width}}{e.description}".rstrip())
+        shapes = [translated(e.shape) for e in group]
+        name_width = max(cell_len(e.name) for e in group) + 2
+        shape_width = max(cell_len(shape) for shape in shapes) + 2
+        for e, shape in zip(group, shapes):
+            start = f"  {_padded(e.name, name_width)}{_padded(shape, shape_width)}"
+            lines += _hanging(start, translated(e.description), width)
     return "\n".join(lines).lstrip("\n")
+
+
+MIN_ROOM = 16   # cells a description needs beside its columns (a short one fits in that); narrower, it goes below
+
+
+def fit(text: str, width: int | None) -> str:
+    """Prose the command prints around the listing, each line broken to ``width`` cells the same way."""
+    return "\n".join(line for paragraph in text.split("\n") for line in _hanging("", paragraph, width))
+
+
+def _hanging(start: str, text: str, width: int | None) -> list[str]:
+    """``start`` then ``text``, broken to ``width`` cells with the continuation lines indented."""
+    indent = cell_len(start)
+    if width is None or cell_len(start + text) <= width:
+        return [(start + text).rstrip()]
+    lines = []
+    if width - indent < MIN_ROOM:   # too little room beside the columns: the text goes below, indented
+        lines, start, indent = [start.rstrip()], " " * 6, 6
+    offsets = [0, *break_offsets(text, width - indent), len(text)]
+    pieces = [text[a:b].rstrip() for a, b in zip(offsets, offsets[1:])]
+    return lines + [(start + pieces[0]).rstrip()] + [" " * indent + piece for piece in pieces[1:]]
+
+
+def _padded(text: str, cells: int) -> str:
+    return text + " " * max(0, cells - cell_len(text))

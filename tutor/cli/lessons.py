@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from pathlib import Path
 from string import Template
@@ -286,17 +287,19 @@ def run_lessons_concepts(args: argparse.Namespace) -> int:
 
 
 def run_lessons_probes(args: argparse.Namespace) -> int:
-    from tutor.authoring.probe_listing import listing, render, trained_sizes
+    from tutor.authoring.probe_listing import fit, listing, render, trained_sizes
 
-    print(_("Names a lesson may use in probes:, probe:, show:, formula.bind and formula.reproduces,\n"
-            "with a slice such as blocks.0.attn.pattern[0, 1, 2:4]. Blocks repeat for every layer:\n"
-            "blocks.0 .. blocks.N-1. pos_embed exists unless model.positions is none.\n"
-            "Symbols: B batch rows, L tokens per row, D model width, H heads, D_head = D/H,\n"
-            "V vocabulary, T block size (the longest input); a number is a fixed size, and n~ a size\n"
-            "that depends on the lesson's sizes in another way. Size names for formula.bind and\n"
-            "symbolic shapes: B, L, D, H, D_head, d_k (= D_head), d_model (= D), V, N (layers), T.\n"))
-    print(render(listing(run_experiments=args.experiments)))
+    # on a terminal, lines break at its width (descriptions under their column); piped, each entry stays one line
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    print(fit(_("Names a lesson may use in probes:, probe:, show:, formula.bind and formula.reproduces,\n"
+                "with a slice such as blocks.0.attn.pattern[0, 1, 2:4]. Blocks repeat for every layer:\n"
+                "blocks.0 .. blocks.N-1. pos_embed exists unless model.positions is none.\n"
+                "Symbols: B batch rows, L tokens per row, D model width, H heads, D_head = D/H,\n"
+                "V vocabulary, T block size (the longest input); a number is a fixed size, and n~ a size\n"
+                "that depends on the lesson's sizes in another way. Size names for formula.bind and\n"
+                "symbolic shapes: B, L, D, H, D_head, d_k (= D_head), d_model (= D), V, N (layers), T.\n"), width))
+    print(render(listing(run_experiments=args.experiments), width))
     if not args.experiments:
-        print("\n" + _("(run 'tutor lessons probes --experiments' to list every experiment's tensors)"))
-    print("\n" + trained_sizes())
+        print("\n" + fit(_("(run 'tutor lessons probes --experiments' to list every experiment's tensors)"), width))
+    print("\n" + fit(trained_sizes(), width))
     return 0

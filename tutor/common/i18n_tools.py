@@ -1,6 +1,7 @@
 """Refresh the interface catalogs: ``python -m tutor.common.i18n_tools update|compile|check``.
 
-- ``update``: extract every ``_()``, ``N_()``, ``M_()``, ``NP_()`` and ``ngettext()`` string from tutor/ and model/ (Babel's
+- ``update``: extract every ``_()``, ``N_()``, ``M_()``, ``NP_()`` and ``ngettext()`` string, and the description
+  of every ``@experiment(name, description)``, from tutor/ and model/ (Babel's
   Python extractor) and merge it into each ``tutor/locale/<lang>/LC_MESSAGES/tutor.po``: new
   strings arrive empty, strings no longer in the code are dropped (no fuzzy guesses).
 - ``compile``: write the ``.mo`` beside each ``.po`` (what the app reads; both ship).
@@ -20,7 +21,8 @@ from tutor.common.i18n import DEFAULT, DOMAIN, LANGUAGES, LOCALE_DIR
 SOURCE_DIR = LOCALE_DIR.parent
 # model/ (installed as tutor.model) raises errors the CLI and the app translate; it marks them with its own M_
 MODEL_DIR = SOURCE_DIR.parent / "model"
-KEYWORDS = {"_": None, "N_": None, "M_": None, "ngettext": (1, 2), "NP_": ((1, "c"), 2)}
+# experiment(name, description, ...): every experiment's description is a msgid (the probe listing shows it)
+KEYWORDS = {"_": None, "N_": None, "M_": None, "ngettext": (1, 2), "NP_": ((1, "c"), 2), "experiment": (2,)}
 
 
 def po_path(language: str) -> Path:

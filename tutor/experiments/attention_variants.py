@@ -5,16 +5,18 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import attention_weights, probe_tensors, scalar, to_numpy
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 WINDOW = 3            # attn_window: each query sees itself and the WINDOW - 1 keys before it
 ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if there are fewer)
 
-@experiment("attn_window", f"a sliding window of w = {WINDOW} keys on block 0: attn_window.mask (L, L) 1 = kept, "
-                           "attn_window.bias (L, L) 0 or -inf, attn_window.pattern (B, H, L, L) = softmax(scores + "
-                           "bias) by torch's scaled_dot_product_attention, attn_window.kept (1,) kept entries "
-                           "per head, attn_window.causal_kept (1,) = "
-                           "L(L+1)/2, attn_window.full (1,) = L*L", passes=1, copies=1)
+@experiment("attn_window", M_("a sliding window of w = {window} keys on block 0: attn_window.mask (L, L) 1 = kept, "
+                              "attn_window.bias (L, L) 0 or -inf, attn_window.pattern (B, H, L, L) = softmax(scores + "
+                              "bias) by torch's scaled_dot_product_attention, attn_window.kept (1,) kept entries "
+                              "per head, attn_window.causal_kept (1,) = "
+                              "L(L+1)/2, attn_window.full (1,) = L*L",
+                              window=WINDOW), passes=1, copies=1)
 @one_torch_thread
 def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -53,11 +55,12 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
     }
 
 
-@experiment("heads", f"switch off one head of block 0 (head {ABLATED_HEAD}, or the last if fewer): heads.ablated "
-                     "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
-                     "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
-                     "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
-                     "heads.favourite (H, L) the key each head weights most at each query of row 0",
+@experiment("heads", M_("switch off one head of block 0 (head {head}, or the last if fewer): heads.ablated "
+                        "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
+                        "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
+                        "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
+                        "heads.favourite (H, L) the key each head weights most at each query of row 0",
+                        head=ABLATED_HEAD),
             passes=1, copies=1)
 @one_torch_thread
 def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 from tutor.experiments.common import loss_on, scalar, scored_targets, tokens_on_device
 
@@ -18,20 +19,21 @@ POWER_ROUNDS = 8          # power-iteration rounds for the largest-magnitude eig
 ETA = 0.5                 # curvature.eta: the learning rate of the one-step prediction
 
 
-@experiment("curvature", "second derivatives of the trainer's loss on a float64 copy, for the lesson's input: "
-                         "curvature.loss (1,), curvature.grad_norm (1,) |g|, curvature.t (5,) = -2h, -h, 0, h, 2h "
-                         f"with h = {STEP:g}, curvature.line (5,) the loss at W + t·u along the unit gradient u, "
-                         "curvature.slope (1,) = g·u = |g|, curvature.uHu (1,) = uᵀHu the second derivative "
-                         "along u from a Hessian-vector product, curvature.fd (1,) the same by the finite "
-                         "difference (L(h) - 2L(0) + L(-h))/h², curvature.lambda_max (1,) the largest-magnitude "
-                         f"Hessian eigenvalue after {POWER_ROUNDS} rounds of power iteration, curvature.stable_lr "
-                         f"(1,) = 2/λ, curvature.eta (1,) = {ETA:g}, curvature.predicted (1,) the quadratic "
-                         "model L - η|g|² + η²·gᵀHg/2 of the loss after one gradient step of size η, "
-                         "curvature.actual (1,) the loss after that step, curvature.predicted_drop / .actual_drop (1,) "
-                         "the two decreases L - predicted and L - actual; curvature.best_eta (1,) = 1/uᵀHu, the "
-                         "step size whose predicted drop is largest (inf when uᵀHu <= 0: no largest), "
-                         "curvature.best_predicted_drop / .best_actual_drop (1,) the drop the quadratic "
-                         "model predicts there, |g|²/(2·uᵀHu), and the drop of the real step of that size",
+@experiment("curvature", M_("second derivatives of the trainer's loss on a float64 copy, for the lesson's input: "
+                            "curvature.loss (1,), curvature.grad_norm (1,) |g|, curvature.t (5,) = -2h, -h, 0, h, 2h "
+                            "with h = {step:g}, curvature.line (5,) the loss at W + t·u along the unit gradient u, "
+                            "curvature.slope (1,) = g·u = |g|, curvature.uHu (1,) = uᵀHu the second derivative "
+                            "along u from a Hessian-vector product, curvature.fd (1,) the same by the finite "
+                            "difference (L(h) - 2L(0) + L(-h))/h², curvature.lambda_max (1,) the largest-magnitude "
+                            "Hessian eigenvalue after {rounds} rounds of power iteration, curvature.stable_lr "
+                            "(1,) = 2/λ, curvature.eta (1,) = {eta:g}, curvature.predicted (1,) the quadratic "
+                            "model L - η|g|² + η²·gᵀHg/2 of the loss after one gradient step of size η, "
+                            "curvature.actual (1,) the loss after that step, curvature.predicted_drop / .actual_drop (1,) "
+                            "the two decreases L - predicted and L - actual; curvature.best_eta (1,) = 1/uᵀHu, the "
+                            "step size whose predicted drop is largest (inf when uᵀHu <= 0: no largest), "
+                            "curvature.best_predicted_drop / .best_actual_drop (1,) the drop the quadratic "
+                            "model predicts there, |g|²/(2·uᵀHu), and the drop of the real step of that size",
+                            step=STEP, rounds=POWER_ROUNDS, eta=ETA),
             passes=1, copies=1,
             derived={"curvature.fd": ("curvature.line",)})
 @one_torch_thread

@@ -6,6 +6,7 @@ import math
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import device_of, row0_logits, scalar, to_numpy
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 from tutor.model.formats import SEPARATOR
 
@@ -16,15 +17,16 @@ N_DRAWS = 1000        # decode: how many samples are counted
 N_NEW = 10            # generate: how many tokens each continuation has
 BEAM_WIDTH = 3        # beam: partial sequences kept at each step
 
-@experiment("decode", f"the token after batch row 0 through model/sample.py's filters: decode.logits (V,), "
-                      f"decode.probs (V,) at T=1, decode.probs_T2 (V,) at T={HOT_T:g}, decode.topk_probs (V,) top-k "
-                      f"k={TOP_K}, decode.topp_probs (V,) top-p p={TOP_P} (renormalised; decode.topk_kept / "
-                      f"decode.topp_kept: the T=1 probabilities with the dropped tokens set to 0), "
-                      f"decode.topk_ratio_shift (1,) how far top-k moves ln(p(1st)/p(2nd)), "
-                      f"decode.sorted_ids / decode.sorted_probs / "
-                      f"decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
-                      f"T={HOT_T:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
-                      f"token comes up in {N_DRAWS} draws at T=1 (seeded)", passes=1, copies=1)
+@experiment("decode", M_("the token after batch row 0 through model/sample.py's filters: decode.logits (V,), "
+                         "decode.probs (V,) at T=1, decode.probs_T2 (V,) at T={hot_t:g}, decode.topk_probs (V,) top-k "
+                         "k={top_k}, decode.topp_probs (V,) top-p p={top_p} (renormalised; decode.topk_kept / "
+                         "decode.topp_kept: the T=1 probabilities with the dropped tokens set to 0), "
+                         "decode.topk_ratio_shift (1,) how far top-k moves ln(p(1st)/p(2nd)), "
+                         "decode.sorted_ids / decode.sorted_probs / "
+                         "decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
+                         "T={hot_t:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
+                         "token comes up in {draws} draws at T=1 (seeded)",
+                         hot_t=HOT_T, top_k=TOP_K, top_p=TOP_P, draws=N_DRAWS), passes=1, copies=1)
 @one_torch_thread
 def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -67,11 +69,12 @@ def _prompt_before_separator(context: ExperimentContext) -> list[int]:
     return ids[: ids.index(separator)] if separator in ids[1:] else ids
 
 
-@experiment("generate", f"{N_NEW} new tokens after batch row 0 with model/sample.py's generate: generate.greedy "
-                        f"({N_NEW},) token ids at temperature 0, generate.greedy_rerun_diff (1,) positions where a "
-                        f"second greedy run differs, generate.sampled (2, {N_NEW}) two runs at T=1 with seeds s and "
-                        f"s+1, generate.sampled_diff (1,) positions where they differ, generate.input_greedy "
-                        f"({N_NEW},) greedy after only the row's digits before '>'", passes=3, copies=1)
+@experiment("generate", M_("{new} new tokens after batch row 0 with model/sample.py's generate: generate.greedy "
+                           "({new},) token ids at temperature 0, generate.greedy_rerun_diff (1,) positions where a "
+                           "second greedy run differs, generate.sampled (2, {new}) two runs at T=1 with seeds s and "
+                           "s+1, generate.sampled_diff (1,) positions where they differ, generate.input_greedy "
+                           "({new},) greedy after only the row's digits before '>'",
+                           new=N_NEW), passes=3, copies=1)
 @one_torch_thread
 def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
     from tutor.model.sample import generate
@@ -91,17 +94,18 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
     }
 
 
-@experiment("beam", f"two steps of beam search (width k = {BEAM_WIDTH}) after batch row 0, the way model/sample.py's "
-                    "beam_search scores them: beam.step1_tokens / beam.step1_scores (k,), beam.step1_probs (k,) their "
-                    "probabilities, beam.next_best (k,) the probability of the best token after each, "
-                    "beam.candidates (k, V) the "
-                    "total log-probability of every one-token extension, beam.step2_tokens (k, 2), "
-                    "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
-                    "probabilities; beam.parents (k,) how many of the k kept two-token beams extend each first "
-                    "token; beam.seq_logprob (k,) each kept two-token continuation scored afresh by one forward "
-                    "pass of prompt + both tokens (minus torch's cross_entropy summed over the two); "
-                    "beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
-                    "their total log-probabilities beam.best_score / beam.greedy_score (1,)", passes=1, copies=1,
+@experiment("beam", M_("two steps of beam search (width k = {width}) after batch row 0, the way model/sample.py's "
+                       "beam_search scores them: beam.step1_tokens / beam.step1_scores (k,), beam.step1_probs (k,) their "
+                       "probabilities, beam.next_best (k,) the probability of the best token after each, "
+                       "beam.candidates (k, V) the "
+                       "total log-probability of every one-token extension, beam.step2_tokens (k, 2), "
+                       "beam.step2_scores (k,) = ln p1 + ln p2, beam.p_first / beam.p_second (k,) the two tokens' "
+                       "probabilities; beam.parents (k,) how many of the k kept two-token beams extend each first "
+                       "token; beam.seq_logprob (k,) each kept two-token continuation scored afresh by one forward "
+                       "pass of prompt + both tokens (minus torch's cross_entropy summed over the two); "
+                       "beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
+                       "their total log-probabilities beam.best_score / beam.greedy_score (1,)",
+                       width=BEAM_WIDTH), passes=1, copies=1,
             derived={"beam.step2_scores": ("beam.p_first", "beam.p_second", "beam.step1_scores", "beam.candidates")})
 @one_torch_thread
 def beam(context: ExperimentContext) -> dict[str, np.ndarray]:

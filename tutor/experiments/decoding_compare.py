@@ -13,6 +13,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import device_of
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 N_NEW = 20            # tokens in each continuation
@@ -81,16 +82,18 @@ def read_back(model, prompt: list[int], texts: list[list[int]]):
     return probs.cpu(), -loss.mean(dim=-1).cpu()
 
 
-@experiment("decoding_compare", f"batch row 0 continued by {len(STRATEGIES)} strategies ({NAMES}), {N_NEW} new tokens, "
-                                f"{DRAWS} seeded draws each (beam width {BEAM_WIDTH}); every output has one entry per "
-                                "strategy in that order: decoding_compare.distinct (6,) different continuations among "
-                                "the draws, decoding_compare.distinct_2 (6,) different 2-grams over all 2-grams of the "
-                                "draws, decoding_compare.logprob (6,) mean log-probability per new token under the "
-                                f"model at T=1 (minus torch's cross_entropy), decoding_compare.repetition (6,) share of each text's {NGRAM}-grams "
-                                "that repeat an earlier one (mean over draws), decoding_compare.samples "
-                                f"(6, {DRAWS}, {N_NEW}) the token ids and decoding_compare.token_probs (6, {DRAWS}, {N_NEW}) the "
-                                "model's probability of each; decoding_compare.beam_gain (1,) beam's minus "
-                                "greedy's mean log-probability", passes=10, copies=1,
+@experiment("decoding_compare", M_("batch row 0 continued by {strategies} strategies ({names}), {new} new tokens, "
+                                   "{draws} seeded draws each (beam width {width}); every output has one entry per "
+                                   "strategy in that order: decoding_compare.distinct (6,) different continuations among "
+                                   "the draws, decoding_compare.distinct_2 (6,) different 2-grams over all 2-grams of the "
+                                   "draws, decoding_compare.logprob (6,) mean log-probability per new token under the "
+                                   "model at T=1 (minus torch's cross_entropy), decoding_compare.repetition (6,) share of each text's {ngram}-grams "
+                                   "that repeat an earlier one (mean over draws), decoding_compare.samples "
+                                   "(6, {draws}, {new}) the token ids and decoding_compare.token_probs (6, {draws}, {new}) the "
+                                   "model's probability of each; decoding_compare.beam_gain (1,) beam's minus "
+                                   "greedy's mean log-probability",
+                                   strategies=len(STRATEGIES), names=NAMES, new=N_NEW, draws=DRAWS, width=BEAM_WIDTH,
+                                   ngram=NGRAM), passes=10, copies=1,
                                 derived={"decoding_compare.beam_gain": ("decoding_compare.logprob",)})
 @one_torch_thread
 def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:

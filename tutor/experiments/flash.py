@@ -12,20 +12,22 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import probe_tensors, scalar, to_numpy
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 TILE = 4   # keys per tile (FlashAttention's block size B_c, tiny so that a short input has several)
 
 
-@experiment("flash", f"block 0's attention recomputed in tiles of flash.tile (1,) = {TILE} keys with the online "
-                     "softmax: flash.z (B, H, L, D_head) the tiled output; flash.max_diff (1,) its largest "
-                     "difference from the model's z; for the last query of head 0, batch row 0: flash.tile_max and "
-                     "flash.tile_sum (n_tiles,) each tile's own max and its sum of e^(s - tile max), flash.m and "
-                     "flash.l (n_tiles,) the running max and running sum after each tile, flash.l_direct "
-                     "(n_tiles,) the same sums taken in one go over every key seen so far (torch's logsumexp, "
-                     "no running update), flash.m_final and "
-                     "flash.l_final (1,); flash.held_full (1,) = L*L scores per head at once without tiling, "
-                     "flash.held_tiled (1,) = L*tile with it", passes=1, copies=1,
+@experiment("flash", M_("block 0's attention recomputed in tiles of flash.tile (1,) = {tile} keys with the online "
+                        "softmax: flash.z (B, H, L, D_head) the tiled output; flash.max_diff (1,) its largest "
+                        "difference from the model's z; for the last query of head 0, batch row 0: flash.tile_max and "
+                        "flash.tile_sum (n_tiles,) each tile's own max and its sum of e^(s - tile max), flash.m and "
+                        "flash.l (n_tiles,) the running max and running sum after each tile, flash.l_direct "
+                        "(n_tiles,) the same sums taken in one go over every key seen so far (torch's logsumexp, "
+                        "no running update), flash.m_final and "
+                        "flash.l_final (1,); flash.held_full (1,) = L*L scores per head at once without tiling, "
+                        "flash.held_tiled (1,) = L*tile with it",
+                        tile=TILE), passes=1, copies=1,
             derived={"flash.l": ("flash.tile_sum", "flash.tile_max", "flash.m")})
 @one_torch_thread
 def flash_attention(context: ExperimentContext) -> dict[str, np.ndarray]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import private_copy, scalar, to_numpy, tokens_on_device
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 INIT_STD = 0.02      # the std model/gpt.py draws every weight matrix from
@@ -21,16 +22,17 @@ def _largest_weight(pattern):
     return pattern.amax(dim=-1).mean()
 
 
-@experiment("init_scale", f"every weight matrix (W_E, W_pos, Q/K/V/O, MLP, W_U) of a float64 copy multiplied by "
-                          f"init_scale.factor (1,) = {LARGE_STD}/{INIT_STD}, as if drawn with std {LARGE_STD} "
-                          f"instead of {INIT_STD}: init_scale.x (B, L, D) block 0's normalised input in that copy; "
-                          "init_scale.ln_diff (1,) its largest difference from the lesson's (LayerNorm's eps); "
-                          "init_scale.q (B, H, L, D_head) block 0's queries in that copy; "
-                          "init_scale.scores (B, H, L, L) its block-0 scores; "
-                          "init_scale.resid_std (2, N+1) std of the residual stream after the embeddings and after "
-                          "each block, row 0 the lesson's model, row 1 the scaled copy; init_scale.score_ratio (1,) "
-                          "std of block 0's scores, scaled over lesson; init_scale.max_weight (2,) mean largest "
-                          "attention weight of a row in block 0 (lesson, scaled); init_scale.logits_std (2,)",
+@experiment("init_scale", M_("every weight matrix (W_E, W_pos, Q/K/V/O, MLP, W_U) of a float64 copy multiplied by "
+                             "init_scale.factor (1,) = {large_std}/{init_std}, as if drawn with std {large_std} "
+                             "instead of {init_std}: init_scale.x (B, L, D) block 0's normalised input in that copy; "
+                             "init_scale.ln_diff (1,) its largest difference from the lesson's (LayerNorm's eps); "
+                             "init_scale.q (B, H, L, D_head) block 0's queries in that copy; "
+                             "init_scale.scores (B, H, L, L) its block-0 scores; "
+                             "init_scale.resid_std (2, N+1) std of the residual stream after the embeddings and after "
+                             "each block, row 0 the lesson's model, row 1 the scaled copy; init_scale.score_ratio (1,) "
+                             "std of block 0's scores, scaled over lesson; init_scale.max_weight (2,) mean largest "
+                             "attention weight of a row in block 0 (lesson, scaled); init_scale.logits_std (2,)",
+                             large_std=LARGE_STD, init_std=INIT_STD),
             passes=2, copies=2)
 @one_torch_thread
 def init_scale(context: ExperimentContext) -> dict[str, np.ndarray]:

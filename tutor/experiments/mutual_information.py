@@ -13,6 +13,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import scalar, to_numpy
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 GAPS = (1, 2, 4, 8, 16)   # distances between the two characters of a pair, for mi.by_gap
@@ -42,15 +43,16 @@ def kl_information(joint):
     return (joint[seen] * torch.log(joint[seen] / product[seen])).sum()
 
 
-@experiment("mi", "mutual information between neighbouring characters of the built-in prose, in nats: mi.joint "
-                  "(V, V) p(x, y) of a character x and the next one y; mi.px, mi.py (V,) the marginals; mi.H_x, "
-                  "mi.H_y, mi.H_xy (1,) entropies of X, Y and the pair; mi.H_x_given_y, mi.H_y_given_x (1,) the "
-                  "conditional entropies; mi.I (1,) KL(p(x, y) ‖ p(x)p(y)); mi.I_from_x (1,) H(X) − H(X|Y), "
-                  "mi.I_from_y (1,) H(Y) − H(Y|X); mi.I_shuffled (1,) I of the same corpus after a seeded "
-                  f"shuffle; mi.gaps (5,) = {GAPS} and mi.by_gap (5,) I between characters that many apart; "
-                  "mi.gap_ratio (5,) mi.by_gap over I; mi.ratio (1,) I over H(Y): the share of the next "
-                  "character's uncertainty that the current one removes; mi.asymmetry (1,) (H(Y) − H(Y|X)) − "
-                  "(H(X) − H(X|Y)) and mi.asymmetry_abs (1,) its size", passes=1, copies=1,
+@experiment("mi", M_("mutual information between neighbouring characters of the built-in prose, in nats: mi.joint "
+                     "(V, V) p(x, y) of a character x and the next one y; mi.px, mi.py (V,) the marginals; mi.H_x, "
+                     "mi.H_y, mi.H_xy (1,) entropies of X, Y and the pair; mi.H_x_given_y, mi.H_y_given_x (1,) the "
+                     "conditional entropies; mi.I (1,) KL(p(x, y) ‖ p(x)p(y)); mi.I_from_x (1,) H(X) − H(X|Y), "
+                     "mi.I_from_y (1,) H(Y) − H(Y|X); mi.I_shuffled (1,) I of the same corpus after a seeded "
+                     "shuffle; mi.gaps (5,) = {gaps} and mi.by_gap (5,) I between characters that many apart; "
+                     "mi.gap_ratio (5,) mi.by_gap over I; mi.ratio (1,) I over H(Y): the share of the next "
+                     "character's uncertainty that the current one removes; mi.asymmetry (1,) (H(Y) − H(Y|X)) − "
+                     "(H(X) − H(X|Y)) and mi.asymmetry_abs (1,) its size",
+                     gaps=GAPS), passes=1, copies=1,
             derived={"mi.px": ("mi.joint",), "mi.py": ("mi.joint",), "mi.H_x": ("mi.px",), "mi.H_y": ("mi.py",),
                      "mi.H_xy": ("mi.joint",), "mi.H_x_given_y": ("mi.H_xy", "mi.H_y"),
                      "mi.H_y_given_x": ("mi.H_xy", "mi.H_x"), "mi.I": ("mi.joint", "mi.px", "mi.py"),

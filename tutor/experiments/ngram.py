@@ -12,6 +12,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import scalar, to_numpy, tokens_on_device
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 CHOICES = "e a"   # candidate next characters a lesson may ask about, in this order
@@ -30,16 +31,17 @@ def _corpus_ids(tokenizer):
     return torch.tensor(tokenizer.encode(builtin_text()), dtype=torch.long)   # (N,)
 
 
-@experiment("bigram", "a bigram model counted from the built-in prose (the text model's training data), for the last "
-                      "character c of each row: bigram.n (B,) how often c is followed by anything; bigram.count "
-                      "(B, V) how often by each character; bigram.p (B, V) the mean of the one-hot vectors of the "
-                      "characters that follow c; bigram.model_p (B, V) the network's next-token distribution after "
-                      f"the whole row; bigram.choice_p (B, 3) and bigram.model_choice_p (B, 3) both at {CHOICES!r}; "
-                      "bigram.tv (1,) and bigram.model_tv (1,) total variation between rows 0 and 1; "
-                      "bigram.pair_p (B, L-1) the bigram probability of each next character of the row; "
-                      "bigram.first_p (B,) the corpus frequency of each row's first character; bigram.loglik (B,) "
-                      "the row's log-probability under the bigram model (torch's cross_entropy with the log-counts "
-                      "as logits)", passes=3, copies=1,
+@experiment("bigram", M_("a bigram model counted from the built-in prose (the text model's training data), for the last "
+                         "character c of each row: bigram.n (B,) how often c is followed by anything; bigram.count "
+                         "(B, V) how often by each character; bigram.p (B, V) the mean of the one-hot vectors of the "
+                         "characters that follow c; bigram.model_p (B, V) the network's next-token distribution after "
+                         "the whole row; bigram.choice_p (B, 3) and bigram.model_choice_p (B, 3) both at {choices!r}; "
+                         "bigram.tv (1,) and bigram.model_tv (1,) total variation between rows 0 and 1; "
+                         "bigram.pair_p (B, L-1) the bigram probability of each next character of the row; "
+                         "bigram.first_p (B,) the corpus frequency of each row's first character; bigram.loglik (B,) "
+                         "the row's log-probability under the bigram model (torch's cross_entropy with the log-counts "
+                         "as logits)",
+                         choices=CHOICES), passes=3, copies=1,
             derived={"bigram.p": ("bigram.count", "bigram.n"), "bigram.pair_p": ("bigram.count", "bigram.n")})
 @one_torch_thread
 def bigram_model(context: ExperimentContext) -> dict[str, np.ndarray]:

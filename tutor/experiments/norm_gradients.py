@@ -12,6 +12,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import private_copy, scalar, scored_targets, to_numpy, tokens_on_device
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 VARIANTS = ("real", "no_ln", "no_skip")   # the order of the variant axis of every (3, ...) output
@@ -57,17 +58,18 @@ def _layer_norms(model) -> list[float]:
     return [float(n) for n in norms] + [float(model.W_E.weight.grad.norm())]
 
 
-@experiment("ln_grad", "the trainer's loss back-propagated on a float64 copy, through the real model, with every "
-                       "LayerNorm replaced by the identity (no_ln), and with every skip connection removed (no_skip): "
-                       "ln_grad.norms (3, N+1) the gradient norm of each block's parameters and of W_E, rows real, "
-                       "no_ln, no_skip; ln_grad.ln_ratio / ln_grad.skip_ratio (N+1,) those norms without LayerNorm "
-                       "/ without skips over the real ones; ln_grad.x (L, D) row 0's stream entering block 0's "
-                       "first LayerNorm; ln_grad.xhat (L, D) x normalised; ln_grad.std (L, 1) √(var + ε) of each token; ln_grad.gamma (D,) its gain; ln_grad.g_out (L, D) the gradient of the loss "
-                       "at that LayerNorm's output; ln_grad.g_in (L, D) the gradient at its input, through the "
-                       "LayerNorm alone; ln_grad.cos (L,) cosine between each token's x and g_in; ln_grad.cos_max "
-                       "(1,) the largest |cosine| of the row; ln_grad.g_sum (L,) each token's g_in summed over D; ln_grad.scale (1,) "
-                       f"= {SCALE}; ln_grad.scale_ratio (1,) the norm of the input gradient when x is scaled by it "
-                       "(same output gradient) over the norm at x",
+@experiment("ln_grad", M_("the trainer's loss back-propagated on a float64 copy, through the real model, with every "
+                          "LayerNorm replaced by the identity (no_ln), and with every skip connection removed (no_skip): "
+                          "ln_grad.norms (3, N+1) the gradient norm of each block's parameters and of W_E, rows real, "
+                          "no_ln, no_skip; ln_grad.ln_ratio / ln_grad.skip_ratio (N+1,) those norms without LayerNorm "
+                          "/ without skips over the real ones; ln_grad.x (L, D) row 0's stream entering block 0's "
+                          "first LayerNorm; ln_grad.xhat (L, D) x normalised; ln_grad.std (L, 1) √(var + ε) of each token; ln_grad.gamma (D,) its gain; ln_grad.g_out (L, D) the gradient of the loss "
+                          "at that LayerNorm's output; ln_grad.g_in (L, D) the gradient at its input, through the "
+                          "LayerNorm alone; ln_grad.cos (L,) cosine between each token's x and g_in; ln_grad.cos_max "
+                          "(1,) the largest |cosine| of the row; ln_grad.g_sum (L,) each token's g_in summed over D; ln_grad.scale (1,) "
+                          "= {scale}; ln_grad.scale_ratio (1,) the norm of the input gradient when x is scaled by it "
+                          "(same output gradient) over the norm at x",
+                          scale=SCALE),
             derived={"ln_grad.xhat": ("ln_grad.x",), "ln_grad.std": ("ln_grad.x",), "ln_grad.cos": ("ln_grad.x", "ln_grad.g_in"),
                      "ln_grad.ln_ratio": ("ln_grad.norms",), "ln_grad.skip_ratio": ("ln_grad.norms",)},
             passes=9, copies=1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 from tutor.experiments.common import scalar, scored_targets, to_numpy, tokens_on_device
 from tutor.model.formats import IGNORE
@@ -15,23 +16,24 @@ SMOOTHING = 0.1                       # label_smoothing: ε, the mass spread ove
 BETAS = (0.1, 0.3, 1.0, 3.0)          # kl_penalty: strengths β of the KL penalty
 
 
-@experiment("label_smoothing", f"cross-entropy against a smoothed target, ε = {SMOOTHING:g}, on the trainer's scored "
-                               "targets of the lesson's input (float64): label_smoothing.eps (1,), "
-                               "label_smoothing.on / .off (1,) the target's weight on the true token (1 - ε + ε/V) "
-                               "and on every other token (ε/V), label_smoothing.target (V,) the smoothed target at "
-                               "the last scored position of row 0, label_smoothing.true (1,) its true token id, "
-                               "label_smoothing.probs (V,) the model's distribution there, "
-                               "label_smoothing.onehot (V,) the one-hot of its true token, "
-                               "label_smoothing.dlogits (V,) torch's gradient of the smoothed cross-entropy of "
-                               "that one position with respect to its logits, "
-                               "label_smoothing.ce_hard (1,) the usual mean cross-entropy, "
-                               "label_smoothing.ce_uniform (1,) the mean over scored positions of the average "
-                               "-log p over all V tokens, label_smoothing.ce_smooth (1,) torch's cross_entropy "
-                               "with label_smoothing = ε, label_smoothing.floor (1,) the smallest smoothed loss "
-                               "any model can reach (the target's own entropy), label_smoothing.best_gap (1,) "
-                               "= ln(on/off), the logit lead of the true token that reaches it, "
-                               "label_smoothing.gap (1,) the model's lead at that position (true logit minus the "
-                               "largest other)", passes=1, copies=1)
+@experiment("label_smoothing", M_("cross-entropy against a smoothed target, ε = {smoothing:g}, on the trainer's scored "
+                                  "targets of the lesson's input (float64): label_smoothing.eps (1,), "
+                                  "label_smoothing.on / .off (1,) the target's weight on the true token (1 - ε + ε/V) "
+                                  "and on every other token (ε/V), label_smoothing.target (V,) the smoothed target at "
+                                  "the last scored position of row 0, label_smoothing.true (1,) its true token id, "
+                                  "label_smoothing.probs (V,) the model's distribution there, "
+                                  "label_smoothing.onehot (V,) the one-hot of its true token, "
+                                  "label_smoothing.dlogits (V,) torch's gradient of the smoothed cross-entropy of "
+                                  "that one position with respect to its logits, "
+                                  "label_smoothing.ce_hard (1,) the usual mean cross-entropy, "
+                                  "label_smoothing.ce_uniform (1,) the mean over scored positions of the average "
+                                  "-log p over all V tokens, label_smoothing.ce_smooth (1,) torch's cross_entropy "
+                                  "with label_smoothing = ε, label_smoothing.floor (1,) the smallest smoothed loss "
+                                  "any model can reach (the target's own entropy), label_smoothing.best_gap (1,) "
+                                  "= ln(on/off), the logit lead of the true token that reaches it, "
+                                  "label_smoothing.gap (1,) the model's lead at that position (true logit minus the "
+                                  "largest other)",
+                                  smoothing=SMOOTHING), passes=1, copies=1)
 @one_torch_thread
 def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     import math
@@ -45,7 +47,7 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     vocab = logits.shape[-1]
     scored = targets != IGNORE
     if not bool(scored.any()):
-        raise ValueError("label_smoothing needs at least one scored target: give the input two tokens or more")
+        raise ValueError(M_("label_smoothing needs at least one scored target: give the input two tokens or more"))
     logp = torch.log_softmax(logits, dim=-1)[scored]                         # (N, V)
     true = targets[scored]                                                   # (N,)
     on, off = 1 - SMOOTHING + SMOOTHING / vocab, SMOOTHING / vocab
@@ -80,16 +82,17 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
     }
 
 
-@experiment("kl_penalty", "the KL-regularised optimum of alignment on the next-token distribution after batch "
-                          "row 0: the reference π_ref is the lesson's model, the reward r is 1 for the token "
-                          "π_ref ranks second and 0 for every other, and for each penalty strength β in "
-                          f"{', '.join(f'{b:g}' for b in BETAS)} the policy maximising E_π[r] - β·KL(π ‖ π_ref) "
-                          "is π(y) ∝ π_ref(y)·exp(r(y)/β): kl_penalty.ref (V,), kl_penalty.rewarded (1,) the "
-                          "rewarded token id, kl_penalty.p_ref (1,) its reference probability, kl_penalty.reward "
-                          "(V,), kl_penalty.betas (4,), kl_penalty.policy (4, V), kl_penalty.p_rewarded (4,) the "
-                          "rewarded token's probability under each policy, kl_penalty.kl (4,) KL(π ‖ π_ref) in "
-                          "nats, kl_penalty.objective (4,) = p_rewarded - β·KL, kl_penalty.log_z (4,) = "
-                          "ln Σ π_ref·exp(r/β), so that objective = β·log_z", passes=1, copies=1)
+@experiment("kl_penalty", M_("the KL-regularised optimum of alignment on the next-token distribution after batch "
+                             "row 0: the reference π_ref is the lesson's model, the reward r is 1 for the token "
+                             "π_ref ranks second and 0 for every other, and for each penalty strength β in "
+                             "{betas} the policy maximising E_π[r] - β·KL(π ‖ π_ref) "
+                             "is π(y) ∝ π_ref(y)·exp(r(y)/β): kl_penalty.ref (V,), kl_penalty.rewarded (1,) the "
+                             "rewarded token id, kl_penalty.p_ref (1,) its reference probability, kl_penalty.reward "
+                             "(V,), kl_penalty.betas (4,), kl_penalty.policy (4, V), kl_penalty.p_rewarded (4,) the "
+                             "rewarded token's probability under each policy, kl_penalty.kl (4,) KL(π ‖ π_ref) in "
+                             "nats, kl_penalty.objective (4,) = p_rewarded - β·KL, kl_penalty.log_z (4,) = "
+                             "ln Σ π_ref·exp(r/β), so that objective = β·log_z",
+                             betas=", ".join(f"{b:g}" for b in BETAS)), passes=1, copies=1)
 @one_torch_thread
 def kl_penalty(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

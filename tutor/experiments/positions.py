@@ -6,6 +6,7 @@ import math
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import device_of, scalar, to_numpy, twin
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 PE_SHIFT = 3          # pe_shift: the shift k in PE(pos + k) = PE(pos) @ M_k
@@ -104,10 +105,11 @@ def sinusoid_parts(context: ExperimentContext) -> dict[str, np.ndarray]:
     }
 
 
-@experiment("pe_shift", f"the shift PE(pos + k) = PE(pos) @ M_k for k = {PE_SHIFT}: pe_shift.k (1,), pe_shift.M (D, D) "
-                        "block-diagonal 2x2 rotations [[cos kw, -sin kw], [sin kw, cos kw]] (even D), "
-                        "pe_shift.shifted (L, D) = PE(pos + k) for pos = 0..L-1, pe_shift.rotated (L, D) = "
-                        "PE(pos) @ M_k, pe_shift.omega (D/2,) the angular rates w = 1/10000^(2i/D)",
+@experiment("pe_shift", M_("the shift PE(pos + k) = PE(pos) @ M_k for k = {k}: pe_shift.k (1,), pe_shift.M (D, D) "
+                           "block-diagonal 2x2 rotations [[cos kw, -sin kw], [sin kw, cos kw]] (even D), "
+                           "pe_shift.shifted (L, D) = PE(pos + k) for pos = 0..L-1, pe_shift.rotated (L, D) = "
+                           "PE(pos) @ M_k, pe_shift.omega (D/2,) the angular rates w = 1/10000^(2i/D)",
+                           k=PE_SHIFT),
             passes=1, copies=1)
 def pe_shift(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

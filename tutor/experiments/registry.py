@@ -13,12 +13,15 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from tutor.common.i18n import Message
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 from tutor.grading.declared_shapes import declare
 
 ExperimentFn = Callable[["ExperimentContext"], "dict[str, np.ndarray]"]
 EXPERIMENTS: dict[str, ExperimentFn] = {}
-DESCRIPTIONS: dict[str, str] = {}
+# name -> its description: English text (declared_shapes reads the axes from it) that keeps its template, so
+# the probe listing can show it translated; the catalog extractor reads experiment()'s second argument
+DESCRIPTIONS: dict[str, Message] = {}
 COSTS: dict[str, tuple[float, float]] = {}   # name -> (forward passes, copies of the weights held at once)
 # output -> the outputs it is computed from by plain arithmetic, not by running the model: a formula
 # that reproduces one of them from its own sources proves only that the arithmetic was redone
@@ -34,7 +37,7 @@ class ExperimentContext:
     seed: int
 
 
-def experiment(name: str, description: str, *, passes: float, copies: float,
+def experiment(name: str, description: str | Message, *, passes: float, copies: float,
                derived: dict[str, tuple[str, ...]] | None = None):
     """Register an experiment under ``name``; its tensors should be named ``name.*``.
 
@@ -47,10 +50,14 @@ def experiment(name: str, description: str, *, passes: float, copies: float,
 
     ``derived`` declares the outputs the experiment computes by arithmetic from its other outputs,
     so that ``tutor lessons check`` can refuse a formula that merely redoes that arithmetic.
+
+    ``description`` is a literal string (the catalog extractor takes it as a msgid: see
+    tutor.common.i18n_tools' KEYWORDS), or ``M_(template, **values)`` when it quotes the module's
+    constants, so that the translation has the same placeholders rather than numbers baked in.
     """
     def register(fn: ExperimentFn) -> ExperimentFn:
         EXPERIMENTS[name] = fn
-        DESCRIPTIONS[name] = description
+        DESCRIPTIONS[name] = description if isinstance(description, Message) else Message(description)
         declare(name, description)      # reveals name the outputs' axes from the shapes it gives
         COSTS[name] = (passes, copies)
         DERIVED_FROM.update(derived or {})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 RUN_STEPS = 30          # steps of the short run
@@ -20,14 +21,16 @@ DECAY_EVERY = 10        # step decay: multiply by DECAY_GAMMA every DECAY_EVERY 
 DECAY_GAMMA = 0.5
 
 
-@experiment("lr_run", f"a real {RUN_STEPS}-step run of the app's Trainer (sort task, batch {RUN_BATCH}) on a copy of the "
-                      f"lesson's model: peak lr {RUN_LR:g}, {RUN_WARMUP} warm-up steps, cosine down to "
-                      f"{RUN_FLOOR:g} of the peak: lr_run.steps (S,) = 0..S-1, lr_run.lr (S,) the learning rate "
-                      "each step reported, lr_run.loss (S,) its training loss, lr_run.peak / .warmup / .floor / "
-                      ".total (1,) the run's settings (floor as a learning rate), lr_run.progress (S,) the "
-                      "cosine's progress p (0 during the warm-up, 1 at the last step), lr_run.step_decay (S,) "
-                      f"torch's StepLR from the same peak: halved (gamma {DECAY_GAMMA:g}) every {DECAY_EVERY} "
-                      "steps, lr_run.decay_every / .gamma (1,)", passes=1, copies=1)
+@experiment("lr_run", M_("a real {steps}-step run of the app's Trainer (sort task, batch {batch}) on a copy of the "
+                         "lesson's model: peak lr {lr:g}, {warmup} warm-up steps, cosine down to "
+                         "{floor:g} of the peak: lr_run.steps (S,) = 0..S-1, lr_run.lr (S,) the learning rate "
+                         "each step reported, lr_run.loss (S,) its training loss, lr_run.peak / .warmup / .floor / "
+                         ".total (1,) the run's settings (floor as a learning rate), lr_run.progress (S,) the "
+                         "cosine's progress p (0 during the warm-up, 1 at the last step), lr_run.step_decay (S,) "
+                         "torch's StepLR from the same peak: halved (gamma {gamma:g}) every {every} "
+                         "steps, lr_run.decay_every / .gamma (1,)",
+                         steps=RUN_STEPS, batch=RUN_BATCH, lr=RUN_LR, warmup=RUN_WARMUP, floor=RUN_FLOOR,
+                         gamma=DECAY_GAMMA, every=DECAY_EVERY), passes=1, copies=1)
 @one_torch_thread
 def lr_run(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch

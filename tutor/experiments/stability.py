@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 from tutor.experiments.common import loss_on, private_copy, scalar, scored_targets, to_numpy, tokens_on_device
 
@@ -99,24 +100,25 @@ def _cast_back(values, dtype):
     return values.to(dtype).double()
 
 
-@experiment("mixed_precision", "the real gradients of the trainer's loss (a float64 copy) stored in float16 "
-                               "and bfloat16: mixed_precision.n (1,) nonzero gradient entries, "
-                               ".smallest / .largest (1,) their smallest and largest |g|, .median (1,) the "
-                               "median |g|; formats as rows [float16, bfloat16, float32] of .max (3,) largest "
-                               "finite value, .tiny (3,) smallest positive normal, .subnormal (3,) smallest "
-                               "positive subnormal, .eps (3,) 2^-(significant bits - 1); .zero_fp16 / "
-                               ".zero_bf16 (1,) how many nonzero gradients become 0; .scale (1,) the loss scale "
-                               f"S = {LOSS_SCALE:g}; .zero_scaled (1,) how many become 0 in float16 after "
-                               "multiplying by S; .inf_scaled (1,) how many overflow to inf then; "
-                               ".unscale_error (1,) the largest relative error of g·S stored in float16 then "
-                               "divided by S, over the gradients whose g·S is a normal float16 number; "
-                               ".normal_fp16 / .subnormal_fp16 (1,) how many gradients are normal / subnormal "
-                               "float16 numbers; .rel_err_bf16 (1,) the largest relative rounding error in "
-                               "bfloat16 (every float32 gradient is a normal bfloat16 number); .example (4,) four gradients (smallest, 25th "
-                               "percentile, median, largest |g|, with their signs) and .example_fp16 / "
-                               ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
-                               "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
-                               "relative error |b - g|/|g| on each",
+@experiment("mixed_precision", M_("the real gradients of the trainer's loss (a float64 copy) stored in float16 "
+                                  "and bfloat16: mixed_precision.n (1,) nonzero gradient entries, "
+                                  ".smallest / .largest (1,) their smallest and largest |g|, .median (1,) the "
+                                  "median |g|; formats as rows [float16, bfloat16, float32] of .max (3,) largest "
+                                  "finite value, .tiny (3,) smallest positive normal, .subnormal (3,) smallest "
+                                  "positive subnormal, .eps (3,) 2^-(significant bits - 1); .zero_fp16 / "
+                                  ".zero_bf16 (1,) how many nonzero gradients become 0; .scale (1,) the loss scale "
+                                  "S = {loss_scale:g}; .zero_scaled (1,) how many become 0 in float16 after "
+                                  "multiplying by S; .inf_scaled (1,) how many overflow to inf then; "
+                                  ".unscale_error (1,) the largest relative error of g·S stored in float16 then "
+                                  "divided by S, over the gradients whose g·S is a normal float16 number; "
+                                  ".normal_fp16 / .subnormal_fp16 (1,) how many gradients are normal / subnormal "
+                                  "float16 numbers; .rel_err_bf16 (1,) the largest relative rounding error in "
+                                  "bfloat16 (every float32 gradient is a normal bfloat16 number); .example (4,) four gradients (smallest, 25th "
+                                  "percentile, median, largest |g|, with their signs) and .example_fp16 / "
+                                  ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
+                                  "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
+                                  "relative error |b - g|/|g| on each",
+                                  loss_scale=LOSS_SCALE),
             passes=1, copies=1,
             derived={"mixed_precision.example_rel_bf16": ("mixed_precision.example", "mixed_precision.example_bf16")})
 @one_torch_thread

@@ -11,6 +11,7 @@ from __future__ import annotations
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
 from tutor.experiments.common import scalar, to_numpy
+from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 WINDOW = 3   # context characters on each side of the centre
@@ -21,16 +22,17 @@ def skipgram_pairs(length: int, window: int) -> int:
     return sum(min(window, t) + min(window, length - 1 - t) for t in range(length))
 
 
-@experiment("w2v", f"word2vec on row 0 with a window of {WINDOW} characters each side, the model's W_E as the "
-                   "embedding table: w2v.window (1,); w2v.centre (1,) the token at position L//2; w2v.context_ids "
-                   "(2w,) the characters around it; w2v.n (1,) = 2w; w2v.context (2w, D) their rows of W_E; w2v.h "
-                   "(D,) their mean (CBOW's hidden vector); w2v.cbow_scores (V,) h·W_Eᵀ; w2v.cbow_p (V,) their "
-                   "softmax; w2v.y (V,) the centre as one-hot; w2v.grad_context (2w, D) autograd's gradient of "
-                   "CBOW's loss −log p(centre) at each context row; w2v.sg_p (2w, V) Skip-gram's distribution "
-                   "for each context slot, from the centre's row; w2v.sg_distinct (1,) how many different rows "
-                   "w2v.sg_p has; w2v.reversed_change (1,) the largest change of the CBOW scores when the context "
-                   "is read in reverse order; w2v.cbow_pairs / w2v.sg_pairs (1,) the (input, target) examples "
-                   "each objective makes from row 0 when every position is a centre and windows stop at the ends",
+@experiment("w2v", M_("word2vec on row 0 with a window of {window} characters each side, the model's W_E as the "
+                      "embedding table: w2v.window (1,); w2v.centre (1,) the token at position L//2; w2v.context_ids "
+                      "(2w,) the characters around it; w2v.n (1,) = 2w; w2v.context (2w, D) their rows of W_E; w2v.h "
+                      "(D,) their mean (CBOW's hidden vector); w2v.cbow_scores (V,) h·W_Eᵀ; w2v.cbow_p (V,) their "
+                      "softmax; w2v.y (V,) the centre as one-hot; w2v.grad_context (2w, D) autograd's gradient of "
+                      "CBOW's loss −log p(centre) at each context row; w2v.sg_p (2w, V) Skip-gram's distribution "
+                      "for each context slot, from the centre's row; w2v.sg_distinct (1,) how many different rows "
+                      "w2v.sg_p has; w2v.reversed_change (1,) the largest change of the CBOW scores when the context "
+                      "is read in reverse order; w2v.cbow_pairs / w2v.sg_pairs (1,) the (input, target) examples "
+                      "each objective makes from row 0 when every position is a centre and windows stop at the ends",
+                      window=WINDOW),
             passes=1, copies=1,
             derived={"w2v.h": ("w2v.context",), "w2v.cbow_scores": ("w2v.h", "w2v.context"),
                      "w2v.cbow_p": ("w2v.cbow_scores", "w2v.h", "w2v.context")})
@@ -42,7 +44,8 @@ def word2vec(context: ExperimentContext) -> dict[str, np.ndarray]:
     row = context.tokens[0].cpu()                                             # (L,)
     length = row.shape[0]
     if length < 2 * WINDOW + 1:
-        raise ValueError(f"w2v needs rows of at least {2 * WINDOW + 1} characters, not {length}")
+        raise ValueError(M_("w2v needs rows of at least {needed} characters, not {length}", needed=2 * WINDOW + 1,
+                             length=length))
     t = length // 2
     around = torch.cat([row[t - WINDOW:t], row[t + 1:t + 1 + WINDOW]])        # (2w,)
     leaf = table[around].clone().requires_grad_(True)                         # (2w, D) the input side
