@@ -58,3 +58,16 @@ async def test_on_the_shipped_model_nothing_is_said(tmp_path):
         screen = app.screen
         await wait_until(pilot, lambda: screen.live is not None, "the live tensors")
         assert not screen.claims and "may not hold" not in text_of(screen, "#live-status", width=400)
+
+
+def test_the_notice_names_questions_and_the_formula_in_either_language():
+    from tutor.common.i18n import set_language
+    from tutor.ui.screens.lesson_live import claims_text
+
+    assert "may not hold at question 3 (" in claims_text(BrokenClaims((3,)))
+    assert "may not hold at questions 2, 4, the formula (" in claims_text(BrokenClaims((2, 4), formula=True))
+    set_language("zh")
+    try:
+        assert "第 2、4 题，公式的内容可能不成立" in claims_text(BrokenClaims((2, 4), formula=True))
+    finally:
+        set_language("en")

@@ -210,6 +210,12 @@ def NP_(context: str, message: str) -> str:
     return message
 
 
+def P_(context: str, message: str) -> str:
+    """The message in the current language, for the meaning ``context`` names (", " between
+    numbers is "、" in Chinese, between clauses "，")."""
+    return _translation.pgettext(context, message)
+
+
 # Each catalog names its own language: its translation of "English" in this context ("中文").
 NAME_CONTEXT = "the name of this language, in this language"
 SOURCE_NAME = NP_("the name of this language, in this language", "English")

@@ -22,7 +22,7 @@ SOURCE_DIR = LOCALE_DIR.parent
 # model/ (installed as tutor.model) raises errors the CLI and the app translate; it marks them with its own M_
 MODEL_DIR = SOURCE_DIR.parent / "model"
 # experiment(name, description, ...): every experiment's description is a msgid (the probe listing shows it)
-KEYWORDS = {"_": None, "N_": None, "M_": None, "ngettext": (1, 2), "NP_": ((1, "c"), 2), "experiment": (2,)}
+KEYWORDS = {"_": None, "N_": None, "M_": None, "ngettext": (1, 2), "NP_": ((1, "c"), 2), "P_": ((1, "c"), 2), "experiment": (2,)}
 
 
 def po_path(language: str) -> Path:

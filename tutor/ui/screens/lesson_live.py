@@ -12,7 +12,7 @@ from textual import work
 from textual.widgets import Input, Static
 
 from tutor.authoring.model_claims import BrokenClaims, broken_claims
-from tutor.common.i18n import M_, _, error_text, message_of, ngettext, translated
+from tutor.common.i18n import M_, P_, _, error_text, message_of, ngettext, translated
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.live.weights_label import localized_label
@@ -46,7 +46,7 @@ def claims_text(claims: BrokenClaims) -> str:
     """Which parts of the lesson may not hold on the learner's model, never what an answer is."""
     numbers = claims.questions
     parts = [ngettext("question {numbers}", "questions {numbers}", len(numbers)).format(
-        numbers=_(", ").join(map(str, numbers)))] if numbers else []
+        numbers=P_("between the numbers of a list", ", ").join(map(str, numbers)))] if numbers else []
     parts += [_("the formula")] if claims.formula else []
     return _("This lesson was checked on the shipped model; on yours it may not hold at {parts} (a number, "
              "a hint or a claim in the text may be off). Your answers are graded on your model; Ctrl+O shows "
