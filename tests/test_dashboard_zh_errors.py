@@ -46,7 +46,7 @@ async def test_a_training_run_that_fails_says_so_in_chinese_and_names_a_library_
             screen.query_one("#dash-tabs").active = "tab-train"
             await pilot.pause()
             await train(pilot, screen)
-            expected = "训练在第 0 步后失败：RuntimeError: CUDA error: boom"
+            expected = "训练 0 步后失败：RuntimeError: CUDA error: boom"
             await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
     finally:
         set_language("en")

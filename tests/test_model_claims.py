@@ -68,6 +68,6 @@ def test_the_notice_names_questions_and_the_formula_in_either_language():
     assert "may not hold at questions 2, 4, the formula (" in claims_text(BrokenClaims((2, 4), formula=True))
     set_language("zh")
     try:
-        assert "第 2、4 题，公式的内容可能不成立" in claims_text(BrokenClaims((2, 4), formula=True))
+        assert "以下内容可能不成立：第 2、4 题，公式（" in claims_text(BrokenClaims((2, 4), formula=True))
     finally:
         set_language("en")

@@ -132,4 +132,4 @@ def test_an_experiment_that_cannot_run_at_the_listing_sizes_says_why_in_chinese(
     entry, = _experiment_entries("w2v", ModelHub(), {}, None)
     assert entry.name == "w2v.*" and RUNS[0]["L"] < 2 * WINDOW + 1
     assert translated(entry.description) == \
-        f"（在这些尺寸下没有运行：w2v 需要每行至少 {2 * WINDOW + 1} 个字符，而不是 {RUNS[0]['L']} 个）"
+        f"（在这些尺寸下没有运行：w2v 需要每行至少 {2 * WINDOW + 1} 个字符，实际只有 {RUNS[0]['L']} 个）"
