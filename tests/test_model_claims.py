@@ -65,9 +65,9 @@ def test_the_notice_names_questions_and_the_formula_in_either_language():
     from tutor.ui.screens.lesson_live import claims_text
 
     assert "may not hold at question 3 (" in claims_text(BrokenClaims((3,)))
-    assert "may not hold at questions 2, 4, the formula (" in claims_text(BrokenClaims((2, 4), formula=True))
+    assert "may not hold at questions 2, 4 and the formula (" in claims_text(BrokenClaims((2, 4), formula=True))
     set_language("zh")
     try:
-        assert "以下内容可能不成立：第 2、4 题，公式（" in claims_text(BrokenClaims((2, 4), formula=True))
+        assert "以下内容可能不成立：第 2、4 题和公式（" in claims_text(BrokenClaims((2, 4), formula=True))
     finally:
         set_language("en")

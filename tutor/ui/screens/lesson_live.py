@@ -48,9 +48,11 @@ def claims_text(claims: BrokenClaims) -> str:
     parts = [ngettext("question {numbers}", "questions {numbers}", len(numbers)).format(
         numbers=P_("between the numbers of a list", ", ").join(map(str, numbers)))] if numbers else []
     parts += [_("the formula")] if claims.formula else []
+    where = _("{questions} and {formula}").format(questions=parts[0], formula=parts[1]) if len(parts) == 2 \
+        else parts[0]
     return _("This lesson was checked on the shipped model; on yours it may not hold at {parts} (a number, "
              "a hint or a claim in the text may be off). Your answers are graded on your model; Ctrl+O shows "
-             "the lesson on the shipped model.").format(parts=_(", ").join(parts))
+             "the lesson on the shipped model.").format(parts=where)
 
 
 class LiveMixin:
