@@ -323,14 +323,21 @@ def test_a_broken_placeholder_is_explained_in_chinese_and_its_english_is_unchang
     assert "⟨错误：占位符" in preview(text)
 
 
-def test_an_import_with_a_bad_record_is_refused_in_chinese(tmp_path, capsys):
+def exported(tmp_path, capsys):
+    """A learner's export of one answer: (the file, its parsed document) to break and import."""
     import json
 
     with ProgressStore(tmp_path / "home") as store:
         answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", True)
     export = tmp_path / "out.json"
     run(capsys, "--lang", "en", "--home", str(tmp_path / "home"), "progress", "--export", str(export))
-    doc = json.loads(export.read_text(encoding="utf-8"))
+    return export, json.loads(export.read_text(encoding="utf-8"))
+
+
+def test_an_import_with_a_bad_record_is_refused_in_chinese(tmp_path, capsys):
+    import json
+
+    export, doc = exported(tmp_path, capsys)
     doc["answers"][0] = "not an object"
     export.write_text(json.dumps(doc), encoding="utf-8")
     _code, out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path / "other"), "progress", "--import", str(export))
@@ -397,11 +404,7 @@ def test_an_import_whose_record_breaks_a_field_rule_is_refused_in_chinese(tmp_pa
     """Before: the rule itself ('is not an ISO 8601 time …', pydantic's 'Input should be …') stayed English."""
     import json
 
-    with ProgressStore(tmp_path / "home") as store:
-        answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", True)
-    export = tmp_path / "out.json"
-    run(capsys, "--lang", "en", "--home", str(tmp_path / "home"), "progress", "--export", str(export))
-    doc = json.loads(export.read_text(encoding="utf-8"))
+    export, doc = exported(tmp_path, capsys)
     for field, value, english, chinese in (
             ("timestamp", "yesterday", "timestamp: is not an ISO 8601 time", "timestamp：不是 ISO 8601 时间"),
             ("timestamp", "1900-01-01T00:00:00+00:00", "timestamp: must be between 1970 and 2200",
