@@ -447,3 +447,23 @@ def test_an_error_from_a_library_names_its_type_and_ours_is_translated():
     assert error_text(MemoryError()) == "MemoryError"
     set_language("zh")
     assert error_text(ValueError(M_("unknown probe {name!r}", name="x"))) == "未知的探针 'x'"
+
+
+@pytest.mark.parametrize("text, english, chinese", [
+    ("id: x\ntitle\nbody: 1\n", "YAML syntax: could not find expected ':'", "YAML 语法错误：没有找到应有的 ':'"),
+    ("id: x\n- a\n", "YAML syntax: did not find expected key", "YAML 语法错误：没有找到应有的键"),
+    ("id: \"x\ntitle: y\n", "YAML syntax: found unexpected end of stream", "YAML 语法错误：文件意外结束"),
+    ("format_version: 1\nposition: 1.5\n", "Input should be a valid integer, got a number with a fractional part",
+     "应当是一个整数，这里是带小数部分的数"),
+    ("format_version: 1\nposition: abc\n", "Input should be a valid integer, unable to parse string as an integer",
+     "应当是一个整数，这段文字读不成整数"),
+])
+def test_yaml_s_and_pydantic_s_own_words_for_a_broken_lesson_are_worded_in_chinese(tmp_path, capsys, text, english,
+                                                                                    chinese):
+    """Before: libyaml's 'could not find expected ':'' and pydantic's parsing rules stayed English under --lang zh."""
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    code, out, _err = run(capsys, "--lang", "zh", "lessons", "check", "--static", str(path))
+    assert code == 1 and chinese in out and english not in out, out
+    code, out, _err = run(capsys, "--lang", "en", "lessons", "check", "--static", str(path))
+    assert code == 1 and english in out, out

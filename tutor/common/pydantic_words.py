@@ -11,7 +11,12 @@ from __future__ import annotations
 from tutor.common.i18n import M_, N_, Message
 
 PYDANTIC_WORDS = {
-    "int_type": (N_("Input should be a valid integer"),), "string_type": (N_("Input should be a valid string"),),
+    "int_type": (N_("Input should be a valid integer"),),
+    "int_from_float": (N_("Input should be a valid integer, got a number with a fractional part"),),
+    "int_parsing": (N_("Input should be a valid integer, unable to parse string as an integer"),),
+    "float_parsing": (N_("Input should be a valid number, unable to parse string as a number"),),
+    "bool_parsing": (N_("Input should be a valid boolean, unable to interpret input"),),
+    "finite_number": (N_("Input should be a finite number"),), "string_type": (N_("Input should be a valid string"),),
     "float_type": (N_("Input should be a valid number"),), "bool_type": (N_("Input should be a valid boolean"),),
     "list_type": (N_("Input should be a valid list"),), "dict_type": (N_("Input should be a valid dictionary"),),
     "greater_than_equal": (N_("Input should be greater than or equal to {ge}"),),

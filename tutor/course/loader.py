@@ -22,6 +22,7 @@ from tutor.common.pydantic_words import rule_of
 from tutor.common.safe_files import os_reason
 from tutor.common.safe_text import neutralise
 from tutor.course.text_safety import reader_error_problem, scalar_nodes, unsafe_text_in
+from tutor.course.yaml_words import yaml_problem
 
 # libyaml's loaders are ~20x faster; the pure-Python ones behave the same where it is missing
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -260,7 +261,7 @@ def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any,
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        reason = getattr(error, "problem", None) or str(error)
+        reason = yaml_problem(getattr(error, "problem", None) or str(error))
         return None, None, [Problem(path, line, col, "", M_("YAML syntax: {reason}", reason=reason))]
     except RecursionError:
         return None, None, [Problem(path, 1, 1, "", M_("the YAML is nested too deeply"))]

@@ -1,21 +1,14 @@
-"""Python's own words for a formula that does not parse, as messages that can be translated.
-
-The parser is Python's (``ast.parse``), so "'(' was never closed" comes from the interpreter
-and cannot go through gettext as it is.  Each wording an author or a learner meets in a formula
-is matched here and rebuilt from a marked template with the same values; the rebuilt English
-must read exactly as Python wrote it, so a later Python's new wording is shown as it is rather
-than replaced by a sentence that no longer fits.
-"""
+"""Python's own words for a formula that does not parse ("'(' was never closed"), as messages
+that can be translated (the formula parser is ``ast.parse``; see tutor.common.reworded)."""
 from __future__ import annotations
 
-import re
-
-from tutor.common.i18n import M_, N_
+from tutor.common.i18n import N_
+from tutor.common.reworded import reworded, word_table
 
 _BRACKET = r"'(?P<{}>[()\[\]{{}}])'"
 
 # (Python's wording as a pattern, the template that rebuilds it from the pattern's groups)
-_WORDINGS = (
+_WORDINGS = word_table((
     (r"invalid syntax", N_("invalid syntax")),
     (r"invalid syntax\. Perhaps you forgot a comma\?", N_("invalid syntax. Perhaps you forgot a comma?")),
     (_BRACKET.format("bracket") + r" was never closed", N_("{bracket!r} was never closed")),
@@ -38,20 +31,9 @@ _WORDINGS = (
     (r"invalid character '(?P<char>.)' \((?P<code>U\+[0-9A-F]+)\)", N_("invalid character {char!r} ({code})")),
     (r"unexpected EOF while parsing", N_("unexpected EOF while parsing")),
     (r"expression expected after dictionary key and ':'", N_("expression expected after dictionary key and ':'")),
-)
-_COMPILED = tuple((re.compile(pattern), template) for pattern, template in _WORDINGS)
+))
 
 
 def syntax_problem(written: str) -> str:
     """Python's SyntaxError text as a Message when it is one of the wordings above, else as written."""
-    for pattern, template in _COMPILED:
-        match = pattern.fullmatch(written)
-        if match is None:
-            continue
-        values = match.groupdict()
-        if "line" in values:
-            values["line"] = int(values["line"])
-        message = M_(template, **values)
-        if message == written:
-            return message
-    return written
+    return reworded(written, _WORDINGS)
