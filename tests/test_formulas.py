@@ -422,3 +422,25 @@ def test_a_wording_python_may_change_is_shown_as_python_wrote_it():
 
     assert syntax_problem("'(' was never closed").template == "{bracket!r} was never closed"
     assert not hasattr(syntax_problem("some future wording"), "template")
+
+
+def test_a_relative_formula_tolerance_scales_with_the_value_the_learner_s_model_gives():
+    """op-curvature's finite difference was off by 0.2 where u·Hu is 307 (a model trained 100 steps), against
+    an absolute tolerance of 0.001 set on the shipped model's 0.028: relative: true says what is meant."""
+    import numpy as np
+
+    from tutor.course.schema import FormulaSpec
+    from tutor.live.formula_check import check_formula
+
+    def checked(value, approximation, **spec):
+        tensors = {"exact": np.array([value]), "approx": np.array([approximation])}
+        return check_formula(FormulaSpec(expr="a", translation="-", bind={"a": "approx"}, reproduces="exact",
+                                         **spec), tensors, {})
+
+    assert checked(306.72, 306.52, tolerance=0.01, relative=True).ok
+    assert checked(0.02798, 0.02800, tolerance=0.01, relative=True).ok
+    assert not checked(306.72, 2 * 306.72, tolerance=0.01, relative=True).ok   # a lost factor 2 is still caught
+    assert not checked(306.72, 306.52, tolerance=0.01).ok                      # absolute, as before
+    verdict = checked(306.72, 306.52, tolerance=0.01, relative=True).message
+    assert verdict == "formula and model agree: max |difference| = 0.2 on exact (tolerance 0.01 of its largest " \
+                      "|value|: 3.1)"

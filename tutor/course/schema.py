@@ -30,6 +30,9 @@ class FormulaSpec(Strict):
     bind: dict[Annotated[str, Field(max_length=40)], Union[str, float]] = Field(default_factory=dict, max_length=20)
     reproduces: str | None = None
     tolerance: float = Field(1e-4, gt=0, le=1, allow_inf_nan=False)
+    # an approximation (a finite difference) is off by a fraction of the value, not by a fixed amount,
+    # and that value can be 0.03 on one model and 1000 on another the learner trained
+    relative: bool = False
 
     @field_validator("reproduces")
     @classmethod

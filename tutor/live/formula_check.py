@@ -50,9 +50,19 @@ def check_formula(spec: FormulaSpec, tensors: dict[str, np.ndarray], sizes: dict
         reason = message_of(error)
         return FormulaCheck(None, False, M_("formula check failed: {error}", error=reason), reason)
     error = compare(np.asarray(result), expected)
-    ok = error <= spec.tolerance
-    verdict = (M_("formula and model agree: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g})",
-                  error=error, probe=spec.reproduces, tolerance=spec.tolerance) if ok else
-               M_("formula and model DISAGREE: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g})",
-                  error=error, probe=spec.reproduces, tolerance=spec.tolerance))
+    if not spec.relative:
+        ok = error <= spec.tolerance
+        verdict = (M_("formula and model agree: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g})",
+                      error=error, probe=spec.reproduces, tolerance=spec.tolerance) if ok else
+                   M_("formula and model DISAGREE: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g})",
+                      error=error, probe=spec.reproduces, tolerance=spec.tolerance))
+        return FormulaCheck(error, ok, verdict)
+    finite = np.abs(expected[np.isfinite(expected)])
+    allowed = spec.tolerance * (float(finite.max()) if finite.size else 0.0)
+    ok = error <= allowed
+    values = dict(error=error, probe=spec.reproduces, tolerance=spec.tolerance, allowed=allowed)
+    verdict = (M_("formula and model agree: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g} of "
+                  "its largest |value|: {allowed:.2g})", **values) if ok else
+               M_("formula and model DISAGREE: max |difference| = {error:.2g} on {probe} (tolerance {tolerance:g} of "
+                  "its largest |value|: {allowed:.2g})", **values))
     return FormulaCheck(error, ok, verdict)
