@@ -103,6 +103,7 @@ class QuizMixin:
             truth = truth_for(self.question, self.live.tensors, self.live.sizes)
             result = grade(self.question, text, truth, self.live.sizes)
         except AnswerError as error:   # unreadable text costs no attempt
+            answer_box.offer_for_replacing()   # as after a wrong try: `约 4.56` then `4.56` is not `约 4.564.56`
             self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(error=translated(message_of(error))),
                                style="yellow"))
             return
