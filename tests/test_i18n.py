@@ -201,3 +201,20 @@ async def test_f4_in_a_lesson_keeps_the_lesson_the_question_and_what_is_typed(tm
             assert "线性代数" in str(app.screen.query_one(Tree).root.children[2].label)
     finally:
         set_language("en")
+
+
+async def test_f4_in_a_lesson_rewords_the_formula_check(tmp_path):
+    """Before: after F4 to English the mark under the formula still read "✓ 公式与模型一致"."""
+    from journey_helpers import open_live_lesson, text_of
+
+    set_language("zh")
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_live_lesson(pilot, "it-information-entropy", 0)
+            assert "公式与模型一致" in text_of(screen, "#formula-check")
+            await pilot.press("f4")
+            await pilot.pause()
+            assert text_of(screen, "#formula-check").strip() == "✓ formula matches the model"
+    finally:
+        set_language("en")
