@@ -50,3 +50,29 @@ async def test_a_training_run_that_fails_says_so_in_chinese_and_names_a_library_
             await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
     finally:
         set_language("en")
+
+
+async def test_the_training_status_line_reads_chinese_and_fits_80_columns(tmp_path):
+    """Before: "● 训练中 · 第 112/800 步 · 50.4k tok/s · lr 3.0e-03 · grad 2.44 · ETA 0:31", under a
+    box labelled 学习率."""
+    from rich.cells import cell_len
+
+    from test_dashboard import key, train
+
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f4")
+            await wait_until(pilot, lambda: current_language() == "zh", "the language toggle")
+            screen = await open_dashboard(pilot, app)
+            panel = screen.train_panel
+            await train(pilot, screen, "long")
+            await wait_until(pilot, lambda: panel.state == "training" and panel.metrics is not None
+                             and "剩 " in message(screen, "#train-status"), "a training step", busy=True)
+            first_line = message(screen, "#train-status").splitlines()[0]
+            await key(pilot, "f7")
+            assert "词元/秒 · 学习率 " in first_line and " · 梯度 " in first_line, first_line
+            assert not any(word in first_line for word in ("tok/s", "lr ", "grad", "ETA")), first_line
+            assert cell_len(first_line) <= 78, first_line
+    finally:
+        set_language("en")

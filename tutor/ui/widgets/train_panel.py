@@ -308,11 +308,12 @@ class TrainPanel(CheckpointActions, DashboardTab):
                 line.append(" · " + _("importing torch, building the data…"), style="dim")
             self.query_one("#train-status", LiveText).update(line)
             return
-        line.append(" · " + _("step {step}/{total}").format(step=m.step, total=m.total_steps) +
-                    f" · {m.tokens_per_s / 1000:.1f}k tok/s · lr {m.lr:.1e} · grad {m.grad_norm:.2f}")   # 80 columns
+        line.append(" · " + _("step {step}/{total}").format(step=m.step, total=m.total_steps) + " · " +
+                    _("{speed}k tok/s · lr {lr} · grad {grad}").format(   # 80 columns, in Chinese too
+                        speed=f"{m.tokens_per_s / 1000:.1f}", lr=f"{m.lr:.1e}", grad=f"{m.grad_norm:.2f}"))
         if self.state in ("training", "paused"):
             left = self.eta.seconds_left()
-            line.append(f" · ETA {_duration(left) if left is not None else '…'}")
+            line.append(" · " + _("ETA {time}").format(time=_duration(left) if left is not None else "…"))
         line.append("\n" + _("loss {loss}").format(loss=f"{m.loss:.4f}"))
         if m.val_loss is not None:
             line.append(" · " + _("validation {loss}").format(loss=f"{m.val_loss:.4f}"))
