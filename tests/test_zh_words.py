@@ -1,4 +1,6 @@
 """The last English in ``tutor --lang zh``: grading feedback, weights labels, the dashboard after F4."""
+import re
+
 import numpy as np
 import pytest
 from textual.widgets import Button, Input, Select, Static
@@ -108,3 +110,18 @@ async def test_f4_relabels_the_open_dashboard_and_keeps_what_the_learner_set(tmp
         assert weights.startswith("权重：内置默认检查点（") and "步" in weights
         shown = {key for key, active in screen.active_bindings.items() if active.binding.show}
         assert "f6" not in shown and "f7" not in shown and "f5" in shown   # the footer fits 80 columns
+
+
+def test_a_track_has_one_chinese_name_everywhere():
+    """Before: the roadmap said 路线 (8 条路线), the CLI said 方向 in four messages and 课程线 in two."""
+    from babel.messages.pofile import read_po
+
+    from tutor.common.i18n import LOCALE_DIR
+
+    with open(LOCALE_DIR / "zh" / "LC_MESSAGES" / "tutor.po", "rb") as po:
+        catalog = read_po(po)
+    about_tracks = [message for message in catalog if message.id and isinstance(message.id, str)
+                    and re.search(r"\btracks?\b", re.sub(r"\{[^}]*\}", "", message.id))]   # the word, not a {track} field
+    assert len(about_tracks) >= 6
+    for message in about_tracks:
+        assert "路线" in message.string and "方向" not in message.string and "课程线" not in message.string, message.id
