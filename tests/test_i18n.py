@@ -218,3 +218,72 @@ async def test_f4_in_a_lesson_rewords_the_formula_check(tmp_path):
             assert text_of(screen, "#formula-check").strip() == "✓ formula matches the model"
     finally:
         set_language("en")
+
+
+async def test_f4_keeps_help_stats_the_dashboard_and_the_lesson_under_them(tmp_path):
+    """Before: F4 anywhere but in a lesson closed every screen and left the learner on the roadmap
+    (the dashboard, help, stats); help opened from a lesson took the lesson with it."""
+    from journey_helpers import open_live_lesson, text_of
+    from tutor.ui.screens.dashboard import DashboardScreen
+    from tutor.ui.screens.help import HelpScreen
+    from tutor.ui.screens.stats import StatsScreen
+
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            lesson = await open_live_lesson(pilot, "la-tensors", 1)
+            await pilot.press("f1")
+            await pilot.pause()
+            help_screen = app.screen
+            assert isinstance(help_screen, HelpScreen)
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.screen is help_screen and help_screen.sub_title == "按键"
+            assert "命令面板" in text_of(help_screen, "#help-keys")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is lesson and "现在只取一个词元" in text_of(lesson, "#question")
+            await pilot.press("escape")                   # the roadmap, rebuilt in Chinese when shown
+            await pilot.pause()
+            assert "线性代数" in str(app.screen.query_one(Tree).root.children[2].label)
+            await pilot.press("s")
+            await pilot.pause()
+            stats = app.screen
+            assert isinstance(stats, StatsScreen)
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.screen is stats and stats.sub_title == "Stats"
+            assert [str(column.label) for column in stats.query_one("DataTable").columns.values()][0] == "Track"
+            assert str(stats.query_one("DataTable").get_row_at(0)[0]) == "Linear algebra"
+            await pilot.press("f3")
+            await pilot.pause()
+            dashboard = app.screen
+            assert isinstance(dashboard, DashboardScreen)
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.screen is dashboard and dashboard.title == "仪表盘"
+    finally:
+        set_language("en")
+
+
+async def test_f4_on_a_lessons_summary_keeps_it_with_the_titles_in_the_new_language(tmp_path):
+    from journey_helpers import text_of
+    from tutor.ui.screens.lesson_summary import LessonSummaryScreen
+
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.open_lesson("la-contextual-embeddings", 1)
+            await pilot.pause()
+            app.screen.finish()
+            await pilot.pause()
+            summary = app.screen
+            assert isinstance(summary, LessonSummaryScreen)
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.screen is summary
+            text = text_of(summary, "#summary-text")
+            assert "本课完成：静态嵌入与上下文嵌入" in text and "下一课《Q、K 和 V" in text, text
+            assert summary.title.startswith("静态嵌入")
+    finally:
+        set_language("en")

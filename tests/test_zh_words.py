@@ -92,9 +92,7 @@ async def test_f4_relabels_the_open_dashboard_and_keeps_what_the_learner_set(tmp
         await pilot.press("f4")
         await pilot.pause()
         assert app.dashboard_screen(create=False) is screen            # kept, not rebuilt
-        await pilot.press("f3")
-        await pilot.pause()
-        assert app.screen is screen and screen.title == "仪表盘"
+        assert app.screen is screen and screen.title == "仪表盘"          # and still on screen
         tabs = screen.query_one("#dash-tabs")
         assert [str(tabs.get_tab(pane).label) for pane in ("tab-train", "tab-sample", "tab-attention")] == \
             ["训练", "采样", "注意力"]
