@@ -287,3 +287,43 @@ async def test_f4_on_a_lessons_summary_keeps_it_with_the_titles_in_the_new_langu
             assert summary.title.startswith("静态嵌入")
     finally:
         set_language("en")
+
+
+async def test_f4_in_review_keeps_its_heading_and_turns_the_questions_to_come_too(tmp_path):
+    """Before: F4 in review replaced "Review 1/2 · …" by the lesson's bare title, and the next
+    review question still came from the old language's catalog."""
+    from datetime import datetime, timedelta, timezone
+
+    from journey_helpers import open_live_lesson, text_of, wait_for_live
+    from tutor.ui.screens.review import ReviewScreen
+
+    start = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+    def make_app(at):
+        app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+        ticks = iter(range(100_000))
+        app.clock = lambda: at + timedelta(seconds=next(ticks))
+        return app
+
+    app = make_app(start)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for lesson_id in ("la-tensors", "la-contextual-embeddings"):
+            await open_live_lesson(pilot, lesson_id, 0)
+            await pilot.press("ctrl+g")   # not got: a card
+            await pilot.pause()
+    app = make_app(start + timedelta(days=1))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.action_open_review()
+            await pilot.pause()
+            review = app.screen
+            assert isinstance(review, ReviewScreen) and len(review.queue) == 2
+            await wait_for_live(pilot, review)
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.screen is review and review.sub_title == "复习 1/2"
+            assert text_of(review, "#lesson-title").startswith("复习第 1/2 题 · 张量")
+            assert [item.lesson.title[:2] for item, _index in review.queue] == ["张量", "静态"]
+    finally:
+        set_language("en")
