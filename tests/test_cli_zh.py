@@ -444,3 +444,12 @@ def test_an_error_from_a_library_names_its_type_and_ours_is_translated():
     assert error_text(MemoryError()) == "MemoryError"
     set_language("zh")
     assert error_text(ValueError(M_("unknown probe {name!r}", name="x"))) == "未知的探针 'x'"
+
+
+def test_a_training_file_too_short_names_its_split_in_chinese(tmp_path, capsys):
+    """Before: "错误：….txt：train 部分只有 4 个字符": the split's English name inside the sentence."""
+    short = tmp_path / "short.txt"
+    short.write_text("abcde", encoding="utf-8")
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "train", "--steps", "5",
+                          "--data", str(short), "--out", str(tmp_path / "x.pt"))
+    assert code != 0 and "训练集只有 4 个字符" in err and "train" not in err.replace(str(tmp_path), "")
