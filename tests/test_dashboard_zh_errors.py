@@ -76,3 +76,29 @@ async def test_the_training_status_line_reads_chinese_and_fits_80_columns(tmp_pa
             assert cell_len(first_line) <= 78, first_line
     finally:
         set_language("en")
+
+
+async def test_two_sentences_in_a_row_join_as_chinese_does(tmp_path):
+    """Before: "已训练 30 步. 课程现在使用这些权重…" (an English full stop) and "已加载。 课程现在使用：…"
+    (a space after 。)."""
+    from tutor.model import GPT, CharTokenizer, GPTConfig, save_checkpoint
+
+    from test_dashboard import train
+
+    tok = CharTokenizer()
+    save_checkpoint(tmp_path / "mine.pt", GPT(GPTConfig(vocab_size=tok.vocab_size, d_model=64, n_head=4)), tok, {})
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("f4")
+            await wait_until(pilot, lambda: current_language() == "zh", "the language toggle")
+            screen = await open_dashboard(pilot, app)
+            screen.query_one("#train-path", Input).value = str(tmp_path / "mine.pt")
+            await click(pilot, "#train-load")
+            await wait_until(pilot, lambda: "已加载" in message(screen), "the load", busy=True)
+            assert "已加载。课程现在使用：" in message(screen), message(screen)
+            await train(pilot, screen)
+            expected = "已训练 30 步。课程现在使用这些权重"
+            await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
+    finally:
+        set_language("en")
