@@ -102,3 +102,23 @@ async def test_two_sentences_in_a_row_join_as_chinese_does(tmp_path):
             await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
     finally:
         set_language("en")
+
+
+async def test_a_sampling_knob_that_is_not_a_number_is_named_without_a_stray_space(tmp_path):
+    """Before: "随机种子 必须是整数，不能是 'x'": the space a Latin name (top-k) needs, after a Chinese one."""
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("f4")
+            await wait_until(pilot, lambda: current_language() == "zh", "the language toggle")
+            screen = await open_dashboard(pilot, app)
+            screen.query_one("#dash-tabs").active = "tab-sample"
+            await pilot.pause()
+            for knob, value, expected in (("seed", "x", "随机种子：必须是整数，不能是 'x'"),
+                                          ("top-k", "x", "top-k：必须是整数，不能是 'x'")):
+                screen.query_one(f"#sample-{knob}", Input).value = value
+                await click(pilot, "#sample-go")
+                await wait_until(pilot, lambda: expected in message(screen, "#sample-message"), expected)
+                screen.query_one(f"#sample-{knob}", Input).value = "5"
+    finally:
+        set_language("en")
