@@ -110,14 +110,11 @@ async def test_in_a_browser_the_cursor_is_steady(tmp_path, monkeypatch):
 async def test_the_answer_after_an_unreadable_one_replaces_it(tmp_path):
     """Before: a refused answer (no try spent) kept the cursor at its end, so after `约 4.56` was
     refused, typing `4.56` submitted `约 4.564.56`, refused again, and so on without end."""
-    from journey_helpers import type_answer
+    from journey_helpers import open_live_lesson, type_answer
 
     app = TutorApp(home=tmp_path, watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_lesson("it-information-entropy")
-        await pilot.pause()
-        await wait_for_live(pilot, app.screen)
-        box = app.screen.query_one("#answer", Input)
+        box = (await open_live_lesson(pilot, "it-information-entropy")).query_one("#answer", Input)
         await type_answer(pilot, "约 4.56")
         assert box.value == "约 4.56" and box.selected_text == "约 4.56"
         assert app.progress.session_answers == []   # refused, no try spent
