@@ -194,6 +194,10 @@ def builtin_text() -> str:
     return "".join(chunks)
 
 
+# the parts' names as a message says them (translated where it is shown: 训练集, not "train 部分")
+SPLIT_WORDS = {"train": M_("training split"), "val": M_("validation split")}
+
+
 @dataclass
 class TextCorpus:
     """A text split 90/10 by position; rows are random windows of ``block_size + 1`` chars."""
@@ -211,8 +215,9 @@ class TextCorpus:
         self._splits = {"train": ids[:cut], "val": ids[cut:]}
         for split, part in self._splits.items():
             if len(part) < self.block_size + 2:
-                raise ValueError(M_("{name}: the {split} split has {count} characters; need more than block_size+1={most}",
-                                    name=self.name, split=split, count=len(part), most=self.block_size + 1))
+                raise ValueError(M_("{name}: the {split} has {count} characters; need more than block_size+1={most}",
+                                    name=self.name, split=SPLIT_WORDS[split], count=len(part),
+                                    most=self.block_size + 1))
 
     @property
     def seq_len(self) -> int:

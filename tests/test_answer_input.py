@@ -105,3 +105,18 @@ async def test_in_a_browser_the_cursor_is_steady(tmp_path, monkeypatch):
     served = TutorApp(home=tmp_path, watch_interval=None)
     async with served.run_test(size=(100, 30)) as pilot:
         assert not (await open_answer_box(pilot, served)).cursor_blink
+
+
+async def test_the_answer_after_an_unreadable_one_replaces_it(tmp_path):
+    """Before: a refused answer (no try spent) kept the cursor at its end, so after `约 4.56` was
+    refused, typing `4.56` submitted `约 4.564.56`, refused again, and so on without end."""
+    from journey_helpers import open_live_lesson, type_answer
+
+    app = TutorApp(home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = (await open_live_lesson(pilot, "it-information-entropy")).query_one("#answer", Input)
+        await type_answer(pilot, "约 4.56")
+        assert box.value == "约 4.56" and box.selected_text == "约 4.56"
+        assert app.progress.session_answers == []   # refused, no try spent
+        await type_answer(pilot, "4.56")
+        assert [(answer.answer, answer.correct) for answer in app.progress.session_answers] == [("4.56", True)]

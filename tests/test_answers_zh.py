@@ -71,3 +71,18 @@ def test_the_refusals_are_said_in_chinese():
 def test_xuan_b_picks_b():
     assert parse_choice("选b", ["one", "two", "three"]) == 1
     assert parse_choice("选 C", ["one", "two", "three"]) == 2
+
+
+def test_the_word_to_leave_out_is_quoted_in_chinese_marks():
+    """Before: "只写数字，不用加 '约'：容差已经考虑了四舍五入，例如写 4.56": Python's quotes inside a
+    Chinese sentence, and two colons in a row once the screen put "看不懂这个答案：" before it."""
+    set_language("zh")
+    try:
+        with pytest.raises(AnswerError) as hedged:
+            parse_number("约 4.56")
+        assert str(hedged.value) == "只写数字，不要加“约”（容差已经考虑了四舍五入），例如 4.56"
+        with pytest.raises(AnswerError) as counted:
+            parse_number("20个")
+        assert str(counted.value) == "只写数字，不要带量词“个”，例如 20"
+    finally:
+        set_language("en")

@@ -95,3 +95,16 @@ def test_a_spreadsheet_formula_in_an_answer_is_written_as_text(tmp_path):
                                           "answers": [answer(1, "q1", "=HYPERLINK(\"x\")", False)]})
     report = build_report(read_class([file])[0])
     assert "'=cmd" in lessons_csv(report) and "'=HYPERLINK" in questions_csv(report)
+
+
+def test_the_chinese_summary_line_and_skip_notice_read_as_chinese(class_files, capsys):
+    """Before: "1 位学习者, 跳过 1 个文件" (an English comma) and "已跳过 无法读取 …"."""
+    from tutor.common.i18n import set_language
+
+    try:
+        main(["--lang", "zh", "class", "report", *map(str, class_files)])
+        out, err = capsys.readouterr()
+        assert "2 位学习者，跳过 1 个文件" in out and "全班常见的错误想法" in out
+        assert "tutor class report：跳过了一个文件：" in err
+    finally:
+        set_language("en")

@@ -467,3 +467,12 @@ def test_yaml_s_and_pydantic_s_own_words_for_a_broken_lesson_are_worded_in_chine
     assert code == 1 and chinese in out and english not in out, out
     code, out, _err = run(capsys, "--lang", "en", "lessons", "check", "--static", str(path))
     assert code == 1 and english in out, out
+
+
+def test_a_training_file_too_short_names_its_split_in_chinese(tmp_path, capsys):
+    """Before: "错误：….txt：train 部分只有 4 个字符": the split's English name inside the sentence."""
+    short = tmp_path / "short.txt"
+    short.write_text("abcde", encoding="utf-8")
+    code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "train", "--steps", "5",
+                          "--data", str(short), "--out", str(tmp_path / "x.pt"))
+    assert code != 0 and "训练集只有 4 个字符" in err and "train" not in err.replace(str(tmp_path), "")

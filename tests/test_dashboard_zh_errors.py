@@ -10,14 +10,14 @@ from tutor.ui.app import TutorApp
 
 
 @asynccontextmanager
-async def chinese_dashboard(tmp_path):
-    """The dashboard after F4 has switched the app to Chinese: (pilot, screen); English again after."""
+async def chinese_dashboard(tmp_path, size):
+    """The app switched to Chinese with F4, on the dashboard; English again afterwards."""
     app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
     try:
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.press("f4")
             await wait_until(pilot, lambda: current_language() == "zh", "the language toggle")
-            yield pilot, await open_dashboard(pilot, app)
+            yield pilot, app, await open_dashboard(pilot, app)
     finally:
         set_language("en")
 
@@ -28,7 +28,7 @@ async def test_a_refused_checkpoint_is_explained_in_chinese(tmp_path):
     tok = CharTokenizer()
     save_checkpoint(tmp_path / "wide.pt", GPT(GPTConfig(vocab_size=tok.vocab_size, d_model=32, n_head=4)), tok, {})
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
-    async with chinese_dashboard(tmp_path) as (pilot, screen):
+    async with chinese_dashboard(tmp_path, (100, 30)) as (pilot, app, screen):
         path = screen.query_one("#train-path", Input)
         for name, expected in (("junk.pt", "不是 torch.save 写出的那种 zip 压缩包"),
                                ("missing.pt", "没有这个检查点文件"),
@@ -45,9 +45,60 @@ async def test_a_training_run_that_fails_says_so_in_chinese_and_names_a_library_
     from tutor.model.train import Trainer
 
     monkeypatch.setattr(Trainer, "step", lambda self: (_ for _ in ()).throw(RuntimeError("CUDA error: boom")))
-    async with chinese_dashboard(tmp_path) as (pilot, screen):
+    async with chinese_dashboard(tmp_path, (100, 30)) as (pilot, app, screen):
         screen.query_one("#dash-tabs").active = "tab-train"
         await pilot.pause()
         await train(pilot, screen)
         expected = "训练 0 步后失败：RuntimeError: CUDA error: boom"
         await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
+
+
+async def test_the_training_status_line_reads_chinese_and_fits_80_columns(tmp_path):
+    """Before: "● 训练中 · 第 112/800 步 · 50.4k tok/s · lr 3.0e-03 · grad 2.44 · ETA 0:31", under a
+    box labelled 学习率."""
+    from rich.cells import cell_len
+
+    from test_dashboard import key, train
+
+    async with chinese_dashboard(tmp_path, (80, 24)) as (pilot, app, screen):
+        panel = screen.train_panel
+        await train(pilot, screen, "long")
+        await wait_until(pilot, lambda: panel.state == "training" and panel.metrics is not None
+                         and "剩 " in message(screen, "#train-status"), "a training step", busy=True)
+        first_line = message(screen, "#train-status").splitlines()[0]
+        await key(pilot, "f7")
+        assert "词元/秒 · 学习率 " in first_line and " · 梯度 " in first_line, first_line
+        assert not any(word in first_line for word in ("tok/s", "lr ", "grad", "ETA")), first_line
+        assert cell_len(first_line) <= 78, first_line
+
+
+async def test_two_sentences_in_a_row_join_as_chinese_does(tmp_path):
+    """Before: "已训练 30 步. 课程现在使用这些权重…" (an English full stop) and "已加载。 课程现在使用：…"
+    (a space after 。)."""
+    from tutor.model import GPT, CharTokenizer, GPTConfig, save_checkpoint
+
+    from test_dashboard import train
+
+    tok = CharTokenizer()
+    save_checkpoint(tmp_path / "mine.pt", GPT(GPTConfig(vocab_size=tok.vocab_size, d_model=64, n_head=4)), tok, {})
+    async with chinese_dashboard(tmp_path, (100, 30)) as (pilot, app, screen):
+        screen.query_one("#train-path", Input).value = str(tmp_path / "mine.pt")
+        await click(pilot, "#train-load")
+        await wait_until(pilot, lambda: "已加载" in message(screen), "the load", busy=True)
+        assert "已加载。课程现在使用：" in message(screen), message(screen)
+        await train(pilot, screen)
+        expected = "已训练 30 步。课程现在使用这些权重"
+        await wait_until(pilot, lambda: expected in message(screen), expected, busy=True)
+
+
+async def test_a_sampling_knob_that_is_not_a_number_is_named_without_a_stray_space(tmp_path):
+    """Before: "随机种子 必须是整数，不能是 'x'": the space a Latin name (top-k) needs, after a Chinese one."""
+    async with chinese_dashboard(tmp_path, (100, 30)) as (pilot, app, screen):
+        screen.query_one("#dash-tabs").active = "tab-sample"
+        await pilot.pause()
+        for knob, value, expected in (("seed", "x", "随机种子：必须是整数，不能是 'x'"),
+                                      ("top-k", "x", "top-k：必须是整数，不能是 'x'")):
+            screen.query_one(f"#sample-{knob}", Input).value = value
+            await click(pilot, "#sample-go")
+            await wait_until(pilot, lambda: expected in message(screen, "#sample-message"), expected)
+            screen.query_one(f"#sample-{knob}", Input).value = "5"

@@ -201,3 +201,110 @@ async def test_f4_in_a_lesson_keeps_the_lesson_the_question_and_what_is_typed(tm
             assert "线性代数" in str(app.screen.query_one(Tree).root.children[2].label)
     finally:
         set_language("en")
+
+
+async def test_f4_in_a_lesson_rewords_the_formula_check(tmp_path):
+    """Before: after F4 to English the mark under the formula still read "✓ 公式与模型一致"."""
+    from journey_helpers import open_live_lesson, text_of
+
+    set_language("zh")
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_live_lesson(pilot, "it-information-entropy", 0)
+        assert "公式与模型一致" in text_of(screen, "#formula-check")
+        await pilot.press("f4")
+        await pilot.pause()
+        assert text_of(screen, "#formula-check").strip() == "✓ formula matches the model"
+
+
+async def test_f4_keeps_help_stats_the_dashboard_and_the_lesson_under_them(tmp_path):
+    """Before: F4 anywhere but in a lesson closed every screen and left the learner on the roadmap
+    (the dashboard, help, stats); help opened from a lesson took the lesson with it."""
+    from journey_helpers import open_live_lesson, text_of
+    from tutor.ui.screens.dashboard import DashboardScreen
+    from tutor.ui.screens.help import HelpScreen
+    from tutor.ui.screens.lesson import LessonScreen
+    from tutor.ui.screens.roadmap import RoadmapScreen
+    from tutor.ui.screens.stats import StatsScreen
+
+    async def press_to(pilot, key, kind):
+        """Press ``key``; the screen it leaves on top, which must be a ``kind``."""
+        await pilot.press(key)
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, kind), (key, pilot.app.screen)
+        return pilot.app.screen
+
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        lesson = await open_live_lesson(pilot, "la-tensors", 1)
+        help_screen = await press_to(pilot, "f1", HelpScreen)
+        assert await press_to(pilot, "f4", HelpScreen) is help_screen and help_screen.sub_title == "按键"
+        assert "命令面板" in text_of(help_screen, "#help-keys")
+        assert await press_to(pilot, "escape", LessonScreen) is lesson
+        assert "现在只取一个词元" in text_of(lesson, "#question")
+        roadmap = await press_to(pilot, "escape", RoadmapScreen)   # rebuilt in Chinese when shown
+        assert "线性代数" in str(roadmap.query_one(Tree).root.children[2].label)
+        stats = await press_to(pilot, "s", StatsScreen)
+        assert await press_to(pilot, "f4", StatsScreen) is stats and stats.sub_title == "Stats"
+        assert [str(column.label) for column in stats.query_one("DataTable").columns.values()][0] == "Track"
+        assert str(stats.query_one("DataTable").get_row_at(0)[0]) == "Linear algebra"
+        dashboard = await press_to(pilot, "f3", DashboardScreen)
+        assert await press_to(pilot, "f4", DashboardScreen) is dashboard
+        assert app.screen is dashboard and dashboard.title == "仪表盘"
+
+
+async def test_f4_on_a_lessons_summary_keeps_it_with_the_titles_in_the_new_language(tmp_path):
+    from journey_helpers import text_of
+    from tutor.ui.screens.lesson_summary import LessonSummaryScreen
+
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("la-contextual-embeddings", 1)
+        await pilot.pause()
+        app.screen.finish()
+        await pilot.pause()
+        summary = app.screen
+        assert isinstance(summary, LessonSummaryScreen)
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.screen is summary
+        text = text_of(summary, "#summary-text")
+        assert "本课完成：静态嵌入与上下文嵌入" in text and "下一课《Q、K 和 V" in text, text
+        assert summary.title.startswith("静态嵌入")
+
+
+async def test_f4_in_review_keeps_its_heading_and_turns_the_questions_to_come_too(tmp_path):
+    """Before: F4 in review replaced "Review 1/2 · …" by the lesson's bare title, and the next
+    review question still came from the old language's catalog."""
+    from datetime import datetime, timedelta, timezone
+
+    from journey_helpers import open_live_lesson, text_of, wait_for_live
+    from tutor.ui.screens.review import ReviewScreen
+
+    start = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+    def make_app(at):
+        app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+        ticks = iter(range(100_000))
+        app.clock = lambda: at + timedelta(seconds=next(ticks))
+        return app
+
+    app = make_app(start)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for lesson_id in ("la-tensors", "la-contextual-embeddings"):
+            await open_live_lesson(pilot, lesson_id, 0)
+            await pilot.press("ctrl+g")   # not got: a card
+            await pilot.pause()
+    app = make_app(start + timedelta(days=1))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.action_open_review()
+        await pilot.pause()
+        review = app.screen
+        assert isinstance(review, ReviewScreen) and len(review.queue) == 2
+        await wait_for_live(pilot, review)
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.screen is review and review.sub_title == "复习 1/2"
+        assert text_of(review, "#lesson-title").startswith("复习第 1/2 题 · 张量")
+        assert [item.lesson.title[:2] for item, _index in review.queue] == ["张量", "静态"]

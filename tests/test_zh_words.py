@@ -1,4 +1,6 @@
 """The last English in ``tutor --lang zh``: grading feedback, weights labels, the dashboard after F4."""
+import re
+
 import numpy as np
 import pytest
 from textual.widgets import Button, Input, Select, Static
@@ -90,9 +92,7 @@ async def test_f4_relabels_the_open_dashboard_and_keeps_what_the_learner_set(tmp
         await pilot.press("f4")
         await pilot.pause()
         assert app.dashboard_screen(create=False) is screen            # kept, not rebuilt
-        await pilot.press("f3")
-        await pilot.pause()
-        assert app.screen is screen and screen.title == "仪表盘"
+        assert app.screen is screen and screen.title == "仪表盘"          # and still on screen
         tabs = screen.query_one("#dash-tabs")
         assert [str(tabs.get_tab(pane).label) for pane in ("tab-train", "tab-sample", "tab-attention")] == \
             ["训练", "采样", "注意力"]
@@ -108,3 +108,33 @@ async def test_f4_relabels_the_open_dashboard_and_keeps_what_the_learner_set(tmp
         assert weights.startswith("权重：内置默认检查点（") and "步" in weights
         shown = {key for key, active in screen.active_bindings.items() if active.binding.show}
         assert "f6" not in shown and "f7" not in shown and "f5" in shown   # the footer fits 80 columns
+
+
+def test_a_track_has_one_chinese_name_everywhere():
+    """Before: the roadmap said 路线 (8 条路线), the CLI said 方向 in four messages and 课程线 in two."""
+    from babel.messages.pofile import read_po
+
+    from tutor.common.i18n import LOCALE_DIR
+
+    with open(LOCALE_DIR / "zh" / "LC_MESSAGES" / "tutor.po", "rb") as po:
+        catalog = read_po(po)
+    about_tracks = [message for message in catalog if message.id and isinstance(message.id, str)
+                    and re.search(r"\btracks?\b", re.sub(r"\{[^}]*\}", "", message.id))]   # the word, not a {track} field
+    assert len(about_tracks) >= 6
+    for message in about_tracks:
+        assert "路线" in message.string and "方向" not in message.string and "课程线" not in message.string, message.id
+
+
+async def test_a_chinese_choice_in_the_reveal_box_breaks_between_characters(tmp_path):
+    """Before: at 80×24 the box under 正确答案 showed "b) 阶段" alone, then "1，经过块 0 之后": the
+    choice broke only at its spaces, as English does."""
+    from journey_helpers import open_live_lesson, text_of
+
+    set_language("zh")
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_live_lesson(pilot, "la-contextual-embeddings", 0)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        lines = text_of(screen, "#your-answer", width=16).splitlines()
+        assert lines[lines.index("正确答案") + 1:] == ["b) 阶段 1，经过", "块 0 之后"]

@@ -79,6 +79,6 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 1
         print(_("Wrote {path}").format(path=one_line(str(path))))
-    print(ngettext("{n} learner", "{n} learners", len(learners)).format(n=len(learners)) + ", " +
+    print(ngettext("{n} learner", "{n} learners", len(learners)).format(n=len(learners)) + _(", ") +
           ngettext("{n} file skipped", "{n} files skipped", len(problems)).format(n=len(problems)))
     return 1 if problems else 0

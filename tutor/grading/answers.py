@@ -112,12 +112,12 @@ def _refuse_words_around(token: str) -> None:
     without costing a try (the tolerance already allows for rounding)."""
     hedge = _HEDGE.match(token)
     if hedge and token[hedge.end():]:
-        raise AnswerError(_("write the number alone, without {word}: the tolerance already allows for "
-                            "rounding, e.g. {number}").format(word=repr(hedge.group(1)), number=token[hedge.end():]))
+        raise AnswerError(_("write the number alone, without '{word}': the tolerance already allows for "
+                            "rounding, e.g. {number}").format(word=hedge.group(1), number=token[hedge.end():]))
     counted = _COUNTER.match(token)
-    if counted:
-        raise AnswerError(_("write the number alone, without the counting word {word}: e.g. {number}")
-                          .format(word=repr(counted.group(2)), number=counted.group(1)))
+    if counted:   # the words are the patterns' own (quoted by each language's marks), never the learner's text
+        raise AnswerError(_("write the number alone, without the counting word '{word}': e.g. {number}")
+                          .format(word=counted.group(2), number=counted.group(1)))
 
 
 def parse_values(text: str) -> list[float]:

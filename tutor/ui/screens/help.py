@@ -53,6 +53,14 @@ class HelpScreen(Screen):
         self.sub_title = _("Keys")
         self.query_one("#help-body").focus()
 
+    def reword(self) -> None:
+        """F4 while reading: the same page, scrolled where it was, in the new language."""
+        localize_bindings(self)
+        self.sub_title = _("Keys")
+        self.query_one("#help-keys", Static).update(Prose(self._keys()))
+        self.query_one("#help-notes", Static).update(Prose(Text(_(NOTES))))
+        self.refresh_bindings()
+
     def _keys(self) -> Text:
         text = Text()
         for title, bindings in self._sections():

@@ -124,6 +124,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
         self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
         self.claims = BrokenClaims()   # where the lesson's text may not hold on the learner's own model
+        self.formula_check = None   # the live check of the formula against the model (its mark's words follow F4)
 
     def compose(self) -> ComposeResult:
         lesson = self.lesson
@@ -231,6 +232,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.query_one("#answer", Input).placeholder = _("your prediction, then Enter")
         if self.live is not None:
             self.show_live_status()
+            self.show_formula_mark()
         self.show_texts()
         self.show_prompt()
         self.refresh_bindings()

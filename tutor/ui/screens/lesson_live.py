@@ -104,12 +104,17 @@ class LiveMixin:
         self.claims = message.claims
         self.live = live = message.live
         self.query_one("#formula", FormulaBox).show(message.formula_text, self.lesson.formula.expr)
-        mark = formula_mark(message.check)
-        self.query_one("#formula-check", Static).update(mark)
-        self.query_one("#formula-check").display = bool(mark.plain)
+        self.formula_check = message.check
+        self.show_formula_mark()
         self.show_live_status()
         self.show_texts()
         self.show_question()
+
+    def show_formula_mark(self) -> None:
+        """Kept as the check, not as its words, so that F4 says it again in the new language."""
+        mark = formula_mark(self.formula_check)
+        self.query_one("#formula-check", Static).update(mark)
+        self.query_one("#formula-check").display = bool(mark.plain)
 
     def show_live_status(self) -> None:
         """Which weights and input the tensors come from, and any live number that could not be filled."""
@@ -181,6 +186,7 @@ class LiveMixin:
         self.query_one("#lesson-title", Static).update(Prose(Text(self.lesson.title, style="bold")))
         self.query_one("#formula", FormulaBox).show(self.lesson.formula.expr, self.lesson.formula.expr)
         self.query_one("#formula-check").display = False
+        self.formula_check = None
         self.live = None
         self.show_texts()
         self.status(_("Lesson file reloaded; recomputing the live tensors…"))

@@ -103,6 +103,7 @@ class QuizMixin:
             truth = truth_for(self.question, self.live.tensors, self.live.sizes)
             result = grade(self.question, text, truth, self.live.sizes)
         except AnswerError as error:   # unreadable text costs no attempt
+            answer_box.offer_for_replacing()   # as after a wrong try: `约 4.56` then `4.56` is not `约 4.564.56`
             self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(error=translated(message_of(error))),
                                style="yellow"))
             return
@@ -187,7 +188,8 @@ class QuizMixin:
         self.call_after_refresh(self.show_reveal)   # and again when the reveal row has its size (RevealRow)
         yours = Text(last_answer.strip()) if last_answer is not None else Text(_("(gave up)"), style="italic")
         self.query_one("#your-answer", Static).update(
-            Group(Text(_("Your answer"), style="bold"), yours, Text(_("Expected"), style="bold"), Text(truth.display)))
+            Group(Text(_("Your answer"), style="bold"), Prose(yours), Text(_("Expected"), style="bold"),
+                  Prose(truth.display)))   # a Chinese choice breaks between characters, not only at its spaces
         if truth.tensor is not None:
             reveal = question_reveal(self.question, truth.tensor_label, self.live.tensors, self.live.sizes,
                                      self.live.token_labels)

@@ -7,7 +7,7 @@ times for this lesson's questions, so the summary promises exactly what Review w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from rich.text import Text
@@ -109,6 +109,20 @@ class LessonSummaryScreen(Screen):
     def on_mount(self) -> None:
         self.title = self.summary.title
         self.sub_title = _("Summary")
+
+    def reword(self) -> None:
+        """F4 on the summary: the same figures; the titles from the catalog in the new language."""
+        catalog = self.app.catalog
+        title = catalog.get(self.summary.lesson_id)
+        following = self.summary.next_lesson and catalog.get(self.summary.next_lesson[0])
+        self.summary = replace(
+            self.summary, title=title.lesson.title if title else self.summary.title,
+            next_lesson=(following.lesson.id, following.lesson.title) if following else self.summary.next_lesson)
+        localize_bindings(self)
+        self.title = self.summary.title
+        self.sub_title = _("Summary")
+        self.query_one("#summary-text", Static).update(Prose(summary_text(self.summary, self.now)))
+        self.refresh_bindings()
         if self.summary.next_lesson is not None:   # 'tutor' reopens where the course goes on
             self.app.save_position(self.summary.next_lesson[0], 0)
 

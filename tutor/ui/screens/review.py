@@ -67,6 +67,14 @@ class ReviewScreen(LessonScreen):
             _("Review {number} of {count} · {title}").format(number=self.step + 1, count=len(self.queue),
                                                              title=self.lesson.title), style="bold")))
 
+    def change_language(self, item: LoadedLesson) -> None:
+        """F4 in review: the questions still to come in the new language too, and the review's own
+        heading ("复习 1/3 · …") rather than the lesson's plain title."""
+        catalog = self.app.catalog
+        self.queue = [(catalog.get(queued.lesson.id) or queued, index) for queued, index in self.queue]
+        super().change_language(item)
+        self._show_step()
+
     def enter_goes_to(self) -> str:
         if self.step + 1 >= len(self.queue):
             return _("Enter: finish the review.")

@@ -46,12 +46,26 @@ class StatsScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.label_columns()
+        self.show(self.app.progress_snapshot())
+        self.query_one(DataTable).focus()
+        self.set_interval(self.review_tick_seconds, self.review_tick)
+
+    def label_columns(self) -> None:
         self.sub_title = _("Stats")
         table = self.query_one(DataTable)
+        table.clear(columns=True)
         table.add_columns(_("Track"), _("Lessons"), _("Done"), _("First try"), _("Finished"))
-        self.show(self.app.progress_snapshot())
-        table.focus()
-        self.set_interval(self.review_tick_seconds, self.review_tick)
+
+    def reword(self) -> None:
+        """F4 on this screen: the same numbers, the cursor on the same track, in the new language."""
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        localize_bindings(self)
+        self.label_columns()
+        self.show(self.snapshot)
+        table.move_cursor(row=row)
+        self.refresh_bindings()
 
     def review_tick(self) -> None:
         """A card falls due with time alone: "next in 2 min" counts down and becomes "1 due now"

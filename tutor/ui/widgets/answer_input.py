@@ -40,7 +40,7 @@ class AnswerInput(Input):
             self.cursor_blink = False
 
     def offer_for_replacing(self) -> None:
-        """After a wrong try the old answer stays, selected, as a search box keeps its query: the
+        """After a wrong or unreadable try the old answer stays, selected, as a search box keeps its query: the
         next key typed replaces it (``256, 256`` then ``64x64`` is ``64x64``, not ``256, 25664x64``),
         while an arrow key keeps it for editing."""
         self.select_all()

@@ -13,7 +13,7 @@ from textual import work
 from textual.widgets import Input
 
 from tutor.common.file_scope import OutsideHomeError, typed_path
-from tutor.common.i18n import _, message_of, translated
+from tutor.common.i18n import P_, _, message_of, translated
 from tutor.live.weights_label import localized_label
 from tutor.training import runs as dt
 from tutor.ui.messages import CheckpointFailed, CheckpointLoaded, CheckpointSaved, TrainingEnded
@@ -48,8 +48,9 @@ class CheckpointActions:
         message.stop()
         self.hub_meta, self.unsaved = message.meta, False
         self.app.publish_model(message.model, message.tokenizer, message.label, message.meta)
-        self.say(message.note + " " + _("Lessons now read: {label}").format(label=localized_label(self.app.hub.label)),
-                 "green")   # the label was neutralised by the hub
+        now_read = _("Lessons now read: {label}").format(label=localized_label(self.app.hub.label))   # neutralised by the hub
+        self.say(P_("two sentences in a row", "{first} {second}").format(first=message.note, second=now_read),   # no space after 。
+                 "green")
 
     def on_checkpoint_failed(self, message: CheckpointFailed) -> None:
         message.stop()

@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tutor.common.file_scope import typed_path
-from tutor.common.i18n import N_, _, error_text, message_of, translated
+from tutor.common.i18n import N_, P_, _, error_text, message_of, translated
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
@@ -280,10 +280,12 @@ class TrainPanel(CheckpointActions, DashboardTab):
         text = translated(message.message)
         if message.snapshot is not None:
             self.publish(message.snapshot, message.label, message.meta or {})
-            text += ". " + _("The lessons now use these weights; Save keeps them in a file.")
+            # one template, so each language ends the first sentence its own way (。, not ". ")
+            text = _("{ended}. The lessons now use these weights; Save keeps them in a file.").format(ended=text)
         elif message.status == "diverged":
-            text += " " + (_("The lessons keep this run's weights from step {step}.").format(step=self.published_step)
-                           if self.published_step else _("The lessons keep the model they had."))
+            kept = (_("The lessons keep this run's weights from step {step}.").format(step=self.published_step)
+                    if self.published_step else _("The lessons keep the model they had."))
+            text = P_("two sentences in a row", "{first} {second}").format(first=text, second=kept)   # no space after 。
         self.say(text, style)
         if message.metrics is not None:
             self.metrics = message.metrics
@@ -308,11 +310,12 @@ class TrainPanel(CheckpointActions, DashboardTab):
                 line.append(" · " + _("importing torch, building the data…"), style="dim")
             self.query_one("#train-status", LiveText).update(line)
             return
-        line.append(" · " + _("step {step}/{total}").format(step=m.step, total=m.total_steps) +
-                    f" · {m.tokens_per_s / 1000:.1f}k tok/s · lr {m.lr:.1e} · grad {m.grad_norm:.2f}")   # 80 columns
+        line.append(" · " + _("step {step}/{total}").format(step=m.step, total=m.total_steps) + " · " +
+                    _("{speed}k tok/s · lr {lr} · grad {grad}").format(   # 80 columns, in Chinese too
+                        speed=f"{m.tokens_per_s / 1000:.1f}", lr=f"{m.lr:.1e}", grad=f"{m.grad_norm:.2f}"))
         if self.state in ("training", "paused"):
             left = self.eta.seconds_left()
-            line.append(f" · ETA {_duration(left) if left is not None else '…'}")
+            line.append(" · " + _("ETA {time}").format(time=_duration(left) if left is not None else "…"))
         line.append("\n" + _("loss {loss}").format(loss=f"{m.loss:.4f}"))
         if m.val_loss is not None:
             line.append(" · " + _("validation {loss}").format(loss=f"{m.val_loss:.4f}"))
