@@ -99,6 +99,8 @@ def survey(path) -> Survey:
                         if e.filename.startswith(prefix + "data/")}
             total = sum(e.file_size for e in entries)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, ValueError) as exc:
+        if str(exc) == "File is not a zip file":   # any other file: said in words that can be translated
+            raise ArchiveError(M_("it is not a zip archive, which is what torch.save writes")) from None
         raise ArchiveError(M_("not a zip archive as torch.save writes ({detail})", detail=str(exc)[:80])) from None
     if len(raw) > MAX_PICKLE_BYTES:
         raise ArchiveError(M_("its data.pkl is longer than its zip entry declares"))

@@ -113,10 +113,11 @@ def _show(value, limit: int = 40) -> str:
 
 
 def _shown_message(value: str, limit: int) -> str:
-    """``_show(value)``, still translatable when ``value`` is a Message that it shows whole and unescaped."""
+    """``_show(value)``; a Message of ours that it would show whole and unescaped is a sentence, not
+    the file's text, so it is shown as it is (no quotes) and still translated."""
     text = _show(value, limit)
     if isinstance(value, Message) and text[1:-1] == value:
-        return Message(text[0] + "{text}" + text[-1], text=value)
+        return value
     return text
 
 

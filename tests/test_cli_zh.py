@@ -240,7 +240,7 @@ def test_a_junk_checkpoint_nests_the_archives_reason_in_chinese(tmp_path, capsys
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint at all")
     code, _out, err = run(capsys, "--lang", "zh", "sample", "--checkpoint", str(junk), "31")
-    assert code == 1 and "不是可读的检查点" in err and "不是 torch.save 写出的那种 zip 压缩包" in err
+    assert code == 1 and "不是可读的检查点" in err and "它不是 zip 压缩包" in err
     assert "not a zip archive" not in err and "readable" not in err
     code, _out, err = run(capsys, "--lang", "zh", "lessons", "check", "--checkpoint", str(junk))
     assert code == 1 and "不是可读的检查点" in err and "not a readable" not in err
@@ -476,3 +476,20 @@ def test_a_training_file_too_short_names_its_split_in_chinese(tmp_path, capsys):
     code, _out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "train", "--steps", "5",
                           "--data", str(short), "--out", str(tmp_path / "x.pt"))
     assert code != 0 and "训练集只有 4 个字符" in err and "train" not in err.replace(str(tmp_path), "")
+
+
+def test_json_s_and_zipfile_s_own_words_are_worded_in_chinese(tmp_path, capsys):
+    """Before: '…不是有效的 JSON（Expecting value）' and '…：'不是 torch.save 写出的那种 zip 压缩包（File is not a
+    zip file）'' (English inside, and quotes around a sentence of ours)."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a":', encoding="utf-8")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"junk")
+    _code, out, err = run(capsys, "--lang", "zh", "--home", str(tmp_path), "progress", "--import", str(bad))
+    assert "不是有效的 JSON（这里应当有一个值）" in out + err
+    _code, out, err = run(capsys, "--lang", "en", "--home", str(tmp_path), "progress", "--import", str(bad))
+    assert "invalid JSON at line 1, column 6 (Expecting value)" in out + err
+    _code, out, err = run(capsys, "--lang", "zh", "sample", "--checkpoint", str(junk), "3142>")
+    assert err.rstrip().endswith("：它不是 zip 压缩包，而 torch.save 写出的正是 zip 压缩包"), err
+    _code, out, err = run(capsys, "--lang", "en", "sample", "--checkpoint", str(junk), "3142>")
+    assert err.rstrip().endswith("): it is not a zip archive, which is what torch.save writes"), err

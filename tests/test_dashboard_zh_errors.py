@@ -30,7 +30,7 @@ async def test_a_refused_checkpoint_is_explained_in_chinese(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
     async with chinese_dashboard(tmp_path, (100, 30)) as (pilot, app, screen):
         path = screen.query_one("#train-path", Input)
-        for name, expected in (("junk.pt", "不是 torch.save 写出的那种 zip 压缩包"),
+        for name, expected in (("junk.pt", "它不是 zip 压缩包"),
                                ("missing.pt", "没有这个检查点文件"),
                                ("wide.pt", "d_model 为 32（需要 64）")):
             path.value = str(tmp_path / name)

@@ -21,6 +21,11 @@ def word_table(pairs: Iterable[tuple[str, str]]) -> WordTable:
     return tuple((re.compile(pattern), template) for pattern, template in pairs)
 
 
+def exact_words(texts: Iterable[str]) -> WordTable:
+    """A table of wordings that hold no values: each is its own pattern and template."""
+    return word_table((re.escape(text), text) for text in texts)
+
+
 def reworded(written: str, table: WordTable) -> str:
     """``written`` as a Message when one of ``table``'s wordings rebuilds it exactly, else as written."""
     for pattern, template in table:

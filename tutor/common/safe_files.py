@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from tutor.common.i18n import M_, N_
+from tutor.common.json_words import json_problem
 from tutor.common.safe_text import neutralise
 
 
@@ -184,6 +185,6 @@ def read_json_file(path: str | Path, max_bytes: int, what: str = FILE, max_depth
         raise _cannot_read(path, M_("byte {offset} is not UTF-8", offset=error.start)) from None
     except json.JSONDecodeError as error:
         raise _cannot_read(path, M_("invalid JSON at line {line}, column {column} ({why})", line=error.lineno,
-                                    column=error.colno, why=error.msg)) from None
+                                    column=error.colno, why=json_problem(error.msg))) from None
     except RecursionError:
         raise _cannot_read(path, M_("it is nested far more deeply than a {what} is", what=what)) from None
