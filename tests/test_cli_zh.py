@@ -493,3 +493,24 @@ def test_json_s_and_zipfile_s_own_words_are_worded_in_chinese(tmp_path, capsys):
     assert err.rstrip().endswith("：它不是 zip 压缩包，而 torch.save 写出的正是 zip 压缩包"), err
     _code, out, err = run(capsys, "--lang", "en", "sample", "--checkpoint", str(junk), "3142>")
     assert err.rstrip().endswith("): it is not a zip archive, which is what torch.save writes"), err
+
+
+def test_on_a_terminal_a_long_title_in_progress_ends_in_an_ellipsis_and_in_a_pipe_stays_whole():
+    """Before: at 80 columns '静态嵌入与上下文嵌入：一个词元，许多向' then '量' alone on the next line."""
+    import io
+
+    from rich.console import Console
+
+    from tutor.cli.progress import lesson_table
+
+    title = "静态嵌入与上下文嵌入：一个词元，许多向量"
+    rows = [[title, "1/2", "100%", "0", "0", "2026-12-02"]]
+    shown = {}
+    for terminal in (True, False):
+        out = io.StringIO()
+        console = Console(file=out, width=80, force_terminal=terminal, color_system=None, soft_wrap=True)
+        console.print(lesson_table(rows, console))
+        shown[terminal] = out.getvalue().splitlines()
+    row = next(line for line in shown[True] if line.startswith("静态"))
+    assert "…" in row and "1/2" in row and len(shown[True]) == 4, shown[True]
+    assert "量" in "".join(shown[False]) and "…" not in "".join(shown[False])

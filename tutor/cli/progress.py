@@ -153,17 +153,24 @@ def _narrowest(header: str, values: list[str], console: Console) -> int:
 
 def lesson_table(rows: list[list], console: Console) -> Table:
     """One row a lesson: the title, then the numbers in columns just wide enough for them, so a
-    title gets the rest of the line: at 80 columns every title up to 39 cells stays on one line."""
+    title gets the rest of the line: at 80 columns every title up to 39 cells stays whole."""
     from rich import box
+    from rich.text import Text
+
+    from tutor.ui.widgets.prose import Prose
 
     headers = (_("Finished"), _("First time"), _("After retry"), _("Not got"), _("Last seen"))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
-    table.add_column(_("Lesson"))
-    for i, header in enumerate(headers, start=1):
-        table.add_column(header, width=_narrowest(header, [row[i] for row in rows], console),
-                         justify="left" if i == len(headers) else "right", overflow="fold")
-    for row in rows:
-        table.add_row(*row)
+    widths = [_narrowest(header, [row[i] for row in rows], console) for i, header in enumerate(headers, start=1)]
+    # on a terminal a title longer than the rest of the line ends in … (wrapped, its last character
+    # or word sat alone on a line of its own); into a file or a pipe it is kept whole
+    rest = console.width - sum(widths) - 2 * len(widths)
+    cut = console.is_terminal and rest >= 12
+    table.add_column(_("Lesson"), max_width=rest if cut else None, no_wrap=cut, overflow="ellipsis" if cut else "fold")
+    for i, (header, width) in enumerate(zip(headers, widths), start=1):
+        table.add_column(header, width=width, justify="left" if i == len(headers) else "right", overflow="fold")
+    for title, *numbers in rows:   # a whole title wraps between Chinese characters too (Prose)
+        table.add_row(Text(title) if cut else Prose(Text(title)), *numbers)
     return table
 
 
@@ -187,16 +194,12 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
                 "Streak: {days} day(s)").format(
         finished=finished, accuracy=_pct(first_try / finished if finished else None),
         answers=store.answer_count(), days=store.streak_days(tz=tz, now=now)))
-    from rich.text import Text
-
-    from tutor.ui.widgets.prose import Prose
-
     rows = []
     for lesson_id, s in sorted(stats.items()):
         item = catalog.lessons.get(lesson_id)
         # the title a learner knows the lesson by; the id only for a lesson no longer in the course
         title = one_line(item.lesson.title) if item is not None else lesson_id
-        rows.append([Prose(Text(title)), f"{len(s.finished)}/{len(course[lesson_id])}", _pct(s.accuracy),
+        rows.append([title, f"{len(s.finished)}/{len(course[lesson_id])}", _pct(s.accuracy),
                      str(len(s.after_retry)), str(len(s.missed)), _moment(s.last_seen, tz, out.width)])
     table = lesson_table(rows, out)
     out.print(table)
