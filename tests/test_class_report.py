@@ -108,3 +108,21 @@ def test_the_chinese_summary_line_and_skip_notice_read_as_chinese(class_files, c
         assert "tutor class report：跳过了一个文件：" in err
     finally:
         set_language("en")
+
+
+def test_at_80_columns_ids_stay_whole_and_no_header_is_cut():
+    """Before: 'la-contextual-embeddi…' and '最常见的错误答案（人 …': ids and headers cut with an ellipsis."""
+    from rich.console import Console
+
+    from tutor.classroom.report import ClassReport, LessonResult, QuestionResult
+    from tutor.cli.classroom import render
+
+    long_id = "la-contextual-embeddings"
+    report = ClassReport(("Ana",), (LessonResult("Ana", long_id, 2, 1),),
+                         (QuestionResult(long_id, "first-differ", 2, 1, (("(2, 4)", 1),)),))
+    for language in ("en", "zh"):
+        set_language(language)
+        out = io.StringIO()
+        render(report, Console(file=out, width=80, color_system=None))
+        text = out.getvalue()
+        assert "…" not in text and text.count(long_id) == 2, text

@@ -39,12 +39,15 @@ def render(report, console) -> None:
 
     lessons = Table(title=_("First attempts, per learner and lesson"), title_justify="left")
     for header in (_("Learner"), _("Lesson"), _("Answered"), _("Right first time")):
-        lessons.add_column(header, justify="right" if header not in (_("Learner"), _("Lesson")) else "left")
+        lessons.add_column(header, justify="right" if header not in (_("Learner"), _("Lesson")) else "left",
+                           overflow="fold")   # an id or a header cut with … could not be read back
     for row in report.lessons:
         lessons.add_row(Text(row.learner), Text(row.lesson_id), str(row.answered), str(row.right_first))
     questions = Table(title=_("Per question: right first time, and what the class believes"), title_justify="left")
     for header in (_("Lesson"), _("Question"), _("Right first time"), _("Most common wrong answers (learners)")):
-        questions.add_column(header)
+        # ids whole on one line (a reader copies them); the answers take what is left of the line
+        ids = header in (_("Lesson"), _("Question"))
+        questions.add_column(header, no_wrap=ids, overflow="fold", ratio=None if ids else 1)
     for q in report.questions:
         wrong = Text("; ").join(Text(f"{text} ×{count}") for text, count in q.wrong) if q.wrong else Text("—")
         questions.add_row(Text(q.lesson_id), Text(q.question_id), f"{q.right_first}/{q.learners}", wrong)
