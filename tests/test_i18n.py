@@ -217,6 +217,24 @@ async def test_f4_in_a_lesson_rewords_the_formula_check(tmp_path):
         assert text_of(screen, "#formula-check").strip() == "✓ formula matches the model"
 
 
+async def test_f4_on_a_reveal_rewords_its_box_and_tensor(tmp_path):
+    """Before: after F4 the reveal still read 你的答案 / 正确答案 and its tensor's headers stayed Chinese."""
+    from journey_helpers import open_live_lesson, text_of
+
+    set_language("zh")
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_live_lesson(pilot, "la-tensors", 0)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert "正确答案" in text_of(screen, "#your-answer") and "（已放弃）" in text_of(screen, "#your-answer")
+        await pilot.press("f4")
+        await pilot.pause()
+        box = text_of(screen, "#your-answer")
+        assert "Expected" in box and "(gave up)" in box and "正确答案" not in box, box
+        assert "real embed" in text_of(screen, "#real-tensor", width=200)
+
+
 async def test_f4_keeps_help_stats_the_dashboard_and_the_lesson_under_them(tmp_path):
     """Before: F4 anywhere but in a lesson closed every screen and left the learner on the roadmap
     (the dashboard, help, stats); help opened from a lesson took the lesson with it."""

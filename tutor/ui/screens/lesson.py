@@ -123,6 +123,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
         self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
+        self.revealed_answer: str | None = None   # the answer the reveal on screen shows beside the truth
         self.claims = BrokenClaims()   # where the lesson's text may not hold on the learner's own model
         self.formula_check = None   # the live check of the formula against the model (its mark's words follow F4)
 
@@ -221,9 +222,9 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
     def change_language(self, item: LoadedLesson) -> None:
         """F4 while in the lesson: the same lesson (from the catalog in the new language), question,
-        typed answer, tries and reveal; only the words change.  What was already said under the
-        answer box (a verdict, hints) stays in the language it was said in.  The question's record is
-        not asked for again: the encounter on screen goes on."""
+        typed answer, tries and reveal; only the words change, the reveal's box and tensor too.  What
+        was already said under the answer box (a verdict, hints) stays in the language it was said in.
+        The question's record is not asked for again: the encounter on screen goes on."""
         self.item, self.lesson = item, item.lesson
         localize_bindings(self)
         localize_bindings(self.query_one("#real-tensor", RevealTable))
@@ -235,6 +236,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             self.show_formula_mark()
         self.show_texts()
         self.show_prompt()
+        self.reword_reveal()
         self.refresh_bindings()
 
     def remember_position(self) -> None:

@@ -186,6 +186,13 @@ class QuizMixin:
         self.query_one("#answer", Input).value = ""
         self.query_one("#reveal").display = True
         self.call_after_refresh(self.show_reveal)   # and again when the reveal row has its size (RevealRow)
+        self.revealed_answer = last_answer
+        self.show_reveal_box(truth)
+
+    def show_reveal_box(self, truth: Truth) -> None:
+        """The learner's answer beside the expected one, and the real tensor: drawn again in the new
+        language when F4 is pressed on a reveal."""
+        last_answer = self.revealed_answer
         yours = Text(last_answer.strip()) if last_answer is not None else Text(_("(gave up)"), style="italic")
         self.query_one("#your-answer", Static).update(
             Group(Text(_("Your answer"), style="bold"), Prose(yours), Text(_("Expected"), style="bold"),
@@ -196,6 +203,17 @@ class QuizMixin:
             if reveal is not None:
                 reveal = dataclasses.replace(reveal, title=self.reveal_title(truth.tensor_label))
             self.query_one("#real-tensor", TensorView).show(reveal)
+
+    def reword_reveal(self) -> None:
+        """F4 on a reveal: its box and tensor in the new language (the truth again from the live
+        tensors, so a choice reads as the translated lesson words it)."""
+        if not self.query_one("#reveal").display or self.live is None:
+            return
+        try:
+            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
+        except QuestionError:
+            return   # said when the reveal was first drawn
+        self.show_reveal_box(truth)
 
     def show_reveal(self) -> None:
         """Small terminals: the verdict at the top of the quiz pane and the tensor under it; the

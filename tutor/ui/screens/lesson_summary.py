@@ -109,6 +109,8 @@ class LessonSummaryScreen(Screen):
     def on_mount(self) -> None:
         self.title = self.summary.title
         self.sub_title = _("Summary")
+        if self.summary.next_lesson is not None:   # 'tutor' reopens where the course goes on
+            self.app.save_position(self.summary.next_lesson[0], 0)
 
     def reword(self) -> None:
         """F4 on the summary: the same figures; the titles from the catalog in the new language."""
@@ -123,8 +125,6 @@ class LessonSummaryScreen(Screen):
         self.sub_title = _("Summary")
         self.query_one("#summary-text", Static).update(Prose(summary_text(self.summary, self.now)))
         self.refresh_bindings()
-        if self.summary.next_lesson is not None:   # 'tutor' reopens where the course goes on
-            self.app.save_position(self.summary.next_lesson[0], 0)
 
     def action_next_lesson(self) -> None:
         if self.summary.next_lesson is None:
