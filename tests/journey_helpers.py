@@ -5,6 +5,7 @@ journey tests; it varies L, so review can show it with new sizes.
 """
 import asyncio
 import io
+from contextlib import asynccontextmanager
 
 from rich.console import Console
 from textual.widgets import Static
@@ -111,3 +112,19 @@ async def open_live_lesson(pilot, lesson_id: str, *args, **kwargs):
     screen = pilot.app.screen
     await wait_for_live(pilot, screen)
     return screen
+
+
+@asynccontextmanager
+async def given_up_in_chinese(tmp_path, lesson_id: str, size: tuple[int, int]):
+    """A lesson's first question given up (Ctrl+G) in the Chinese app: (pilot, screen) on its reveal.
+    Its test sets English back afterwards (test_i18n and test_zh_words do, for every test)."""
+    from tutor.common.i18n import set_language
+    from tutor.ui.app import TutorApp
+
+    set_language("zh")
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_live_lesson(pilot, lesson_id, 0)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        yield pilot, screen

@@ -219,14 +219,9 @@ async def test_f4_in_a_lesson_rewords_the_formula_check(tmp_path):
 
 async def test_f4_on_a_reveal_rewords_its_box_and_tensor(tmp_path):
     """Before: after F4 the reveal still read 你的答案 / 正确答案 and its tensor's headers stayed Chinese."""
-    from journey_helpers import open_live_lesson, text_of
+    from journey_helpers import given_up_in_chinese, text_of
 
-    set_language("zh")
-    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
-    async with app.run_test(size=(100, 30)) as pilot:
-        screen = await open_live_lesson(pilot, "la-tensors", 0)
-        await pilot.press("ctrl+g")
-        await pilot.pause()
+    async with given_up_in_chinese(tmp_path, "la-tensors", (100, 30)) as (pilot, screen):
         assert "正确答案" in text_of(screen, "#your-answer") and "（已放弃）" in text_of(screen, "#your-answer")
         await pilot.press("f4")
         await pilot.pause()

@@ -128,13 +128,8 @@ def test_a_track_has_one_chinese_name_everywhere():
 async def test_a_chinese_choice_in_the_reveal_box_breaks_between_characters(tmp_path):
     """Before: at 80×24 the box under 正确答案 showed "b) 阶段" alone, then "1，经过块 0 之后": the
     choice broke only at its spaces, as English does."""
-    from journey_helpers import open_live_lesson, text_of
+    from journey_helpers import given_up_in_chinese, text_of
 
-    set_language("zh")
-    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_live_lesson(pilot, "la-contextual-embeddings", 0)
-        await pilot.press("ctrl+g")
-        await pilot.pause()
+    async with given_up_in_chinese(tmp_path, "la-contextual-embeddings", (80, 24)) as (pilot, screen):
         lines = text_of(screen, "#your-answer", width=16).splitlines()
         assert lines[lines.index("正确答案") + 1:] == ["b) 阶段 1，经过", "块 0 之后"]
