@@ -64,3 +64,26 @@ def test_the_notice_names_questions_and_the_formula_in_either_language():
         assert "以下内容可能不成立：第 2、4 题和公式（" in claims_text(BrokenClaims((2, 4), formula=True))
     finally:
         set_language("en")
+
+
+async def test_a_question_given_away_on_the_learner_s_model_is_not_scored_there(tmp_path):
+    """On barely trained weights pr-confident-wrong's text shows question 1's answer: a try there would be
+    a point for reading.  It is refused, free (no attempt, no reveal); Ctrl+O gives the shipped model,
+    where the same question is scored as usual."""
+    from tutor.ui.app import TutorApp
+
+    app = TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
+    app.hub.replace(*barely_trained())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_live_lesson(pilot, "pr-confident-wrong")
+        assert 1 in screen.claims.given_away
+        screen.query_one("#answer").value = "1"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "cannot be scored" in text_of(screen, "#feedback", width=300)
+        assert screen.encounter.attempts_left == screen.encounter.allowed and not screen.encounter.revealed
+        assert app.store.answer_count() == 0   # nothing recorded: no first attempt was spent
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: screen.live is not None and "shipped" in screen.live.weights_label,
+                         "the shipped model")
+        assert not screen.given_away_here()

@@ -8,6 +8,8 @@ longer true, and a hint may point the wrong way.  ``model.requires`` cannot say 
 training a claim needs, and no author could guess it; the lesson's own claims can say it.  So
 the live half of ``tutor lessons check`` runs again on the learner's model, at the lesson's own
 sizes, and the lesson screen says which parts may not hold, without saying what any answer is.
+A question whose answer the text or an earlier reveal shows on this model is not scored there
+(the lesson screen refuses the try, free, and offers the shipped model).
 """
 from __future__ import annotations
 
@@ -22,10 +24,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class BrokenClaims:
-    """Where the lesson's text stops being true on this model: question numbers (1-based) and the formula."""
+    """Where the lesson's text stops being true on this model: question numbers (1-based) and the
+    formula; and the questions whose answer the text or an earlier reveal already shows on it."""
 
     questions: tuple[int, ...] = ()
     formula: bool = False
+    given_away: tuple[int, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.questions) or self.formula
@@ -38,8 +42,15 @@ def broken_claims(lesson: "Lesson", live) -> BrokenClaims:
     from tutor.authoring.check_live import LiveChecker
     from tutor.authoring.pinned import Pinned
 
+    from tutor.authoring.leaks import find_leaks
+    from tutor.authoring.reveal_leaks import find_reveal_leaks
+
     pinned = Pinned(Path(), None)   # no file: problems are only collected, and translations are not re-read
-    LiveChecker(lesson, live, pinned, "", own_sizes=True).run(formula_ok=True)
+    checker = LiveChecker(lesson, live, pinned, "", own_sizes=True)
+    checker.run(formula_ok=True)
+    given_away = {leak.question + 1 for leak in find_leaks(lesson, live.tensors, live.sizes, checker.truths)}
+    given_away |= {leak.question + 1 for leak in find_reveal_leaks(lesson, live.tensors, live.sizes, checker.truths,
+                                                                    live.token_labels)}
     questions, formula = set(), False
     for problem in pinned.problems:
         parts = problem.field.split(".")
@@ -47,4 +58,5 @@ def broken_claims(lesson: "Lesson", live) -> BrokenClaims:
             questions.add(int(parts[1]) + 1)
         elif parts[0] == "formula":
             formula = True
-    return BrokenClaims(tuple(sorted(questions)), formula)
+    questions |= given_away   # a give-away found in the explanation is pinned there, not at its question
+    return BrokenClaims(tuple(sorted(questions)), formula, tuple(sorted(given_away)))

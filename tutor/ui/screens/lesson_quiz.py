@@ -99,6 +99,11 @@ class QuizMixin:
             self.feedback(Text(_("The model is still loading; your answer is kept. Press Enter again in a moment."),
                                style="yellow"))
             return
+        if self.given_away_here():
+            self.feedback(Text(_("On your model the text already shows this question's answer, so an answer here "
+                                 "cannot be scored: Ctrl+O shows the lesson on the shipped model, where it can, and "
+                                 "Ctrl+G gives up."), style="yellow"))
+            return
         try:
             truth = truth_for(self.question, self.live.tensors, self.live.sizes)
             result = grade(self.question, text, truth, self.live.sizes)
@@ -128,6 +133,13 @@ class QuizMixin:
             verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
                                    "answer.").format(tries=tries(left)), style="")
             self.feedback(verdict)
+
+    def given_away_here(self) -> bool:
+        """A scored (or review) try on a question whose answer the learner's own model puts in the text
+        before it (tutor.authoring.model_claims) would be a point for reading, not predicting; practice
+        counts nowhere, so it goes on.  Refused, it costs nothing, and no reveal is shown that a later
+        scored try on the shipped model could use."""
+        return self.mode is not Mode.PRACTICE and self.question_index + 1 in self.claims.given_away
 
     def labelled(self, verdict: Text) -> Text:
         """A practice verdict says so first: it is graded, and counted nowhere."""
