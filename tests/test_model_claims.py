@@ -87,3 +87,7 @@ async def test_a_question_given_away_on_the_learner_s_model_is_not_scored_there(
         await wait_until(pilot, lambda: screen.live is not None and "shipped" in screen.live.weights_label,
                          "the shipped model")
         assert not screen.given_away_here()
+        screen.query_one("#answer").value = "1"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.store.answer_count() == 1 and screen.mode.value == "scored"   # the one first attempt
