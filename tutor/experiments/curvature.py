@@ -14,7 +14,10 @@ from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 from tutor.experiments.common import loss_on, scalar, scored_targets, tokens_on_device
 
-STEP = 1e-3               # the finite-difference step along the unit gradient direction
+# the finite-difference step along the unit gradient direction: its error, h²/12 of the fourth
+# derivative, reached 2.4% of uᵀHu at h = 1e-3 on a model trained 200 steps at lr 1e-3 (uᵀHu = 6477);
+# at 1e-4 it is at most 2.5e-4 of it, and float64 rounding still far below (op-curvature checks 1%)
+STEP = 1e-4
 POWER_ROUNDS = 8          # power-iteration rounds for the largest-magnitude eigenvalue
 ETA = 0.5                 # curvature.eta: the learning rate of the one-step prediction
 
