@@ -157,6 +157,7 @@ class LiveChecker:
     def __init__(self, lesson: Lesson, live, pinned: Pinned, where: str, own_sizes: bool):
         self.lesson, self.live, self.pinned, self.where, self.own_sizes = lesson, live, pinned, where, own_sizes
         self.truths: dict[int, object] = {}   # question index -> its live truth, for the leak check
+        self.given_away: set[int] = set()       # question indices whose answer the text or a reveal shows
 
     def run(self, formula_ok: bool) -> None:
         for i, reference in enumerate(self.lesson.probes):
@@ -174,11 +175,13 @@ class LiveChecker:
         from tutor.authoring.leaks import find_leaks
 
         for leak in find_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths):
+            self.given_away.add(leak.question)
             self.pinned.add(leak.loc, leak.message(self.lesson), placeholder_at(self.pinned, leak.loc, leak.offset))
         from tutor.authoring.reveal_leaks import find_reveal_leaks
 
         for shown in find_reveal_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths,
                                        self.live.token_labels):
+            self.given_away.add(shown.question)
             self.pinned.add(shown.loc, shown.message(self.lesson))
         from tutor.authoring.choice_giveaway import long_right_choices
 

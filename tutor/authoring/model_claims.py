@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,15 +41,10 @@ def broken_claims(lesson: "Lesson", live) -> BrokenClaims:
     from tutor.authoring.check_live import LiveChecker
     from tutor.authoring.pinned import Pinned
 
-    from tutor.authoring.leaks import find_leaks
-    from tutor.authoring.reveal_leaks import find_reveal_leaks
-
     pinned = Pinned(Path(), None)   # no file: problems are only collected, and translations are not re-read
     checker = LiveChecker(lesson, live, pinned, "", own_sizes=True)
     checker.run(formula_ok=True)
-    given_away = {leak.question + 1 for leak in find_leaks(lesson, live.tensors, live.sizes, checker.truths)}
-    given_away |= {leak.question + 1 for leak in find_reveal_leaks(lesson, live.tensors, live.sizes, checker.truths,
-                                                                    live.token_labels)}
+    given_away = {index + 1 for index in checker.given_away}
     questions, formula = set(), False
     for problem in pinned.problems:
         parts = problem.field.split(".")
