@@ -157,8 +157,8 @@ class ListText(Message):
 
     def __new__(cls, parts, separator: str = ", ") -> "ListText":
         parts = tuple(parts)
-        text = super().__new__(cls, separator.join(parts))
-        text.values, text.parts, text.separator = {}, parts, separator
+        text = super().__new__(cls, separator.join(parts))   # the English, a template without values
+        text.parts, text.separator = parts, separator
         return text
 
     def translated(self) -> str:

@@ -83,8 +83,5 @@ class LabelText(Message):
     """A weights label inside a message that is translated later (a lesson's unmet requirement):
     it reads as the English label and is put in the interface language when the message is shown."""
 
-    def __new__(cls, label: str) -> "LabelText":
-        return super().__new__(cls, label)
-
     def translated(self) -> str:
         return localized_label(str.__str__(self))
