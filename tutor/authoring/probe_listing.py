@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 
 from tutor.common.i18n import M_, N_, _, message_of, translated
-from tutor.common.wide_wrap import break_offsets
+from tutor.common.wide_wrap import hanging_lines
 
 # two runs whose sizes are all different numbers, so each axis length names one size
 RUNS = (
@@ -151,29 +151,13 @@ def render(entries: list[Entry], width: int | None = None) -> str:
         shape_width = max(cell_len(shape) for shape in shapes) + 2
         for e, shape in zip(group, shapes):
             start = f"  {_padded(e.name, name_width)}{_padded(shape, shape_width)}"
-            lines += _hanging(start, translated(e.description), width)
+            lines += hanging_lines(start, translated(e.description), width)
     return "\n".join(lines).lstrip("\n")
-
-
-MIN_ROOM = 16   # cells a description needs beside its columns (a short one fits in that); narrower, it goes below
 
 
 def fit(text: str, width: int | None) -> str:
     """Prose the command prints around the listing, each line broken to ``width`` cells the same way."""
-    return "\n".join(line for paragraph in text.split("\n") for line in _hanging("", paragraph, width))
-
-
-def _hanging(start: str, text: str, width: int | None) -> list[str]:
-    """``start`` then ``text``, broken to ``width`` cells with the continuation lines indented."""
-    indent = cell_len(start)
-    if width is None or cell_len(start + text) <= width:
-        return [(start + text).rstrip()]
-    lines = []
-    if width - indent < MIN_ROOM:   # too little room beside the columns: the text goes below, indented
-        lines, start, indent = [start.rstrip()], " " * 6, 6
-    offsets = [0, *break_offsets(text, width - indent), len(text)]
-    pieces = [text[a:b].rstrip() for a, b in zip(offsets, offsets[1:])]
-    return lines + [(start + pieces[0]).rstrip()] + [" " * indent + piece for piece in pieces[1:]]
+    return "\n".join(line for paragraph in text.split("\n") for line in hanging_lines("", paragraph, width))
 
 
 def _padded(text: str, cells: int) -> str:

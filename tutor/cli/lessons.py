@@ -263,26 +263,22 @@ def run_lessons_concepts(args: argparse.Namespace) -> int:
 
     On a terminal a description wraps under itself, between Chinese characters too, so the ids
     stay a column to scan; into a pipe each concept is one line, for grep."""
-    import shutil
-
     from tutor.common.i18n import current_language
     from tutor.common.safe_text import one_line
-    from tutor.common.wide_wrap import wrapped_lines
+    from tutor.common.wide_wrap import hanging_lines
     from tutor.course.catalog import builtin_lessons_dir, load_index
     from tutor.course.overlay import translate_index
 
     index = translate_index(load_index(), builtin_lessons_dir(), current_language())   # tracks and concepts
     width = max(map(len, index.concepts), default=0)
-    indent = 2 + width + 2
-    room = shutil.get_terminal_size().columns - indent if sys.stdout.isatty() else 0
+    columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+    fold = columns if columns - (2 + width + 2) >= 20 else None   # too narrow: let the terminal wrap
     for track in index.tracks:
         ids = [concept for concept in index.concepts if concept.split(".", 1)[0] == track.id]
         if ids:
             print(f"{track.id}  {one_line(track.title)}")
             for concept in ids:
-                text = one_line(index.concepts[concept])
-                lines = wrapped_lines(text, room) if room >= 20 else [text]   # too narrow: let the terminal wrap
-                print(f"  {concept:<{width}}  " + ("\n" + " " * indent).join(lines))
+                print("\n".join(hanging_lines(f"  {concept:<{width}}  ", one_line(index.concepts[concept]), fold)))
     return 0
 
 

@@ -80,7 +80,19 @@ def break_offsets(text: str, width: int) -> list[int]:
     return offsets
 
 
-def wrapped_lines(text: str, width: int) -> list[str]:
-    """One line of text broken to ``width`` cells a line at the break opportunities above."""
-    offsets = [0, *break_offsets(text, width), len(text)]
-    return [text[start:end].rstrip() for start, end in zip(offsets, offsets[1:])]
+MIN_ROOM = 16   # cells a text needs beside what starts its line (a short one fits in that); narrower, it goes below
+
+
+def hanging_lines(start: str, text: str, width: int | None) -> list[str]:
+    """``start`` then ``text``, broken to ``width`` cells with the continuation lines indented under
+    the text, so a column of descriptions beside names stays a column; with less than ``MIN_ROOM``
+    cells beside ``start`` the text goes below it, indented.  ``width`` None: one line (a pipe)."""
+    indent = cell_len(start)
+    if width is None or cell_len(start + text) <= width:
+        return [(start + text).rstrip()]
+    lines = []
+    if width - indent < MIN_ROOM:
+        lines, start, indent = [start.rstrip()], " " * 6, 6
+    offsets = [0, *break_offsets(text, width - indent), len(text)]
+    pieces = [text[a:b].rstrip() for a, b in zip(offsets, offsets[1:])]
+    return lines + [(start + pieces[0]).rstrip()] + [" " * indent + piece for piece in pieces[1:]]
