@@ -187,7 +187,9 @@ def _format_one(value: float, fmt: str | None) -> str:
 def _unknown(name: str, tensors: dict) -> tuple[str, str]:
     """Why a placeholder's name reads nothing, whole translatable sentences: (for authors, with
     every valid name; for the screen, only the closest one)."""
-    known = ", ".join(sorted(n for n in tensors if not n.startswith("params.")))
+    from tutor.grading.tensor_access import probe_names
+
+    known = probe_names(tensors)
     sizes = ", ".join(SIZE_NAMES)
     close = difflib.get_close_matches(name, [*tensors, *SIZE_NAMES], n=1)
     if close:

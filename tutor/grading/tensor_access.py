@@ -44,12 +44,17 @@ REDUCERS = {
 }
 
 
+def probe_names(tensors: dict[str, np.ndarray]) -> str:
+    """The probes a run has, for a message about a name it lacks (the weights, params.*, left out)."""
+    return ", ".join(sorted(n for n in tensors if not n.startswith("params.")))
+
+
 def probe_slice(tensors: dict[str, np.ndarray], reference: str) -> np.ndarray:
     """The slice ``reference`` names, or QuestionError listing the probes this run has."""
     ref = parse_probe_ref(reference)
     if ref.name not in tensors:
-        known = ", ".join(sorted(n for n in tensors if not n.startswith("params.")))
-        raise QuestionError(M_("unknown probe {name!r}; valid probes: {known}", name=ref.name, known=known))
+        raise QuestionError(M_("unknown probe {name!r}; valid probes: {known}", name=ref.name,
+                               known=probe_names(tensors)))
     try:
         return np.asarray(ref.select(tensors[ref.name]))
     except (ValueError, IndexError) as error:   # a ProbeRefError keeps its Message, translated where shown
