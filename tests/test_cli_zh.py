@@ -514,3 +514,17 @@ def test_on_a_terminal_a_long_title_in_progress_ends_in_an_ellipsis_and_in_a_pip
     row = next(line for line in shown[True] if line.startswith("静态"))
     assert "…" in row and "1/2" in row and len(shown[True]) == 4, shown[True]
     assert "量" in "".join(shown[False]) and "…" not in "".join(shown[False])
+
+
+def test_a_token_placeholder_that_cannot_be_spelt_is_explained_in_chinese():
+    """Before: "'| token' names token ids, whole numbers from 0 to 2; this slice holds 2.5" stayed English."""
+    import numpy as np
+
+    from tutor.course.placeholders import fill_report
+
+    tensors = {"vocab.chars": np.array([ord("a"), ord("b"), ord("c")], dtype=float), "ids": np.array([2.5, 1.0])}
+    _text, errors = fill_report("top: {{ ids[0] | token }}", tensors, {})
+    assert "'| token' names token ids, whole numbers from 0 to 2; this slice holds 2.5" in str(errors[0])
+    set_language("zh")
+    text, _errors = fill_report("top: {{ ids[0] | token }}", tensors, {})
+    assert "'| token' 表示词元 id，即 0 到 2 的整数；这个切片里是 2.5" in text, text

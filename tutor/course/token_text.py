@@ -7,6 +7,7 @@ A model's vocabulary and output are untrusted text, so what comes out is made te
 """
 from __future__ import annotations
 
+from tutor.common.i18n import M_
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at import
 
 VOCABULARY = "vocab.chars"
@@ -17,10 +18,10 @@ def _character(value: float, tensors: dict, fail, fmt: str = "token") -> str:
     """The character token id ``value`` stands for in the live model's vocabulary."""
     vocabulary = tensors.get(VOCABULARY)
     if vocabulary is None:
-        raise fail(f"'| {fmt}' needs the model's vocabulary, which this run does not carry")
+        raise fail(M_("'| {format}' needs the model's vocabulary, which this run does not carry", format=fmt))
     if not np.isfinite(value) or value != int(value) or not 0 <= value < len(vocabulary):
-        raise fail(f"'| {fmt}' names token ids, whole numbers from 0 to {len(vocabulary) - 1}; "
-                   f"this slice holds {value:.6g}")
+        raise fail(M_("'| {format}' names token ids, whole numbers from 0 to {last}; this slice holds {value:.6g}",
+                      format=fmt, last=len(vocabulary) - 1, value=value))
     return chr(int(vocabulary[int(value)]))
 
 
@@ -41,8 +42,9 @@ def text_of(array: np.ndarray, tensors: dict, fail) -> str:
     from tutor.common.safe_text import one_line
 
     if array.ndim != 1:
-        raise fail(f"'| text' spells one row of token ids; this slice has the shape {tuple(array.shape)}: "
-                   "index it down to one row")
+        raise fail(M_("'| text' spells one row of token ids; this slice has the shape {shape}: index it down to "
+                      "one row", shape=tuple(array.shape)))
     if array.size > MAX_TEXT:
-        raise fail(f"'| text' spells at most {MAX_TEXT} tokens; this slice holds {array.size}")
+        raise fail(M_("'| text' spells at most {most} tokens; this slice holds {count}", most=MAX_TEXT,
+                      count=array.size))
     return "\u201c" + one_line("".join(_character(v, tensors, fail, "text") for v in array)) + "\u201d"
