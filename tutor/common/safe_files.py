@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -107,16 +108,18 @@ def check_write_target(path: str | Path) -> None:
         raise _cannot_write(path, M_("it is {kind}; give a regular file's path", kind=_kind(info.st_mode)))
 
 
-def write_atomically(path: str | Path, data: bytes) -> None:
+def write_atomically(path: str | Path, data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to a temporary file beside ``path``, flush it to disk, and rename it over.
 
     A reader never sees half a file and a crash leaves the old one; an existing file keeps its
-    permissions, a new one is private to the user (an export holds the learner's answers).
+    permissions, a new one is private to the user (an export holds the learner's answers), unless
+    ``mode`` is given (a hand-in the teacher's group reads).
     """
     path = Path(path)
     check_write_target(path)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode) if path.exists() else None
+        if mode is None:
+            mode = stat.S_IMODE(os.stat(path).st_mode) if path.exists() else None
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as error:
         raise _cannot_write(path, os_reason(error)) from None
@@ -134,6 +137,32 @@ def write_atomically(path: str | Path, data: bytes) -> None:
         if isinstance(error, OSError):
             raise _cannot_write(path, os_reason(error)) from None
         raise
+
+
+def private_folder(path: str | Path) -> None:
+    """Create ``path`` (and its parents) and make it 0700, whatever the umask, if it is ours.
+
+    Why: a learner's answers are theirs.  On a shared machine (a JupyterHub on Debian, where homes
+    are 0755) a data folder made under the default umask let one student read another's progress.
+    A folder that was made more open before is closed too; one owned by someone else is left as is.
+    """
+    path = Path(path)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.stat(path)
+    if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
+        os.chmod(path, stat.S_IMODE(info.st_mode) & 0o700)
+
+
+def private_file(path: str | Path) -> None:
+    """Create ``path`` empty if it is not there, and make it 0600 if it is ours (see private_folder)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o177:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
 MAX_JSON_DEPTH = 32   # a settings file is 2 levels deep, a progress export 3; room to grow, none to overflow
@@ -165,17 +194,45 @@ def json_depth_over(raw: bytes, max_depth: int) -> bool:
     return True
 
 
-def read_json_file(path: str | Path, max_bytes: int, what: str = FILE, max_depth: int = MAX_JSON_DEPTH):
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def inflate(raw: bytes, max_bytes: int, path, what: str = FILE) -> bytes:
+    """``raw`` as it was before gzip compressed it, refused past ``max_bytes`` (a small file can
+    hold gigabytes of zeros: the inflating stops at the cap instead of filling memory)."""
+    import zlib
+
+    inflater = zlib.decompressobj(wbits=31)   # 31: a gzip header and trailer
+    try:
+        data = inflater.decompress(raw, max_bytes + 1)
+        if len(data) <= max_bytes and not inflater.eof:
+            data += inflater.flush(max_bytes + 1 - len(data))
+    except zlib.error:
+        raise _cannot_read(path, M_("it is not a whole gzip file")) from None
+    if len(data) > max_bytes:
+        raise _cannot_read(path, M_("it unpacks to more than the {limit} bytes a {what} may have",
+                                    limit=format(max_bytes, ","), what=what))
+    if not inflater.eof:
+        raise _cannot_read(path, M_("it is not a whole gzip file"))
+    return data
+
+
+def read_json_file(path: str | Path, max_bytes: int, what: str = FILE, max_depth: int = MAX_JSON_DEPTH,
+                   inflated_max: int | None = None):
     """The parsed JSON of a regular file of at most ``max_bytes`` and ``max_depth`` levels of
-    nesting, or UnsafeFileError saying why.
+    nesting, or UnsafeFileError saying why.  With ``inflated_max``, a gzip file is read too (known
+    by its first bytes, whatever its name), and may unpack to that many bytes.
 
     Why one reader for every JSON file a user controls (settings, imports): a FIFO, ``/dev/zero``,
-    a huge file, bytes that are not UTF-8 and ``[`` nested 100,000 deep (which overflows the
-    parser's recursion) each once escaped as a hang, a MemoryError or a traceback.
+    a huge file, bytes that are not UTF-8, ``[`` nested 100,000 deep (which overflows the
+    parser's recursion) and an integer of more than 4,300 digits (Python's limit for turning text
+    into an int) each once escaped as a hang, a MemoryError or a traceback.
     """
     import json
 
     raw = read_regular_bytes(path, max_bytes, what)
+    if inflated_max is not None and raw.startswith(GZIP_MAGIC):
+        raw = inflate(raw, inflated_max, path, what)
     if json_depth_over(raw, max_depth):
         raise _cannot_read(path, M_("it is nested far more deeply than a {what} is (more than {depth} levels)",
                                     what=what, depth=max_depth))
@@ -188,3 +245,6 @@ def read_json_file(path: str | Path, max_bytes: int, what: str = FILE, max_depth
                                     column=error.colno, why=json_problem(error.msg))) from None
     except RecursionError:
         raise _cannot_read(path, M_("it is nested far more deeply than a {what} is", what=what)) from None
+    except ValueError:   # after JSONDecodeError, its subclass: what is left is int()'s digit limit
+        raise _cannot_read(path, M_("it holds a number of more than {digits:,} digits, which no {what} has",
+                                    digits=sys.get_int_max_str_digits(), what=what)) from None

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutor.common.i18n import M_, _, message_of, translated
-from tutor.common.safe_files import UnsafeFileError, read_json_file
+from tutor.common.safe_files import UnsafeFileError, private_folder, read_json_file
 from tutor.common.safe_text import one_line
 
 SETTINGS_NAME = "settings.json"
@@ -80,7 +80,7 @@ def save_setting(home: Path, key: str, value) -> None:
     Raises OSError when the home directory cannot be written; callers decide whether that matters.
     """
     home = Path(home)
-    home.mkdir(parents=True, exist_ok=True)
+    private_folder(home)
     read = read_settings(home)
     data = dict(read.values)
     data[key] = value

@@ -29,7 +29,8 @@ from tutor.progress.migrate import by_question, derive_question, v1_outcome
 from tutor.progress.records import Mode, QuestionRecord, Role, fold_answer
 from tutor.progress.review import iso, parse_iso
 
-MAX_IMPORT_BYTES = 64 * 1024 * 1024      # ~300,000 answers; a year of daily study is a few thousand
+MAX_IMPORT_BYTES = 64 * 1024 * 1024      # ~200,000 answers as JSON; a year of daily study is a few thousand
+MAX_INFLATED_BYTES = 512 * 1024 * 1024   # a gzip export unpacked: MAX_ANSWERS' worth (~320 MB), not a zip bomb
 MAX_ANSWERS = 1_000_000
 MAX_HINTS = 100                          # a question has a handful of hints
 MAX_ATTEMPTS = 100                       # a question allows a few attempts (3 by default)
@@ -245,9 +246,9 @@ def _position(value) -> list | None:
 
 def read_export_file(path: str | Path, export_format: str, max_version: int) -> ExportContent:
     """Read and check an export file with the shared safe reader: regular files only, at most
-    MAX_IMPORT_BYTES, nested no deeper than an export may be, then every field checked."""
+    MAX_IMPORT_BYTES (gzip too, unpacked to at most MAX_INFLATED_BYTES), nested no deeper than an export may be, then every field checked."""
     try:
-        doc = read_json_file(path, MAX_IMPORT_BYTES, what=M_("progress export"))
+        doc = read_json_file(path, MAX_IMPORT_BYTES, what=M_("progress export"), inflated_max=MAX_INFLATED_BYTES)
     except UnsafeFileError as error:   # its message shows the path terminal-safe already
         raise ExportFileError(message_of(error)) from None
     return check_export(doc, str(path), export_format, max_version)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import platformdirs
 
+from tutor.common.safe_files import private_file, private_folder
 from tutor.grading.attempts import Outcome
 from tutor.progress import open_failure, record_sql, review
 # ProgressError is imported from here by callers.
@@ -114,7 +115,7 @@ class ProgressStore(RecordingMixin):
         self.message: str | None = None
         self._lock = threading.RLock()
         try:
-            self.home.mkdir(parents=True, exist_ok=True)
+            private_folder(self.home)   # 0700: on a shared machine no one else reads the answers
         except OSError as exc:
             raise ProgressError(f"cannot create tutor home {self.home}: {exc}") from exc
         with opening_lock(self.home):
@@ -145,6 +146,12 @@ class ProgressStore(RecordingMixin):
                 f"--home / TUTOR_HOME to point at another directory. The file was not changed."
             )
         # check_same_thread=False: the app may record from a worker thread; _lock serialises use.
+        try:
+            for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):   # 0600 whatever the umask;
+                if name == DB_NAME or self.path.with_name(name).exists():   # SQLite gives its side files the same
+                    private_file(self.path.with_name(name))
+        except OSError:
+            pass   # a read-only home or a foreign file: connecting reports what is wrong
         try:
             self._con = sqlite3.connect(self.path, timeout=5, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
