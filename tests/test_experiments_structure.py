@@ -53,7 +53,9 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "attn_window.kept": (1,), "attn_window.causal_kept": (1,), "attn_window.full": (1,)},
     "linear_attn": {"linear_attn.qk": (1, 4, 9, 9), "linear_attn.kv": (1, 4, 16, 16),
                     "linear_attn.qk_v": (1, 4, 9, 16), "linear_attn.q_kv": (1, 4, 9, 16),
-                    "linear_attn.max_diff": (1,)},
+                    "linear_attn.max_diff": (1,), "linear_attn.cost_qk_v": (1,), "linear_attn.cost_q_kv": (1,),
+                    "linear_attn.phi_q": (1, 4, 9, 16), "linear_attn.phi_k": (1, 4, 9, 16),
+                    "linear_attn.phi_out": (1, 4, 9, 16)},
     "heads": {"heads.ablated": (1,), "heads.merged": (1, 9, 64), "heads.merged_ablated": (1, 9, 64),
               "heads.changed": (64,), "heads.out_changed": (64,), "heads.favourite": (4, 9)},
     "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
@@ -162,6 +164,21 @@ def test_linear_attention_orders_agree(trained_out):
     out = trained_out["linear_attn"]
     assert out["linear_attn.max_diff"][0] < 1e-9
     assert np.allclose(out["linear_attn.qk_v"], out["linear_attn.q_kv"], atol=1e-9)
+
+
+def test_linear_attention_costs_and_the_regrouped_phi_form(hub, trained_out):
+    """phi_out is computed the quadratic way; the linear order with its normaliser (what
+    co-linear-attention asks for) must give the same numbers."""
+    out = trained_out["linear_attn"]
+    L, d = 9, 16
+    assert out["linear_attn.cost_qk_v"][0] == 2 * L * L * d and out["linear_attn.cost_q_kv"][0] == 2 * L * d * d
+    phi_q, phi_k = out["linear_attn.phi_q"], out["linear_attn.phi_k"]                   # (1, 4, 9, 16) each
+    assert (phi_q > 0).all() and (phi_k > 0).all()
+    _, probes = run_with_probes(hub.model, torch.tensor([TOKENIZER.encode("3142>1234")]))
+    v = probes["blocks.0.attn.v"].double().numpy()                                      # (1, 4, 9, 16)
+    phi_k_t = np.swapaxes(phi_k, -1, -2)                                                # (1, 4, 16, 9)
+    linear = (phi_q @ (phi_k_t @ v)) / (phi_q @ phi_k_t.sum(-1, keepdims=True))         # (1, 4, 9, 16)
+    assert np.allclose(linear, out["linear_attn.phi_out"], atol=1e-6)
 
 
 def test_switching_off_a_head_changes_its_slice_only_until_w_o(hub, trained_out):
