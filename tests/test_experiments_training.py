@@ -49,7 +49,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
                   "embedding.digit_W_E": (10, 64), "embedding.digit_norm": (10, 1),
                   "embedding.digit_nearest": (10,)},
     "svd": {"svd.U": (V, 64), "svd.S": (64,), "svd.Sigma": (64, 64), "svd.V": (64, 64), "svd.energy": (64,),
-            "svd.digit_coords": (10, 2)},
+            "svd.digit_coords": (10, 2), "svd.stretch": (2,)},
     "dot_variance": {"dot_variance.d": (4,), "dot_variance.raw": (4,), "dot_variance.scaled": (4,)},
     "mlp_collapse": {"mlp_collapse.x": (1, 9, 64), "mlp_collapse.W": (64, 64), "mlp_collapse.xW": (1, 9, 64),
                      "mlp_collapse.linear_out": (1, 9, 64), "mlp_collapse.gap": (1, 9)},
@@ -149,6 +149,9 @@ def test_svd_reconstructs_W_E_with_orthonormal_directions(hub, trained_out):
     assert out["svd.energy"][-1] == pytest.approx(1.0)
     coords = out["svd.digit_coords"][:, 0]
     assert coords[9] > coords[5] > coords[0], "the first direction should order the digits"
+    S = out["svd.S"]
+    # a unit vector along v1 comes out sigma_1 long; halfway between v1 and v2, the root mean square
+    np.testing.assert_allclose(out["svd.stretch"], [S[0], np.sqrt((S[0] ** 2 + S[1] ** 2) / 2)], rtol=1e-10)
 
 
 def test_dot_products_have_variance_d(trained_out):

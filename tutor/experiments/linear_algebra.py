@@ -45,7 +45,9 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "svd.U (V, r), svd.S (r,) largest first, svd.Sigma (r, r) = diag(S), svd.V (D, r) "
                    "with r = min(V, D); svd.energy (r,) "
                    "cumulative share of sum(S**2); svd.digit_coords (10, 2): the digits 0-9 on the "
-                   "first two principal directions", passes=1.2, copies=1)
+                   "first two principal directions; svd.stretch (2,) the lengths |W_E @ x| for the unit "
+                   "vectors x = V[:, 0] and x = (V[:, 0] + V[:, 1])/sqrt(2), multiplied out with W_E itself",
+            passes=1.2, copies=1)
 @one_torch_thread
 def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
     W = context.model.W_E.weight.detach().cpu().double().numpy()           # (V, D)
@@ -56,6 +58,9 @@ def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
     signs[signs == 0] = 1.0
     U, Vt = U * signs, Vt * signs[:, None]
     digits = W[digit_ids(context)]                                         # (10, D)
+    # What the matrix does to a vector, measured by multiplying with W itself (not read off S),
+    # so that "a unit vector along v1 comes out sigma_1 long" is evidence, not a restatement.
+    probes = np.stack([Vt[0], (Vt[0] + Vt[1]) / np.sqrt(2.0)], axis=1)        # (D, 2) unit columns
     return {
         "svd.U": U,
         "svd.S": S,
@@ -63,6 +68,7 @@ def embedding_svd(context: ExperimentContext) -> dict[str, np.ndarray]:
         "svd.V": Vt.T,
         "svd.energy": np.cumsum(S ** 2) / np.sum(S ** 2),
         "svd.digit_coords": digits @ Vt[:2].T,                              # (10, 2)
+        "svd.stretch": np.linalg.norm(W @ probes, axis=0),                   # (2,)
     }
 
 
