@@ -13,7 +13,11 @@ from tutor.common.i18n import LANGUAGES, _, resolve_language, set_language
 
 def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     """The whole parser; with ``commands=False`` only the app's own options (see ``opens_the_app``)."""
-    parser = argparse.ArgumentParser(
+    parser_class = argparse.ArgumentParser
+    if commands:   # only then can help be asked for; the app's own parse stays free of the layout module
+        from tutor.cli.help_layout import CellArgumentParser as parser_class   # subparsers inherit it
+
+    parser = parser_class(
         prog="tutor",
         description=_("Learn the math behind Transformers by predicting what a real model computes."),
         epilog=_("Run 'tutor' with no command to open the app."),
