@@ -87,3 +87,40 @@ def test_the_fork_server_reads_the_lessons_ahead_for_every_language(tmp_path, mo
             assert cache_file(catalog_sources([mine]), cache / "tutor", language).exists(), language
     finally:
         server.stop()
+
+
+def children(pid: int) -> set[int]:
+    """The live (not yet ended) child processes of ``pid``."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def test_a_tab_whose_launcher_is_gone_is_ended(forks, tmp_path):
+    """The served tab of a browser that went away is stopped by stopping its launcher's process
+    group; the tab itself is the fork server's child, blocked writing a frame nobody reads."""
+    before = children(forks.process.pid)
+    environment = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "COLUMNS": "200",
+                   "ROWS": "60"}
+    launcher = subprocess.Popen(forks.command(["--home", str(tmp_path)]), shell=True, env=environment,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    try:
+        assert launcher.stdout.readline() == b"__GANGLION__\n"   # the tab draws, and nobody reads on
+        tabs = children(forks.process.pid) - before
+        assert len(tabs) == 1
+        os.killpg(launcher.pid, 15)
+        launcher.wait(60)
+        deadline = time.monotonic() + 60   # a deadline for a tab that never ends, not a speed check
+        while tabs & children(forks.process.pid):
+            assert time.monotonic() < deadline, "the tab outlived its launcher"
+            time.sleep(0.1)
+    finally:
+        launcher.stdin.close()
+        launcher.stdout.close()

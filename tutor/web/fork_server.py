@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import select
 import signal
 import socket
 import struct
@@ -213,17 +214,18 @@ def serve(socket_path: Path, parent: int, lesson_dirs: list[Path] = ()) -> None:
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(socket_path))
     listener.listen(64)
-    listener.settimeout(0.2)   # how soon a finished tab's status reaches its launcher
     waiting: dict[int, socket.socket] = {}   # child pid -> its launcher's connection
     for signum in (signal.SIGTERM, signal.SIGINT):   # run the finally: the tabs end with us
-        signal.signal(signum, lambda *_: sys.exit(0))
+        signal.signal(signum, leave)
     try:
         while os.getppid() == parent:
             reap(waiting)
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
+            # 0.2 s: how soon a finished tab's status reaches its launcher, and a dead launcher's tab ends
+            ready = readable([listener, *waiting.values()], 0.2)
+            end_abandoned(waiting, ready)
+            if listener.fileno() not in ready:
                 continue
+            connection, _ = listener.accept()
             connection.settimeout(None)
             try:
                 request, fds = receive(connection)
@@ -248,9 +250,43 @@ def serve(socket_path: Path, parent: int, lesson_dirs: list[Path] = ()) -> None:
                 pass
 
 
+def leave(*_) -> None:
+    """Leave once: Ctrl+C reaches us with ``tutor serve``, whose SIGTERM then follows while we exit."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(0)
+
+
+def readable(sockets: list[socket.socket], timeout: float) -> set[int]:
+    """The descriptors among ``sockets`` with something to read, or at their end (poll: no limit
+    on descriptor numbers, as select has)."""
+    poller = select.poll()
+    for one in sockets:
+        poller.register(one, select.POLLIN)
+    try:
+        return {fd for fd, _event in poller.poll(timeout * 1000)}
+    except InterruptedError:
+        return set()
+
+
+def end_abandoned(waiting: dict[int, socket.socket], ready: set[int]) -> None:
+    """Kill the tabs whose launcher is gone.  A launcher sends nothing after its request, so a
+    readable connection is one at its end: textual-serve stopped the tab's process group (its
+    browser went away), and the tab itself, a child of ours, must not outlive it (it may be
+    blocked writing a frame to a pipe nobody reads).  SIGKILL: a tab in that state handles nothing."""
+    for pid, connection in list(waiting.items()):
+        if connection.fileno() in ready:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            connection.close()
+            del waiting[pid]   # reap() collects it, and has nobody to tell
+
+
 def reap(waiting: dict[int, socket.socket]) -> None:
     """Tell each finished tab's launcher its exit status."""
-    while waiting:
+    while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:

@@ -83,6 +83,14 @@ def full_page(open_sessions: int, limit: int) -> str:
             f"<h1>{html.escape(heading)}</h1><p>{html.escape(body)}</p></body></html>")
 
 
+async def close_quietly(websocket) -> None:
+    """Close a WebSocket whose connection may already be gone."""
+    try:
+        await websocket.close()
+    except Exception:
+        pass
+
+
 def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
                 max_sessions: int = DEFAULT_MAX_SESSIONS, announce=None):
     """A textual-serve Server for ``command``; every request passes ``policy`` (None: no checks,
@@ -97,22 +105,12 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
     import jinja2
     from aiohttp import web
     from aiohttp.web_runner import GracefulExit
-    from textual_serve.app_service import AppService
     from textual_serve.server import Server, to_int
 
     import textual_serve
+    from tutor.web.tab_process import TabService
 
     secure = listen.ssl_context is not None
-
-    class TabService(AppService):
-        """One tab's ``tutor`` process, in its environment (tab_environment)."""
-
-        def __init__(self, *args, language: str | None, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
-            self.language = language
-
-        def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-            return tab_environment(super()._build_environment(width, height), self.language)
 
     class TutorServer(Server):
         open_sessions = 0
@@ -147,7 +145,9 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
             return aiohttp_jinja2.render_template("app_index.html", request, context)
 
         async def handle_websocket(self, request: web.Request):
-            """textual-serve's handler, with the session cap and the browser's language."""
+            """textual-serve's handler, with the session cap, the browser's language, and a tab that is
+            stopped and its place freed however the connection ends (textual-serve's own re-raised
+            from stopping a tab whose connection dropped mid-frame, and left it running)."""
             if self.open_sessions >= max_sessions:   # the page may have loaded while a place was free
                 return self.refuse_full()
             self.open_sessions += 1
@@ -155,20 +155,24 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
             service = None
             try:
                 await websocket.prepare(request)
+                language = browser_language(request.headers.get("Accept-Language"))
                 service = TabService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                      close=websocket.close, download_manager=self.download_manager,
-                                     language=browser_language(request.headers.get("Accept-Language")))
-                await service.start(to_int(request.query.get("width", "80"), 80),
-                                    to_int(request.query.get("height", "24"), 24))
+                                     environment=lambda environment: tab_environment(environment, language))
+                await service.start(request.query.get("width", "80"), request.query.get("height", "24"))   # capped
                 await self._process_messages(websocket, service)
-            except asyncio.CancelledError:
-                await websocket.close()
-            except Exception:   # a message that is not the protocol: this tab ends, the server goes on
-                await websocket.close()
+            except asyncio.CancelledError:   # the server stops: the tab with it (below)
+                pass
+            except Exception:   # a message that is not the protocol, or a connection lost mid-write
+                pass
             finally:
-                if service is not None:
-                    await service.stop()
+                # whatever happened above: the place is freed and the tab's processes are stopped
                 self.open_sessions -= 1
+                try:
+                    if service is not None:
+                        await service.end()
+                finally:
+                    await close_quietly(websocket)
             return websocket
 
         def serve(self, debug: bool = False) -> None:
