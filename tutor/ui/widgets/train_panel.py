@@ -42,6 +42,9 @@ def preset_words(preset: dt.Preset):
 START_OPTIONS = [(N_("new weights"), "new"), (N_("current model"), "current")]
 STATES = {"starting": N_("◌ starting"), "training": N_("● training"), "paused": N_("‖ paused"),
           "stopping": N_("◌ stopping")}
+# how a run ended, as the status line names it (a run's status word itself is data, never shown)
+ENDINGS = {"finished": N_("■ finished"), "stopped": N_("■ stopped"), "diverged": N_("■ diverged"),
+           "failed": N_("■ failed")}
 CHART_INTERVAL = 0.5    # seconds between chart redraws: the status line moves four times a second
 STATUS_INTERVAL = 0.25  # seconds between progress messages: each costs the UI thread a repaint, taken from training
 
@@ -60,6 +63,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
     """
     # idle | starting | training | paused | stopping: the buttons and the status line follow it
     state: reactive[str] = reactive("idle", init=False)
+    last_ending = ""   # how the last run ended ("stopped", …), until the next one starts
 
     def __init__(self) -> None:
         super().__init__()
@@ -87,6 +91,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
 
     def relabel(self) -> None:
         self.query_one(LossChart).refresh()   # the chart's axis words
+        self.show_status()                     # "■ stopped · step 115/800" in the new language
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
@@ -301,9 +306,15 @@ class TrainPanel(CheckpointActions, DashboardTab):
         self.app.publish_model(model, CharTokenizer(), label, meta)
 
     def show_status(self, ended: str = "") -> None:
+        """``ended``: how the run just ended; kept (until the next run) so a redraw in another
+        language still names it."""
         m = self.metrics
         line = Text()
-        mark = _(STATES[self.state]) if self.state in STATES else (f"■ {ended}" if ended else _("○ idle"))
+        self.last_ending = "" if self.state in STATES else (ended or self.last_ending)
+        if self.state in STATES:
+            mark = _(STATES[self.state])
+        else:
+            mark = _(ENDINGS.get(self.last_ending, ENDINGS["failed"])) if self.last_ending else _("○ idle")
         line.append(mark, style="bold")
         if m is None:
             if self.state == "starting":
