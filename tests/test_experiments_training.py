@@ -56,7 +56,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "next_token": {f"next_token.{n}": (1, 9, V) for n in ("probs", "shifted", "exp_shifted", "exp_big",
                                                            "naive_big", "stable_big")}
     | {"next_token.shift_gap": (1, 9), "next_token.top_ids": (1, 9, 5), "next_token.top_probs": (1, 9, 5),
-       "next_token.top_logits": (1, 9, 5)},
+       "next_token.top_logits": (1, 9, 5), "next_token.low_logit": (1, 9), "next_token.overflow_shift": (1, 9)},
     "temperature": {"temperature.T": (5,), "temperature.probs": (5, V), "temperature.top": (5,),
                     "temperature.winner": (5,), "temperature.hot_change": (1,)},
     "nll": {"nll.targets": (1, 8), "nll.onehot": (1, 8, V), "nll.scored": (1, 8), "nll.p_true": (1, 8),
@@ -181,6 +181,10 @@ def test_stable_softmax(trained_out):
     assert np.isnan(out["next_token.naive_big"][0, 4]).all()
     assert out["next_token.shift_gap"].max() < 1e-5
     assert out["next_token.top_ids"][0, 4, 0] == 18    # '1' after '3142>'
+    # float32 exp overflows just above ln(3.4e38) = 88.72: the first whole shift past it
+    high = out["next_token.top_logits"][..., 0]
+    np.testing.assert_array_equal(out["next_token.overflow_shift"], np.ceil(88.7228391 - high))
+    np.testing.assert_allclose(out["next_token.low_logit"], out["next_token.shifted"].min(-1) + high, atol=1e-5)
 
 
 def test_temperature_divides_the_real_logits(hub, trained_out):

@@ -16,7 +16,10 @@ from tutor.model.formats import IGNORE
                           "naive float32 softmax of logits + 100; next_token.stable_big (B, L, V) "
                           "max-subtracted softmax of logits + 100; next_token.shift_gap (B, L) "
                           "max |that - probs|; "
-                          "the five most likely tokens: next_token.top_ids, .top_probs, .top_logits (B, L, 5)",
+                          "the five most likely tokens: next_token.top_ids, .top_probs, .top_logits (B, L, 5); "
+                          "next_token.low_logit (B, L) each row's smallest logit; next_token.overflow_shift "
+                          "(B, L) the smallest whole c >= 0 at which float32 exp(logits + c) first gives inf, "
+                          "found by trying c = 0, 1, 2, ...",
             passes=1, copies=1)
 @one_torch_thread
 def next_token(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -31,6 +34,12 @@ def next_token(context: ExperimentContext) -> dict[str, np.ndarray]:
     stable_big = torch.softmax(big, dim=-1)                                 # max-subtracted inside
     probs = torch.softmax(logits.double(), dim=-1)                          # (B, L, V)
     top = probs.topk(5, dim=-1)
+    # Tried in float32, not worked out from ln(max float32): the measured threshold is the evidence.
+    shifts = torch.arange(0, 400, dtype=torch.float32)                     # (S,)
+    high = logits.amax(dim=-1, keepdim=True)                               # (B, L, 1) float32
+    overflows = torch.isinf(torch.exp(high + shifts))                      # (B, L, S)
+    overflow_shift = torch.where(overflows.any(-1), overflows.float().argmax(-1).float(),
+                                 torch.tensor(float("nan")))               # (B, L)
     return {
         "next_token.probs": to_numpy(probs),
         "next_token.top_ids": to_numpy(top.indices),
@@ -42,6 +51,8 @@ def next_token(context: ExperimentContext) -> dict[str, np.ndarray]:
         "next_token.exp_big": to_numpy(exp_big),
         "next_token.naive_big": to_numpy(naive),
         "next_token.stable_big": to_numpy(stable_big),
+        "next_token.low_logit": to_numpy(logits.double().amin(dim=-1)),
+        "next_token.overflow_shift": to_numpy(overflow_shift),
     }
 
 
