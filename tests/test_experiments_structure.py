@@ -50,7 +50,11 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "pe_shift": {"pe_shift.k": (1,), "pe_shift.M": (64, 64), "pe_shift.shifted": (9, 64),
                  "pe_shift.rotated": (9, 64), "pe_shift.omega": (32,)},
     "attn_window": {"attn_window.mask": (9, 9), "attn_window.bias": (9, 9), "attn_window.pattern": (1, 4, 9, 9),
-                    "attn_window.kept": (1,), "attn_window.causal_kept": (1,), "attn_window.full": (1,)},
+                    "attn_window.kept": (1,), "attn_window.causal_kept": (1,), "attn_window.full": (1,),
+                    "attn_window.global_pos": (1,), "attn_window.global_mask": (9, 9),
+                    "attn_window.global_bias": (9, 9), "attn_window.global_kept": (1,),
+                    "attn_window.global_pattern": (1, 4, 9, 9), "attn_window.hops": (1,),
+                    "attn_window.global_hops": (1,), "attn_window.global_gain": (1,)},
     "linear_attn": {"linear_attn.qk": (1, 4, 9, 9), "linear_attn.kv": (1, 4, 16, 16),
                     "linear_attn.qk_v": (1, 4, 9, 16), "linear_attn.q_kv": (1, 4, 9, 16),
                     "linear_attn.max_diff": (1,), "linear_attn.cost_qk_v": (1,), "linear_attn.cost_q_kv": (1,),
@@ -96,7 +100,7 @@ def test_every_experiment_runs_on_a_small_random_model_with_odd_sizes(name):
     model = small_model(d_model=12, n_head=3)
     out = run(name, context(model, ["01234", "56789"]))
     assert out and all(k.startswith(name + ".") for k in out)
-    assert all(np.all(np.isfinite(v)) for k, v in out.items() if k not in ("fp16.naive", "attn_window.bias"))
+    assert all(np.all(np.isfinite(v)) for k, v in out.items() if k not in ("fp16.naive", "attn_window.bias", "attn_window.global_bias"))
 
 
 # --- co: permutations and positions -------------------------------------------------------------
@@ -158,6 +162,19 @@ def test_window_counts_and_pattern(trained_out):
     assert np.allclose(pattern.sum(-1), 1.0)
     assert np.all(pattern[..., out["attn_window.mask"] == 0] == 0)
     assert np.all(np.isneginf(out["attn_window.bias"][out["attn_window.mask"] == 0]))
+
+
+def test_a_global_token_shortens_every_path_and_only_gains_weight(trained_out):
+    """L = 9, w = 3, hub at 4: the window needs ceil(8 / 2) = 4 layers to carry token 0 to token 8,
+    the hub 2; its row adds keys 0-1 and its column rows 7-8 (4 entries); dropping keys can only
+    raise a kept weight."""
+    out = trained_out["attn_window"]
+    assert out["attn_window.global_pos"][0] == 4
+    assert out["attn_window.hops"][0] == 4 and out["attn_window.global_hops"][0] == 2
+    assert out["attn_window.global_kept"][0] == out["attn_window.kept"][0] + 4 == out["attn_window.global_mask"].sum()
+    pattern = out["attn_window.global_pattern"]
+    assert np.allclose(pattern.sum(-1), 1.0) and np.all(pattern[..., out["attn_window.global_mask"] == 0] == 0)
+    assert out["attn_window.global_gain"][0] > 0
 
 
 def test_linear_attention_orders_agree(trained_out):

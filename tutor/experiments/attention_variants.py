@@ -15,7 +15,15 @@ ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if th
                               "attn_window.bias (L, L) 0 or -inf, attn_window.pattern (B, H, L, L) = softmax(scores + "
                               "bias) by torch's scaled_dot_product_attention, attn_window.kept (1,) kept entries "
                               "per head, attn_window.causal_kept (1,) = "
-                              "L(L+1)/2, attn_window.full (1,) = L*L",
+                              "L(L+1)/2, attn_window.full (1,) = L*L; the same window plus one global token at "
+                              "position attn_window.global_pos (1,) = L // 2, which attends to every earlier key and "
+                              "which every later query attends to (Longformer's pattern, kept causal): "
+                              "attn_window.global_mask (L, L), attn_window.global_bias (L, L), "
+                              "attn_window.global_kept (1,), attn_window.global_pattern (B, H, L, L) by torch's "
+                              "attention; attn_window.hops and attn_window.global_hops (1,) the fewest layers after "
+                              "which the last token can have read the first (repeated products of the mask), and "
+                              "attn_window.global_gain (1,) the weight head 0's last query gives the global token "
+                              "under the global mask minus under the plain causal pattern (batch row 0)",
                               window=WINDOW), passes=1, copies=1)
 @one_torch_thread
 def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -27,15 +35,44 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
     i = torch.arange(length)[:, None]                                        # (L, 1)
     j = torch.arange(length)[None, :]                                        # (1, L)
     keep = (j <= i) & (j > i - WINDOW)                                       # (L, L)
-    bias = torch.zeros(length, length, dtype=torch.float64).masked_fill(~keep, float("-inf"))  # (L, L)
+    hub = length // 2
+    with_global = keep | ((j <= i) & ((i == hub) | (j == hub)))              # (L, L)
+    global_pattern = attention_weights(q, k, with_global)                    # (B, H, L, L)
+    causal = probes["blocks.0.attn.pattern"]                                 # (B, H, L, L) the model's own
     return {
         "attn_window.mask": to_numpy(keep),
-        "attn_window.bias": to_numpy(bias),
+        "attn_window.bias": to_numpy(_bias(keep)),
         "attn_window.pattern": to_numpy(attention_weights(q, k, keep)),      # torch's attention, not softmax redone
         "attn_window.kept": scalar(keep.sum()),
         "attn_window.causal_kept": scalar(length * (length + 1) // 2),
         "attn_window.full": scalar(length * length),
+        "attn_window.global_pos": scalar(hub),
+        "attn_window.global_mask": to_numpy(with_global),
+        "attn_window.global_bias": to_numpy(_bias(with_global)),
+        "attn_window.global_kept": scalar(with_global.sum()),
+        "attn_window.global_pattern": to_numpy(global_pattern),
+        "attn_window.hops": scalar(_hops(keep)),
+        "attn_window.global_hops": scalar(_hops(with_global)),
+        "attn_window.global_gain": scalar(global_pattern[0, 0, -1, hub] - causal[0, 0, -1, hub]),
     }
+
+
+def _bias(keep):
+    """0 where a key is kept, -inf elsewhere: the additive form of a boolean mask."""
+    import torch
+
+    return torch.zeros(keep.shape, dtype=torch.float64).masked_fill(~keep, float("-inf"))   # (L, L)
+
+
+def _hops(keep) -> int:
+    """The fewest stacked layers with this mask after which the last token can have read the first:
+    the smallest n with (keep^n)[-1, 0] > 0, found by spreading the set of reachable tokens."""
+    reach = keep[-1].clone()                                                 # (L,) tokens the last one reads in 1 layer
+    hops = 1
+    while not bool(reach[0]) and hops < keep.shape[0]:
+        reach = (keep[reach].any(dim=0)) | reach                             # (L,) one layer more
+        hops += 1
+    return hops
 
 
 @experiment("linear_attn", "both orders of (Q Kᵀ) V on block 0's own q, k, v (no softmax, float64): "
