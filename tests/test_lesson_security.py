@@ -152,3 +152,40 @@ def test_a_second_document_is_refused(tmp_path):
     path = tmp_path / "two.yaml"
     path.write_text("format_version: 1\n---\nformat_version: 1\n", encoding="utf-8")
     assert "one YAML document" in refused(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_link_switched_to_a_fifo_after_any_check_by_name_does_not_block(tmp_path, monkeypatch):
+    """The loader checked the path by name (os.stat), then opened it: a symlink switched from a lesson
+    to a FIFO between the two hung ``lessons check`` forever (2026-12-reliability.md row 42).  Here
+    every check by name switches the link right after it; the file read must be the file checked."""
+    import threading
+
+    from tutor.course import loader
+
+    lesson, fifo, link = tmp_path / "real.yaml", tmp_path / "pipe", tmp_path / "lesson.yaml"
+    lesson.write_text("id: x\n", encoding="utf-8")
+    os.mkfifo(fifo)
+    link.symlink_to(lesson)
+
+    def switching(check):
+        def checked(path, *args, **kwargs):
+            found = check(path, *args, **kwargs)
+            if str(path) == str(link):
+                link.unlink()
+                link.symlink_to(fifo)
+            return found
+        return checked
+
+    for name in ("stat", "lstat"):
+        monkeypatch.setattr(loader.os, name, switching(getattr(os, name)))
+    monkeypatch.setattr(loader.os.path, "exists", switching(os.path.exists))
+    results = []
+    reader = threading.Thread(target=lambda: results.append(read_yaml(link)), daemon=True)
+    reader.start()
+    reader.join(30)   # a deadline for a hang, not a speed check
+    if reader.is_alive():   # let the blocked open finish, so the thread ends
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("reading a lesson blocked on a FIFO it had not checked")
+    data, _root, problems = results[0]
+    assert data == {"id": "x"} or "not a regular file" in str(problems[0])

@@ -58,15 +58,22 @@ def _cannot_write(path, why: str) -> UnsafeFileError:
     return UnsafeFileError(M_("cannot write {path}: {why}", path=neutralise(str(path), keep=""), why=why))
 
 
+def open_nonblocking(path: str | Path) -> int:
+    """A read-only descriptor for ``path``, to be checked with os.fstat before reading: O_NONBLOCK, so
+    a FIFO opens at once instead of waiting for a writer; O_NOCTTY, so a terminal is not adopted.
+    (For a regular file O_NONBLOCK changes nothing.)"""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.open(path, flags)
+
+
 def read_regular_bytes(path: str | Path, max_bytes: int, what: str = FILE) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``, or UnsafeFileError.
 
     Opened with O_NONBLOCK (a FIFO opens at once instead of waiting for a writer), then
     checked with fstat on the open descriptor, so what is read is what was checked.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        fd = open_nonblocking(path)
     except OSError as error:
         raise _cannot_read(path, os_reason(error)) from None
     try:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from tutor.common.i18n import M_, translated
 from tutor.common.pydantic_words import rule_of
-from tutor.common.safe_files import os_reason
+from tutor.common.safe_files import open_nonblocking, os_reason
 from tutor.common.safe_text import neutralise
 from tutor.course.text_safety import reader_error_problem, scalar_nodes, unsafe_text_in
 from tutor.course.yaml_words import yaml_problem
@@ -212,16 +212,30 @@ def _validation_problems(error: ValidationError, root, path: str, schema) -> lis
 def _read_bounded(path: Path) -> bytes:
     """At most MAX_FILE_BYTES + 1 bytes, and only from a regular file.
 
-    A lesson path may be a FIFO, a device such as /dev/zero, or a huge file: stat first so
-    nothing blocks, and never read more than the limit so nothing fills memory.
+    A lesson path may be a FIFO, a device such as /dev/zero, or a huge file.  It is opened once,
+    without blocking (safe_files.open_nonblocking), and what was opened is checked (fstat): a
+    check by name before the open could meet another file than the open (a symlink switched to
+    a FIFO between the two hung ``lessons check``).  Symbolic links are followed: a teacher may
+    link lessons into a folder, and the check is of the file reached.  Never more than the limit
+    is read, so nothing fills memory.
     """
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):
-        raise OSError(0, "not a regular file")
-    if info.st_size > MAX_FILE_BYTES:
-        return b" " * (MAX_FILE_BYTES + 1)   # the caller reports the size; nothing is read
-    with open(path, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+    fd = open_nonblocking(path)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(0, "not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            return b" " * (MAX_FILE_BYTES + 1)   # the caller reports the size; nothing is read
+        chunks, total = [], 0
+        while total <= MAX_FILE_BYTES:   # a file growing since fstat is still read only to the limit
+            chunk = os.read(fd, MAX_FILE_BYTES + 1 - total)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read_yaml(source: Path | str, text: str | bytes | None = None) -> tuple[Any, yaml.Node | None, list[Problem]]:
