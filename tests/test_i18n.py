@@ -194,7 +194,7 @@ async def test_f4_in_a_lesson_keeps_the_lesson_the_question_and_what_is_typed(tm
             await pilot.pause()
             assert app.screen is screen and isinstance(screen, LessonScreen)
             assert screen.question_index == 1 and screen.query_one("#answer").value == "(2, 4)x"
-            assert len(screen.encounter.results) == 1
+            assert len(screen.session.encounter.results) == 1
             assert "现在只取一个词元" in text_of(screen, "#question") and screen.title.startswith("张量")
             await pilot.press("escape")
             await pilot.pause()

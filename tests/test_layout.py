@@ -28,13 +28,14 @@ LAYERS = (
     ("tutor.live",),
     ("tutor.authoring", "tutor.progress", "tutor.training"),
     ("tutor.classroom", "tutor.web"),
+    ("tutor.session",),   # the question loop's rules, between the domain and the screens that draw them
     ("tutor.ui",),
     ("tutor.cli",),
     ("tutor", "tutor.__main__"),
 )
 # Lower packages may not import these higher ones (grading and lesson logic never import Textual).
 NO_TEXTUAL = ("tutor.model", "tutor.common", "tutor.formulas", "tutor.grading", "tutor.course", "tutor.live",
-              "tutor.experiments", "tutor.training", "tutor.progress", "tutor.authoring")
+              "tutor.experiments", "tutor.training", "tutor.progress", "tutor.authoring", "tutor.session")
 
 
 def modules() -> dict[str, Path]:

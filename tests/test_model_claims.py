@@ -81,13 +81,13 @@ async def test_a_question_given_away_on_the_learner_s_model_is_not_scored_there(
         await pilot.press("enter")
         await pilot.pause()
         assert "cannot be scored" in text_of(screen, "#feedback", width=300)
-        assert screen.encounter.attempts_left == screen.encounter.allowed and not screen.encounter.revealed
+        assert screen.session.encounter.attempts_left == screen.session.encounter.allowed and not screen.session.encounter.revealed
         assert app.store.answer_count() == 0   # nothing recorded: no first attempt was spent
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: screen.live is not None and "shipped" in screen.live.weights_label,
                          "the shipped model")
-        assert not screen.given_away_here()
+        assert not screen.session.given_away
         screen.query_one("#answer").value = "1"
         await pilot.press("enter")
         await pilot.pause()
-        assert app.store.answer_count() == 1 and screen.mode.value == "scored"   # the one first attempt
+        assert app.store.answer_count() == 1 and screen.session.mode.value == "scored"   # the one first attempt

@@ -89,14 +89,14 @@ async def test_ctrl_r_inside_review_keeps_the_review_try(tmp_path):
         app.action_open_review()
         await pilot.pause()
         review = app.screen
-        assert isinstance(review, ReviewScreen) and review.mode is Mode.REVIEW
+        assert isinstance(review, ReviewScreen) and review.session.mode is Mode.REVIEW
         await wait_for_live(pilot, review)
         await answer(pilot, review, WRONG)
         await new_sizes(pilot, review)
         await answer(pilot, review, RIGHT)
         assert "✓ Right" in text_of(review, "#feedback")
         await new_sizes(pilot, review)   # after the reveal: practice, rated nowhere
-        assert review.mode is Mode.PRACTICE and "Practice" in text_of(review, "#question")
+        assert review.session.mode is Mode.PRACTICE and "Practice" in text_of(review, "#question")
         await answer(pilot, review, RIGHT)
         assert text_of(review, "#feedback").startswith("Practice · ✓")
     record, outcomes, answers = stored(tmp_path)
@@ -166,7 +166,7 @@ async def test_give_up_reopen_and_type_the_revealed_answer_is_practice(tmp_path)
         await press(pilot, "enter")
         await press(pilot, "escape")
         screen = await open_question(pilot, app)
-        assert screen.mode is Mode.PRACTICE and "Practice" in text_of(screen, "#question")
+        assert screen.session.mode is Mode.PRACTICE and "Practice" in text_of(screen, "#question")
         await answer(pilot, screen, RIGHT)
         assert text_of(screen, "#feedback").startswith("Practice · ✓ Right")   # graded, and said to be practice
         assert_counts_within_the_lesson(app)
@@ -217,14 +217,14 @@ async def test_switching_language_keeps_the_try(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await open_question(pilot, app)
             await answer(pilot, screen, WRONG)
-            encounter = screen.encounter
+            session = screen.session
             app.action_toggle_language()   # F4 in a lesson keeps the lesson: the same try goes on
             await pilot.pause()
-            assert app.screen is screen and screen.encounter is encounter and encounter.attempts_left == 2
+            assert app.screen is screen and screen.session is session and session.encounter.attempts_left == 2
             await answer(pilot, screen, RIGHT)
             await press(pilot, "escape")
             screen = await open_question(pilot, app)   # reopened in the new language: practice now
-            assert screen.mode is Mode.PRACTICE
+            assert screen.session.mode is Mode.PRACTICE
     finally:
         set_language("en")
     record, _outcomes, _answers = stored(tmp_path)

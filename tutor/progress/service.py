@@ -1,7 +1,8 @@
 """The one door from the app to the learner's progress: every graded try, hint and give-up.
 
-Screens hand it an :class:`~tutor.progress.records.Answer` and get back the question's record,
-from which they draw the verdict; so the record is written before the screen shows anything.
+The question session (:mod:`tutor.session`) hands it an :class:`~tutor.progress.records.Answer` and gets
+back the try as stored and the question's record, from which the verdict is drawn; so the record is
+written before the screen shows anything.
 Why the waiting and the queue: another process (``tutor progress --import``) may hold the write
 lock for a moment. Each write waits for it (SQLite's busy timeout, then a few more tries); if the
 database still refuses, the answer is queued in memory, written first thing at the next write
@@ -39,9 +40,10 @@ class ProgressService:
         self.flush()
         return self.store.encounter_for(lesson_id, question_id, wanted, allowed, self.clock())
 
-    def record(self, answer: Answer) -> QuestionRecord | None:
-        """Store one graded try; None when it could only be queued (the screen then judges from its own
-        encounter, which the stored record will agree with once the queue is written)."""
+    def record(self, answer: Answer) -> tuple[Answer, QuestionRecord] | None:
+        """Store one graded try: the try as stored (its mode and attempt are the store's) and the record
+        after it; None when it could only be queued (the session then judges from its own encounter,
+        which the stored record will agree with once the queue is written)."""
         self.flush()
         if self.pending:
             self.pending.append(answer)
@@ -52,7 +54,7 @@ class ProgressService:
             return None
         stored, record = result
         self.session_answers.append(stored)
-        return record
+        return stored, record
 
     def hint(self, lesson_id: str, question_id: str, shown: int, mode: Mode, allowed: int) -> None:
         self._write(lambda: self.store.record_hint(lesson_id, question_id, shown, mode, allowed, self.clock()))

@@ -20,8 +20,8 @@ from tutor.authoring.model_claims import BrokenClaims
 from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import preview
-from tutor.grading.attempts import Encounter
 from tutor.progress.records import Mode
+from tutor.session.question import QuestionSession
 from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
 from tutor.ui.screens.lesson_quiz import QuizMixin
@@ -115,10 +115,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.variant_seed = variant_seed
         self.live = None
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
-        self.encounter = Encounter()
-        self.mode = Mode.SCORED   # what a try on the question on screen is: from its record (show_question)
-        self.shown_at = None      # when the question on screen could first be answered (the review log's duration)
-        self.acted = False        # a try, hint or give-up since the question was shown: new weights wait
+        self.session: QuestionSession | None = None   # the question on screen: its rules and record (open_session)
         self.opened_at = None                    # the app's clock when the lesson opened
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
@@ -191,9 +188,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
     def show_question(self) -> None:
         self.remember_position()
-        self.continue_record()
-        self.acted = False
-        self.shown_at = self.app.clock() if self.live is not None else None
+        self.open_session()
         self.show_prompt()
         self.feedback("")
         self.say("#hints", "")
@@ -211,7 +206,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
                     style="bold")
         text.append(self.live_text(self.question.prompt))
-        if self.mode is Mode.PRACTICE:
+        if self.session.mode is Mode.PRACTICE:
             text.append("\n  " + _("Practice: this question is already scored; answers here are graded but "
                                    "change neither your score nor review."), style="bold magenta")
         self.show_choices()
@@ -224,8 +219,10 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         """F4 while in the lesson: the same lesson (from the catalog in the new language), question,
         typed answer, tries and reveal; only the words change, the reveal's box and tensor too.  What
         was already said under the answer box (a verdict, hints) stays in the language it was said in.
-        The question's record is not asked for again: the encounter on screen goes on."""
+        The question's record is not asked for again: the session on screen goes on."""
         self.item, self.lesson = item, item.lesson
+        if self.session is not None:
+            self.session.relabel(self.lesson)
         localize_bindings(self)
         localize_bindings(self.query_one("#real-tensor", RevealTable))
         self.title = self.lesson.title

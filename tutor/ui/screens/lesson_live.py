@@ -204,7 +204,7 @@ class LiveMixin:
                 or self.on_shipped:
             return
         # this showing's own activity: tries from an earlier showing (the record) do not pin old weights
-        busy = self.acted or self.query_one("#answer", Input).value.strip()
+        busy = self.session.acted or self.query_one("#answer", Input).value.strip()
         if busy or not self.is_current:
             return
         self.generation += 1   # a result still being computed with the old weights is dropped

@@ -1,11 +1,10 @@
-"""The lesson screen's question loop: predict, try again, then reveal (a mixin of ``LessonScreen``).
+"""The lesson screen's question loop drawn: predict, try again, then reveal (a mixin of ``LessonScreen``).
 
-An :class:`~tutor.grading.attempts.Encounter` holds the state of the question on screen, continued
-from the question's record (``continue_record``). Every graded try goes to
-``app.progress`` as one :class:`~tutor.progress.records.Answer` before its verdict is shown, and
-the store resolves the record when the encounter ends (a right answer, a give-up, or the last
-allowed try). After the reveal Enter moves on; a resolved question shown again is practice,
-graded and labelled so, and counted nowhere.
+The rules are the question session's (:class:`tutor.session.question.QuestionSession`): it grades,
+records every try in the store before answering, and returns a :class:`~tutor.session.question.Step`
+built from what the store recorded; this mixin only draws that step (the verdict, its "Practice"
+label, the tries left, the reveal).  After the reveal Enter moves on; a resolved question shown
+again is practice, graded and labelled so, and counted nowhere.
 """
 from __future__ import annotations
 
@@ -16,11 +15,11 @@ from rich.text import Text
 from textual.widgets import Input, OptionList, Static
 
 from tutor.common.i18n import _, message_of, ngettext, translated
-from tutor.grading.answers import AnswerError
-from tutor.grading.kinds import Truth, allowed_attempts, kind_of
-from tutor.grading.quiz import QuestionError, grade, truth_for
+from tutor.grading.kinds import Truth
+from tutor.grading.quiz import QuestionError
 from tutor.grading.reveal_focus import question_reveal
-from tutor.progress.records import Answer, Mode
+from tutor.progress.records import Mode
+from tutor.session.question import Happened, QuestionSession, Step
 from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
@@ -35,25 +34,21 @@ def tries(count: int) -> str:
 
 
 class QuizMixin:
-    def continue_record(self) -> None:
-        """The question's encounter from its record, however it came back on screen (a restart, Escape
+    def open_session(self) -> None:
+        """The question's session from its record, however it came back on screen (a restart, Escape
         and reopen, Ctrl+N/B, Ctrl+R, a reload, new weights): tries and hints used stay used."""
-        allowed = allowed_attempts(self.question, self.lesson.attempts)
-        self.mode, self.encounter, _record = self.app.progress.question(
-            self.lesson.id, self.question.id, self.wanted_mode, allowed)
-        if self.mode is not Mode.PRACTICE and self.encounter.revealed:   # tries left over from more allowed
-            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, allowed, None)
-            self.mode, self.encounter, _record = self.app.progress.question(
-                self.lesson.id, self.question.id, self.wanted_mode, allowed)
+        self.session = QuestionSession(self.app.progress, self.lesson, self.question_index, self.wanted_mode,
+                                       self.app.clock, live_ready=self.live is not None)
+        self.session.given_away = self.question_index + 1 in self.claims.given_away
 
     def show_record(self) -> None:
         """Say what is already used of an open question, and show the hints already seen."""
-        encounter = self.encounter
-        if encounter.hints_used and self.question.hints:
-            self.show_hints(min(encounter.hints_used, len(self.question.hints)))
-        if encounter.results:
+        session = self.session
+        if session.hints_shown:
+            self.show_hints(session.hints_shown)
+        if session.tried_before:
             self.feedback(Text(_("You have already tried this question: {tries} left. Your first attempt "
-                                 "still counts.").format(tries=tries(encounter.attempts_left)), style="yellow"))
+                                 "still counts.").format(tries=tries(session.encounter.attempts_left)), style="yellow"))
 
     def show_choices(self) -> None:
         """A choice question's options as a list to pick from (Tab, arrows, Enter); letters still work."""
@@ -75,8 +70,7 @@ class QuizMixin:
 
     def preview_answer(self, text: str) -> None:
         """The question kind's preview of the text being typed (a formula as it reads), none after the reveal."""
-        preview = None if self.encounter.revealed else kind_of(self.question).preview(self.question, text)
-        self.query_one("#answer-preview", AnswerPreview).show(preview)
+        self.query_one("#answer-preview", AnswerPreview).show(self.session.preview(text))
 
     def feedback(self, text: Text | str) -> None:
         self.say("#feedback", text)
@@ -90,89 +84,57 @@ class QuizMixin:
             box.scroll_visible(animate=False)
 
     def submit(self, text: str) -> None:
+        """Enter in the answer box: the session grades and records the try; this draws what it returns."""
         answer_box = self.query_one("#answer", Input)
-        if self.encounter.revealed:   # nothing is graded after the reveal
+        step = self.session.submit(text, self.live)
+        happened = step.happened
+        if happened is Happened.MOVE_ON:   # nothing is graded after the reveal
             answer_box.value = ""
             self.action_next_question()
-            return
-        if self.live is None:
+        elif happened is Happened.NOT_READY:
             self.feedback(Text(_("The model is still loading; your answer is kept. Press Enter again in a moment."),
                                style="yellow"))
-            return
-        if self.given_away_here():
+        elif happened is Happened.GIVEN_AWAY:
             self.feedback(Text(_("On your model the text already shows this question's answer, so an answer here "
                                  "cannot be scored: Ctrl+O shows the lesson on the shipped model, where it can, and "
                                  "Ctrl+G gives up."), style="yellow"))
-            return
-        try:
-            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
-            result = grade(self.question, text, truth, self.live.sizes)
-        except AnswerError as error:   # unreadable text costs no attempt
+        elif happened is Happened.UNREADABLE:   # unreadable text costs no attempt
             answer_box.offer_for_replacing()   # as after a wrong try: `约 4.56` then `4.56` is not `约 4.564.56`
-            self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(error=translated(message_of(error))),
-                               style="yellow"))
-            return
-        except QuestionError as error:
-            self.feedback(question_problem(error))
-            return
-        self.acted = True
-        attempt = self.encounter.record(result.correct)
-        self.app.progress.record(Answer(self.lesson.id, self.question.id, text, result.correct,
-                                        self.encounter.hints_used, self.app.clock(), self.live.variant, attempt,
-                                        self.mode, self.encounter.allowed, self.shown_at))   # before the verdict
-        if result.correct:
-            self.reveal(truth, text, self.labelled(Text("✓ " + result.feedback, style="bold green")))
-        elif self.encounter.revealed:
-            self.reveal(truth, text, self.labelled(Text("✗ " + _("{feedback} That was the last try; here is the real "
-                                                                 "answer.").format(feedback=result.feedback),
-                                                        style="bold red")))
+            self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(
+                error=translated(message_of(step.error))), style="yellow"))
+        elif happened is Happened.QUESTION_PROBLEM:
+            self.feedback(question_problem(step.error))
+        elif happened is Happened.RIGHT:
+            self.reveal(step, self.labelled(step, Text("✓ " + step.feedback, style="bold green")))
+        elif happened is Happened.LAST_WRONG:
+            self.reveal(step, self.labelled(step, Text("✗ " + _("{feedback} That was the last try; here is the "
+                                                               "real answer.").format(feedback=step.feedback),
+                                                       style="bold red")))
         else:
             answer_box.offer_for_replacing()
-            left = self.encounter.attempts_left
-            verdict = self.labelled(Text("✗ " + result.feedback, style="bold red"))
+            verdict = self.labelled(step, Text("✗ " + step.feedback, style="bold red"))
             verdict.append("\n" + _("{tries} left: try again, ctrl+t for a hint, ctrl+g to give up and see the "
-                                   "answer.").format(tries=tries(left)), style="")
+                                   "answer.").format(tries=tries(step.attempts_left)), style="")
             self.feedback(verdict)
 
-    def given_away_here(self) -> bool:
-        """A scored (or review) try on a question whose answer the learner's own model puts in the text
-        before it (tutor.authoring.model_claims) would be a point for reading, not predicting; practice
-        counts nowhere, so it goes on.  Refused, it costs nothing, and no reveal is shown that a later
-        scored try on the shipped model could use."""
-        return self.mode is not Mode.PRACTICE and self.question_index + 1 in self.claims.given_away
-
-    def labelled(self, verdict: Text) -> Text:
-        """A practice verdict says so first: it is graded, and counted nowhere."""
-        if self.mode is not Mode.PRACTICE:
+    def labelled(self, step: Step, verdict: Text) -> Text:
+        """A practice verdict says so first (as the store recorded the try): graded, and counted nowhere."""
+        if step.mode is not Mode.PRACTICE:
             return verdict
         return Text(_("Practice") + " · ", style="bold magenta") + verdict
 
     def action_give_up(self) -> None:
-        if self.encounter.revealed or self.live is None:
-            return
-        try:
-            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
-        except QuestionError as error:
-            self.feedback(question_problem(error))
-            return
-        self.encounter.give_up()
-        self.acted = True
-        if self.mode is not Mode.PRACTICE:   # resolved as not got before the answer is shown
-            self.app.progress.give_up(self.lesson.id, self.question.id, self.mode, self.encounter.allowed,
-                                      self.live.variant, self.shown_at)
-        self.reveal(truth, None, Text(_("Here is the real answer."), style="bold"))
+        step = self.session.give_up(self.live)
+        if step.happened is Happened.QUESTION_PROBLEM:
+            self.feedback(question_problem(step.error))
+        elif step.revealed:
+            self.reveal(step, Text(_("Here is the real answer."), style="bold"))
 
     def action_hint(self) -> None:
-        hints = self.question.hints
-        if not hints:
+        shown = self.session.hint()
+        if not shown:
             self.say("#hints", Text(_("No hints for this question."), style="dim"))
             return
-        shown = min(self.encounter.hints_used + 1, len(hints))
-        self.acted = True
-        if not self.encounter.revealed:
-            self.encounter.hint_shown(shown)
-            if self.mode is not Mode.PRACTICE:   # part of the record: Ctrl+R or a restart keeps it
-                self.app.progress.hint(self.lesson.id, self.question.id, shown, self.mode, self.encounter.allowed)
         self.show_hints(shown)
 
     def show_hints(self, shown: int) -> None:
@@ -187,7 +149,7 @@ class QuizMixin:
             return _("Enter: the lesson's summary.")
         return _("Enter: next question.")
 
-    def reveal(self, truth: Truth, last_answer: str | None, verdict: Text) -> None:
+    def reveal(self, step: Step, verdict: Text) -> None:
         """Show the real answer (the store has already resolved the record, or this was practice)."""
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
@@ -198,8 +160,8 @@ class QuizMixin:
         self.query_one("#answer", Input).value = ""
         self.query_one("#reveal").display = True
         self.call_after_refresh(self.show_reveal)   # and again when the reveal row has its size (RevealRow)
-        self.revealed_answer = last_answer
-        self.show_reveal_box(truth)
+        self.revealed_answer = step.answer
+        self.show_reveal_box(step.truth)
 
     def show_reveal_box(self, truth: Truth) -> None:
         """The learner's answer beside the expected one, and the real tensor: drawn again in the new
@@ -222,7 +184,7 @@ class QuizMixin:
         if not self.query_one("#reveal").display or self.live is None:
             return
         try:
-            truth = truth_for(self.question, self.live.tensors, self.live.sizes)
+            truth = self.session.truth(self.live)
         except QuestionError:
             return   # said when the reveal was first drawn
         self.show_reveal_box(truth)

@@ -1,0 +1,157 @@
+"""The question loop's rules, tested on the question session directly (no Textual, no model):
+each test is a route a learner can take (2026-12-adversary.md and issue 19), in milliseconds.
+
+Before the session existed these rules lived in the lesson screen, and F9 (a stale screen) was
+broken: a second app instance drew a plain ✓ for a try the store had recorded as practice, and
+"1 try left" after the question was resolved.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from session_helpers import TENSORS_LESSON, Clock, service, session, tensors_live
+
+from tutor.grading.attempts import Outcome
+from tutor.progress.records import Mode
+from tutor.session.question import Happened
+
+LIVE = tensors_live()
+LESSON = TENSORS_LESSON.id
+
+
+def record_of(progress, question_id="embed-shape"):
+    return progress.store.question_record(LESSON, question_id)
+
+
+def test_a_right_first_answer_is_first_try_and_reveals():
+    progress = service()
+    step = session(progress, 0).submit("(2, 4, 8)", LIVE)
+    assert step.happened is Happened.RIGHT and step.mode is Mode.SCORED and step.revealed
+    assert record_of(progress).outcome is Outcome.FIRST_TRY
+
+
+def test_wrong_tries_count_down_then_the_last_one_reveals():
+    progress = service()
+    question = session(progress, 0)
+    assert [question.submit(text, LIVE).attempts_left for text in ("(2, 4)", "(4, 8)")] == [2, 1]
+    last = question.submit("(8, 8)", LIVE)
+    assert last.happened is Happened.LAST_WRONG and last.revealed
+    assert record_of(progress).outcome is Outcome.MISSED
+    assert question.submit("(2, 4, 8)", LIVE).happened is Happened.MOVE_ON   # nothing graded after the reveal
+
+
+def test_unreadable_text_costs_no_try_and_nothing_is_graded_before_the_tensors():
+    progress = service()
+    question = session(progress, 0)
+    assert question.submit("two by four", LIVE).happened is Happened.UNREADABLE
+    assert question.submit("(2, 4, 8)", None).happened is Happened.NOT_READY
+    assert record_of(progress) is None and progress.store.answer_count() == 0
+
+
+def test_every_route_back_to_a_question_continues_its_record():
+    """Restart, Escape and reopen, Ctrl+N/B, Ctrl+R, reload, new weights: each opens a new session."""
+    progress = service()
+    session(progress, 0).submit("(2, 4)", LIVE)
+    again = session(progress, 0)
+    assert again.mode is Mode.SCORED and again.tried_before and again.encounter.attempts_left == 2
+    step = again.submit("(2, 4, 8)", tensors_live(1, 5))   # new sizes, same record
+    assert step.happened is Happened.WRONG   # the truth is the new draw's (1, 5, 8)
+    assert again.submit("(1, 5, 8)", tensors_live(1, 5)).happened is Happened.RIGHT
+    assert record_of(progress).outcome is Outcome.AFTER_RETRY
+
+
+def test_a_hint_before_the_first_try_makes_a_right_answer_after_retry_and_is_kept():
+    progress = service()
+    assert session(progress, 0).hint() == 1
+    again = session(progress, 0)
+    assert again.hints_shown == 1
+    again.submit("(2, 4, 8)", LIVE)
+    assert record_of(progress).outcome is Outcome.AFTER_RETRY
+
+
+def test_give_up_is_not_got_and_typing_the_revealed_answer_after_is_practice():
+    """F2's first half, in the app: give up, reopen, type the revealed answer."""
+    progress = service()
+    step = session(progress, 0).give_up(LIVE)
+    assert step.happened is Happened.GAVE_UP and step.truth.display.endswith("(2, 4, 8)")
+    reopened = session(progress, 0)
+    assert reopened.mode is Mode.PRACTICE
+    practice = reopened.submit("(2, 4, 8)", LIVE)
+    assert practice.happened is Happened.RIGHT and practice.mode is Mode.PRACTICE
+    assert record_of(progress).outcome is Outcome.MISSED
+    assert [a.mode for a in progress.store.answers()] == [Mode.PRACTICE]
+
+
+def test_a_stale_session_draws_what_the_store_recorded(tmp_path):
+    """F9 / reliability row 31: two app instances on one home, both on one question."""
+    clock = Clock()
+    first, second = service(tmp_path, clock), service(tmp_path, clock)
+    a, b = session(first, 0), session(second, 0)
+    assert a.submit("(2, 4)", LIVE).attempts_left == 2
+    assert b.submit("(4, 8)", LIVE).attempts_left == 1     # the store's attempt 2, not b's first
+    last = a.submit("(8, 8)", LIVE)                         # attempt 3: resolved
+    assert last.happened is Happened.LAST_WRONG
+    stale = b.submit("(2, 4, 8)", LIVE)                    # b still showed "1 try left"
+    assert stale.happened is Happened.RIGHT and stale.mode is Mode.PRACTICE   # labelled practice, as stored
+    record = record_of(first)
+    assert (record.outcome, record.tries) == (Outcome.MISSED, 3)
+    assert [(x.attempt, x.mode) for x in first.store.answers()][:3] == [
+        (1, Mode.SCORED), (2, Mode.SCORED), (3, Mode.SCORED)]
+    assert first.store.answers()[3].mode is Mode.PRACTICE
+
+
+def test_wrong_in_one_instance_then_right_in_the_other_is_after_retry(tmp_path):
+    clock = Clock()
+    first, second = service(tmp_path, clock), service(tmp_path, clock)
+    a, b = session(first, 0), session(second, 0)
+    a.submit("(2, 4)", LIVE)
+    step = b.submit("(2, 4, 8)", LIVE)
+    assert step.happened is Happened.RIGHT and step.mode is Mode.SCORED
+    assert record_of(first).outcome is Outcome.AFTER_RETRY
+
+
+def test_a_give_up_in_a_stale_session_after_a_resolution_elsewhere_changes_nothing(tmp_path):
+    clock = Clock()
+    first, second = service(tmp_path, clock), service(tmp_path, clock)
+    a, b = session(first, 0), session(second, 0)
+    a.submit("(2, 4, 8)", LIVE)
+    assert b.give_up(LIVE).happened is Happened.GAVE_UP
+    assert record_of(first).outcome is Outcome.FIRST_TRY
+
+
+def test_review_rates_a_due_card_once_and_continues_it_across_sessions():
+    """Held routes 2 and 3: a wrong try in review, Ctrl+R or a restart, then right: Hard."""
+    clock = Clock()
+    progress = service(clock=clock)
+    session(progress, 0).give_up(LIVE)                     # not got: a card due in minutes
+    clock.now += timedelta(days=1)
+    review = session(progress, 0, wanted=Mode.REVIEW)
+    assert review.mode is Mode.REVIEW
+    assert review.submit("(2, 4)", LIVE).attempts_left == 2
+    again = session(progress, 0, wanted=Mode.REVIEW)       # a restart mid-review
+    assert again.mode is Mode.REVIEW and again.encounter.attempts_left == 2
+    assert again.submit("(2, 4, 8)", LIVE).mode is Mode.REVIEW
+    after = session(progress, 0, wanted=Mode.REVIEW)       # rated: practice now
+    assert after.mode is Mode.PRACTICE
+    roles = [(o.role.value, o.outcome) for o in progress.store.outcomes()]
+    assert roles == [("score", Outcome.MISSED), ("review", Outcome.AFTER_RETRY)]
+
+
+def test_practising_a_due_card_in_its_lesson_moves_nothing():
+    """Held route 4."""
+    clock = Clock()
+    progress = service(clock=clock)
+    session(progress, 0).give_up(LIVE)
+    due = progress.store.card(LESSON, "embed-shape").due
+    clock.now += timedelta(days=1)
+    step = session(progress, 0).submit("(2, 4, 8)", LIVE)   # in the lesson, not in Review
+    assert step.mode is Mode.PRACTICE and progress.store.card(LESSON, "embed-shape").due == due
+
+
+def test_a_choice_allows_one_try_fewer_than_its_options():
+    from session_helpers import journey_lesson
+
+    progress = service()
+    pick = session(progress, 1, lesson=journey_lesson())
+    assert pick.allowed == 1
+    assert pick.submit("b", LIVE).happened is Happened.LAST_WRONG
