@@ -8,7 +8,6 @@ formula itself, so a lesson whose box drew a question's answer passed ``lessons 
 from __future__ import annotations
 
 import ast
-import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -67,7 +66,7 @@ def test_the_reveal_check_asks_the_kind_which_cells_its_answer_is_read_from(monk
     # the whole of t is on screen after question 1: a formula's answer is not written by its numbers
     assert reveal_leaks.find_reveal_leaks(lesson_of(first, later), tensors, {}, truths) == []
     # a kind that says its answer is read off its probe's cells gets that check, with no edit to the checker
-    monkeypatch.setitem(KINDS, "formula", dataclasses.replace(KINDS["formula"], reads=probe_read))
+    monkeypatch.setattr(KINDS["formula"], "reads", probe_read)
     [leak] = reveal_leaks.find_reveal_leaks(lesson_of(first, later), tensors, {}, truths)
     assert (leak.revealed_by, leak.question, leak.shown) == (0, 1, "every value of t[0]")
 
@@ -76,16 +75,18 @@ def test_what_else_a_reveal_writes_comes_from_the_kind(monkeypatch):
     tensors = {"t": np.arange(6, dtype=float).reshape(2, 3)}
     first, later = question("number", "first", "t[1, 1]"), question("formula", "later", "u")
     truths = {0: Truth(4.0, "4", tensors["t"][1, 1], "t[1, 1]"), 1: Truth(None, "X", None, "u")}
-    monkeypatch.setitem(KINDS, "formula", dataclasses.replace(
-        KINDS["formula"], shown_on_reveal=lambda q, truth, reveal, tensors, sizes: f"a view of {reveal.array.shape}"))
+    monkeypatch.setattr(KINDS["formula"], "shown_on_reveal",
+                        lambda q, truth, reveal, tensors, sizes: f"a view of {reveal.array.shape}")
     [leak] = reveal_leaks.find_reveal_leaks(lesson_of(first, later), tensors, {}, truths)
     assert leak.shown == "a view of (2, 3)"
 
 
 def test_a_kind_cannot_leave_out_the_reveal_hook():
-    hooks = {name: (lambda *args: None) for name in ("parse", "truth", "matches", "nudge", "shown_in")}
+    hooks = {name: (lambda *args: None) for name in ("parse", "truth", "matches", "nudge", "shown_in",
+                                                     "answer_format")}
+    without_reads = type("NewKind", (QuestionKind,), {"name": "new", "question": object, **hooks})
     with pytest.raises(TypeError, match="reads"):
-        QuestionKind(name="new", question=object, **hooks)
+        without_reads()
 
 
 def test_the_reveal_check_names_no_kind_and_no_question_class():

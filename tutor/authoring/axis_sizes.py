@@ -7,11 +7,9 @@ every size name differs (``check_live.distinguishing_sizes``), so each axis of a
 truth is known by what it becomes there; two axes of the same size at the lesson's own sizes
 that are different axes there make the question unable to tell the arrangements apart.
 
-- ``shape``: two such axes in the probe slice's shape.
-- ``symbolic_shape``: the same, for the shape its answer gives (the learner sees it in numbers
-  beside the symbols, and nudges compare numbers).
-- ``values``: two such axes across which the values are symmetric, so the values typed in the
-  other axis order are the same list.
+Each kind says what its answer's axes are (``QuestionKind.axes``: a shape's, the shape a
+symbolic answer gives, a values slice's) and whether its answer reads the same with two of them
+swapped (``axes_read_alike``: a shape always; values only when symmetric across the two).
 
 No Textual, no torch: both runs arrive as numpy arrays.
 """
@@ -19,15 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from tutor.common.i18n import M_
 from tutor.authoring.leaks import question_label
-from tutor.grading.kinds.shape import ShapeQuestion
-from tutor.grading.kinds.symbolic_shape import SymbolicShapeQuestion
-from tutor.grading.kinds.values import ValuesQuestion
-from tutor.grading.answers import AnswerError, parse_symbolic_shape
-from tutor.grading.tensor_access import QuestionError, probe_slice
+from tutor.grading.answers import AnswerError
+from tutor.grading.kinds import kind_of
+from tutor.grading.tensor_access import QuestionError
 
 SIZE_NAMES = ("B", "L", "H", "D_head", "D", "V", "N", "T")
 
@@ -50,15 +45,11 @@ class SameSizes:
 
 
 def axes_of(question, tensors, sizes) -> tuple[int, ...] | None:
-    """The lengths of the question's axes with these tensors and sizes (None: not a shape question)."""
+    """The lengths of the question's axes with these tensors and sizes (None: its answer has none)."""
     try:
-        if isinstance(question, SymbolicShapeQuestion):
-            return tuple(parse_symbolic_shape(question.answer, sizes))
-        if isinstance(question, (ShapeQuestion, ValuesQuestion)) and question.probe:
-            return tuple(probe_slice(tensors, question.probe).shape)
+        return kind_of(question).axes(question, tensors, sizes)
     except (AnswerError, QuestionError):
         return None
-    return None
 
 
 def same_size_axes(lesson, own, distinct) -> list[SameSizes]:
@@ -73,20 +64,12 @@ def same_size_axes(lesson, own, distinct) -> list[SameSizes]:
             continue
         for a in range(len(here)):
             pair = next((b for b in range(a + 1, len(here)) if here[a] == here[b] and there[a] != there[b]), None)
-            if pair is None or not _indistinct(question, own.tensors, a, pair):
+            if pair is None or not kind_of(question).axes_read_alike(question, own.tensors, a, pair):
                 continue
             names = (_size_name(there[a], distinct.sizes), _size_name(there[pair], distinct.sizes))
             found.append(SameSizes(index, (a, pair), here[a], names))
             break
     return found
-
-
-def _indistinct(question, tensors, a: int, b: int) -> bool:
-    """A shape is the same either way round; values only when they are symmetric across the two axes."""
-    if not isinstance(question, ValuesQuestion):
-        return True
-    values = np.asarray(probe_slice(tensors, question.probe), dtype=float)
-    return bool(np.array_equal(values, np.swapaxes(values, a, b), equal_nan=True))
 
 
 def _size_name(length: int, sizes) -> str:

@@ -23,6 +23,7 @@ from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.course.loader import Problem, column_in_value, read_yaml, value_node, without_unknown_fields
 from tutor.course.schema import Lesson
 from tutor.course.placeholders import has_placeholders, lesson_texts, syntax_errors, unfilled_texts
+from tutor.grading.kinds import kind_of
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
 
 # the size names compute_live reports; a formula may bind a symbol to any of them
@@ -191,27 +192,16 @@ def check_static(lesson: Lesson, catalog: Catalog, pinned: Pinned) -> bool:
         if concept not in known:
             pinned.add(("concepts", i), unknown_concept(concept, known))
     check_placeholder_syntax(lesson, pinned)
-    check_choice_texts(lesson, pinned)
+    check_question_texts(lesson, pinned)
     return check_formula_text(lesson, pinned)
 
 
-def check_choice_texts(lesson: Lesson, pinned: Pinned) -> None:
-    """A choice whose text is a letter or number that names another choice: typing it picks by
-    letter or number, so a learner who types the text they mean is graded on another choice."""
+def check_question_texts(lesson: Lesson, pinned: Pinned) -> None:
+    """What each question's kind finds wrong in the question as written, with no model run
+    (a choice whose text is how a learner picks another choice)."""
     for i, question in enumerate(lesson.questions):
-        choices = getattr(question, "choices", None) or []
-        for j, choice in enumerate(choices):
-            token = choice.strip().lower()
-            if len(token) == 1 and "a" <= token < chr(ord("a") + len(choices)):
-                picked = ord(token) - ord("a")
-            elif token.isdecimal() and 1 <= int(token) <= len(choices):
-                picked = int(token) - 1
-            else:
-                continue
-            pinned.add(("questions", i, "choices", j),
-                       M_("choice text {text!r} is also how a learner picks choice {letter}) (by its letter or "
-                          "number), so typing it selects that choice; write it in words or with its unit (e.g. "
-                          "'exactly {text}', '{text} row')", text=choice.strip(), letter=chr(ord('a') + picked)))
+        for problem in kind_of(question).check_text(question):
+            pinned.add(("questions", i) + problem.field, problem.message)
 
 
 def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:

@@ -84,7 +84,7 @@ def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own) -> None:
     from tutor.authoring.axis_sizes import same_size_axes
     from tutor.live.compute import compute_live
 
-    if not any(q.kind in ("shape", "symbolic_shape", "values") for q in lesson.questions):
+    if not any(kind_of(q).answer_has_axes for q in lesson.questions):
         return
     variant = distinguishing_variant(lesson)
     if variant is None:

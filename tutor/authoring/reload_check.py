@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.authoring.check import check_choice_texts, check_formula_text, check_placeholder_syntax
+from tutor.authoring.check import check_question_texts, check_formula_text, check_placeholder_syntax
 from tutor.authoring.check_live import check_live
 from tutor.authoring.pinned import Pinned
 from tutor.course.loader import Problem, read_yaml
@@ -30,7 +30,7 @@ def live_problems(path: Path, lesson: Lesson, hub) -> list[Problem]:
     except Exception:   # changed or gone since the reload: the next poll reports it
         return []
     pinned = Pinned(path, root)
-    check_choice_texts(lesson, pinned)
+    check_question_texts(lesson, pinned)
     check_placeholder_syntax(lesson, pinned)
     formula_ok = check_formula_text(lesson, pinned)
     if lesson.model.weights == "trained" and lesson.model.requires is not None:

@@ -1,13 +1,14 @@
 """What every question kind provides, and the small pieces they share.
 
-A kind is a bundle of pure functions over plain values (numpy arrays, tuples, ints); the lesson
-screen, the lesson checker and review reach a kind only through :data:`tutor.grading.kinds.KINDS`,
-so adding a kind never touches them.
+A kind is a subclass of :class:`QuestionKind` whose methods are pure functions over plain values
+(numpy arrays, tuples, ints); the lesson screen, the help, the lesson checker and review reach a
+kind only through :data:`tutor.grading.kinds.KINDS`, so adding a kind never touches them.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Generic, TypeVar
 
 import numpy as np
 
@@ -17,6 +18,8 @@ from tutor.grading.tensor_access import probe_slice
 
 Sizes = dict[str, int]
 Tensors = dict[str, np.ndarray]
+Q = TypeVar("Q")          # the kind's question class
+V = TypeVar("V")          # what its parse reads from the learner's text
 
 
 @dataclass(frozen=True)
@@ -38,55 +41,114 @@ class AuthorProblem:
 
 
 @dataclass(frozen=True)
-class QuestionKind:
+class PickOption:
+    """One entry of a kind's pick-list: what the list shows, and the answer text picking it submits."""
+
+    label: str       # "a"
+    text: str        # the option as the lesson words it
+    answer: str      # what the answer box would hold to pick it ("a")
+
+
+class QuestionKind(ABC, Generic[Q, V]):
     """One kind of question: its part of the lesson format, and how to read, compute, judge, nudge and check it.
 
-    question: the pydantic class of its questions (``kind: Literal[name]`` plus its own fields);
-        the lesson schema's question union is built from these
-    parse(question, text, sizes) -> value        raises AnswerError on text it cannot read (no try spent)
-    truth(question, tensors, sizes) -> Truth      raises QuestionError when the lesson is wrong
-    matches(question, given, truth) -> bool
-    nudge(question, given, truth) -> str          after a wrong answer; never states the answer
-    shown_in(question, text, truth) -> (start, end) | None   where ``text`` gives the answer away (the
-        leak check); required, so that no kind goes unchecked
-    reads(question) -> [probe reference]          the slices its answer is computed from: a reveal that
-        shows every cell of them gives the answer away (the reveal check); required, [] for an answer
-        no numbers on screen can write (a formula, a shape in symbols)
-    shown_on_reveal(question, truth, reveal, tensors, sizes) -> str | None   what else on a revealed
-        tensor writes the answer (its header's shape, its axis names, a row of values), in words
-    repeat_is_predicted: an earlier question's equal answer (same_answer) was predicted there, so a
-        reveal showing it again gives nothing away: a shape that stays; not numbers, where two
-        answers of 1 are a coincidence
-    closeness(question, truth) -> str             how near counts, in words ('to 2 decimals'); '' if exact by nature
-    check_answer(question, truth, tensors, sizes, own_sizes) -> [AuthorProblem]   the live checker's hook
-    nonfinite(question, truth) -> bool            the truth holds nan/inf the question does not declare
-    attempt_cap(question) -> int | None           most tries that still test anything (choices: one fewer than options)
-    same_answer(question, truth, earlier, earlier_truth) -> bool   an earlier question of this kind had the
-        same answer, so seeing it again gives nothing away (default: equal values)
-    prompt_may_show: the question's own prompt may hold the answer (a choice names its options)
-    wants_distinct_sizes(question) -> bool        check it on sizes that are all different (L != D_head)
-    preview(question, text) -> str | None         shown under the answer box while typing; None: no preview
+    A kind is a class here, not a bundle of callables, so that a reader (and a type checker) can
+    follow ``kind.parse`` to its code and see which hooks a kind must write.  ``Q`` is its pydantic
+    question class (``kind: Literal[name]`` plus its own fields; the lesson schema's question union
+    is built from these), ``V`` the value its ``parse`` reads from the learner's text.  The six
+    abstract methods and :meth:`answer_format` are required, so no kind goes unchecked by the leak
+    and reveal checks or unlisted in the help; the rest have defaults that suit most kinds.
     """
 
-    name: str
-    question: type
-    parse: Callable
-    truth: Callable
-    matches: Callable
-    nudge: Callable
-    shown_in: Callable
-    reads: Callable
-    closeness: Callable = field(default=lambda question, truth: "")
-    check_answer: Callable = field(default=lambda question, truth, tensors, sizes, own_sizes: [])
-    nonfinite: Callable = field(default=lambda question, truth: False)
-    attempt_cap: Callable = field(default=lambda question: None)
-    same_answer: Callable = field(default=lambda question, truth, earlier, earlier_truth:
-                                  same_values(truth.value, earlier_truth.value))
-    prompt_may_show: bool = False
-    wants_distinct_sizes: Callable = field(default=lambda question: False)
-    preview: Callable = field(default=lambda question, text: None)
-    shown_on_reveal: Callable = field(default=lambda question, truth, reveal, tensors, sizes: None)
-    repeat_is_predicted: bool = False
+    name: ClassVar[str]
+    question: ClassVar[type]
+    # the question's own prompt may hold the answer (a choice names its options)
+    prompt_may_show: ClassVar[bool] = False
+    # an earlier question's equal answer (same_answer) was predicted there, so a reveal showing it
+    # again gives nothing away: a shape that stays; not numbers, where two answers of 1 are a coincidence
+    repeat_is_predicted: ClassVar[bool] = False
+    # its answer is laid out along a tensor's axes (it writes :meth:`axes`): the checker runs the lesson
+    # a second time at sizes that tell every axis apart
+    answer_has_axes: ClassVar[bool] = False
+
+    @abstractmethod
+    def parse(self, question: Q, text: str, sizes: Sizes) -> V:
+        """The learner's text as a value; raises AnswerError on text it cannot read (no try spent)."""
+
+    @abstractmethod
+    def truth(self, question: Q, tensors: Tensors, sizes: Sizes) -> Truth:
+        """What the live model says the answer is; raises QuestionError when the lesson is wrong."""
+
+    @abstractmethod
+    def matches(self, question: Q, given: V, truth: Truth) -> bool:
+        """The learner's value is right."""
+
+    @abstractmethod
+    def nudge(self, question: Q, given: V, truth: Truth) -> str:
+        """After a wrong answer: what is off, never the answer itself."""
+
+    @abstractmethod
+    def shown_in(self, question: Q, text: str, truth: Truth) -> tuple[int, int] | None:
+        """Where ``text`` gives the answer away (the leak check)."""
+
+    @abstractmethod
+    def reads(self, question: Q) -> list[str]:
+        """The slices its answer is computed from: a reveal that shows every cell of them gives the answer
+        away (the reveal check); [] for an answer no numbers on screen can write (a formula, a shape in symbols)."""
+
+    @abstractmethod
+    def answer_format(self) -> str:
+        """How an answer of this kind is typed, for the help screen: an ``N_`` string, translated when shown."""
+
+    def shown_on_reveal(self, question: Q, truth: Truth, reveal, tensors: Tensors, sizes: Sizes) -> str | None:
+        """What else on a revealed tensor writes the answer (its header's shape, its axis names), in words."""
+        return None
+
+    def closeness(self, question: Q, truth: Truth) -> str:
+        """How near counts, in words ('to 2 decimals'); '' if exact by nature."""
+        return ""
+
+    def check_answer(self, question: Q, truth: Truth, tensors: Tensors, sizes: Sizes,
+                     own_sizes: bool) -> list[AuthorProblem]:
+        """The live checker's hook: what the lesson file says that this model contradicts."""
+        return []
+
+    def check_text(self, question: Q) -> list[AuthorProblem]:
+        """The static checker's hook: what in the question cannot work, with no model run."""
+        return []
+
+    def nonfinite(self, question: Q, truth: Truth) -> bool:
+        """The truth holds nan/inf the question does not declare."""
+        return False
+
+    def attempt_cap(self, question: Q) -> int | None:
+        """Most tries that still test anything (choices: one fewer than options); None: no cap."""
+        return None
+
+    def same_answer(self, question: Q, truth: Truth, earlier, earlier_truth: Truth) -> bool:
+        """An earlier question of this kind had the same answer, so seeing it again gives nothing away."""
+        return same_values(truth.value, earlier_truth.value)
+
+    def wants_distinct_sizes(self, question: Q) -> bool:
+        """Check it on sizes that are all different (L != D_head)."""
+        return False
+
+    def axes(self, question: Q, tensors: Tensors, sizes: Sizes) -> tuple[int, ...] | None:
+        """The lengths of the answer's axes with these tensors and sizes, for the checker's test that the
+        lesson's sizes tell them apart (a kind that writes it sets ``answer_has_axes``); None: it has none."""
+        return None
+
+    def axes_read_alike(self, question: Q, tensors: Tensors, a: int, b: int) -> bool:
+        """An answer with axes ``a`` and ``b`` the other way round is written the same (a shape always is)."""
+        return True
+
+    def preview(self, question: Q, text: str) -> str | None:
+        """Shown under the answer box while typing; None: no preview."""
+        return None
+
+    def options(self, question: Q) -> list[PickOption]:
+        """A pick-list the screen offers beside the answer box; [] for a kind that is only typed."""
+        return []
 
 
 def same_values(mine, theirs) -> bool:

@@ -14,11 +14,11 @@ from typing import Annotated, Literal, Union
 import numpy as np
 from pydantic import Field, model_validator
 
-from tutor.common.i18n import M_
+from tutor.common.i18n import M_, N_
 from tutor.grading.answer_text import choice_shown
 from tutor.grading.answers import parse_choice
 from tutor.grading.fields import ProbeRefText, QuestionBase, Reducer, ShortText, Strict
-from tutor.grading.kinds.base import QuestionKind, Truth, with_reveal
+from tutor.grading.kinds.base import AuthorProblem, PickOption, QuestionKind, Truth, with_reveal
 from tutor.grading.reveal_shows import difference_on_screen
 from tutor.grading.tensor_access import QuestionError, probe_slice, reduce_slice
 
@@ -160,24 +160,76 @@ def answer_index(question, tensors) -> int:
 
 def truth(question, tensors, sizes) -> Truth:
     index = answer_index(question, tensors)
-    display = f"{chr(ord('a') + index)}) {question.choices[index]}"
+    display = f"{letter(index)}) {question.choices[index]}"
     reference = None if isinstance(question.answer, int) else rule_probe(question.answer)
     array = probe_slice(tensors, reference) if reference else None
     return with_reveal(question, tensors, index, display, array, reference or "")
 
 
-KIND = QuestionKind(
-    name="choice",
-    question=ChoiceQuestion,
-    parse=lambda question, text, sizes: parse_choice(text, question.choices),
-    truth=truth,
-    matches=lambda question, given, truth: given == truth.value,
-    nudge=lambda question, given, truth: "",
-    attempt_cap=lambda question: max(1, len(question.choices) - 1),   # else trying every option wins
-    shown_in=lambda question, text, truth: choice_shown(text, question.choices, int(truth.value)),
-    reads=lambda question: rule_reads(question.answer),
-    shown_on_reveal=lambda question, truth, reveal, tensors, sizes:
-        sign_on_reveal(question.answer, reveal, tensors),
-    prompt_may_show=True,                          # a prompt may name the options it offers
-    same_answer=lambda question, truth, earlier, earlier_truth: False,   # the same index is another statement
-)
+def letter(index: int) -> str:
+    """How the learner names choice ``index`` (counting from 0): a, b, c …"""
+    return chr(ord("a") + index)
+
+
+def texts_that_pick_another(question: ChoiceQuestion) -> list[AuthorProblem]:
+    """A choice whose text is a letter or number that names another choice: typing it picks by
+    letter or number, so a learner who types the text they mean is graded on another choice."""
+    problems = []
+    for j, choice in enumerate(question.choices):
+        token = choice.strip().lower()
+        if len(token) == 1 and "a" <= token < letter(len(question.choices)):
+            picked = ord(token) - ord("a")
+        elif token.isdecimal() and 1 <= int(token) <= len(question.choices):
+            picked = int(token) - 1
+        else:
+            continue
+        problems.append(AuthorProblem(("choices", j), M_(
+            "choice text {text!r} is also how a learner picks choice {letter}) (by its letter or number), so typing "
+            "it selects that choice; write it in words or with its unit (e.g. 'exactly {text}', '{text} row')",
+            text=choice.strip(), letter=letter(picked))))
+    return problems
+
+
+class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
+    name = "choice"
+    question = ChoiceQuestion
+    prompt_may_show = True                          # a prompt may name the options it offers
+
+    def parse(self, question, text, sizes):
+        return parse_choice(text, question.choices)
+
+    def truth(self, question, tensors, sizes):
+        return truth(question, tensors, sizes)
+
+    def matches(self, question, given, truth):
+        return given == truth.value
+
+    def nudge(self, question, given, truth):
+        return ""
+
+    def attempt_cap(self, question):
+        return max(1, len(question.choices) - 1)   # else trying every option wins
+
+    def shown_in(self, question, text, truth):
+        return choice_shown(text, question.choices, int(truth.value))
+
+    def reads(self, question):
+        return rule_reads(question.answer)
+
+    def shown_on_reveal(self, question, truth, reveal, tensors, sizes):
+        return sign_on_reveal(question.answer, reveal, tensors)
+
+    def same_answer(self, question, truth, earlier, earlier_truth):
+        return False   # the same index is another statement
+
+    def check_text(self, question):
+        return texts_that_pick_another(question)
+
+    def options(self, question):
+        return [PickOption(letter(i), choice, letter(i)) for i, choice in enumerate(question.choices)]
+
+    def answer_format(self):
+        return N_("Choices: a, b, c, or pick from the list")
+
+
+KIND = ChoiceKind()

@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 from pydantic import Field, model_validator
 
-from tutor.common.i18n import M_, _, message_of, translated
+from tutor.common.i18n import M_, N_, _, message_of, translated
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
 from tutor.formulas.display import expr_unicode, to_sympy
 from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
@@ -274,21 +274,46 @@ def _check_wrong(question, truth: Truth, i: int, wrong) -> list[AuthorProblem]:
     return []
 
 
-KIND = QuestionKind(
-    name="formula",
-    question=FormulaQuestion,
-    parse=lambda question, text, sizes: Given(read(question, text)),
-    truth=truth,
-    matches=matches,
-    nudge=lambda question, given, truth: nudge_of(question, given, truth).text,
-    shown_in=shown_in,
-    reads=lambda question: [],   # its answer is an expression: the probe's numbers on screen do not write it
-    closeness=lambda question, truth: _("checked on these tensors and {count} other draws").format(
-        count=len(truth.value.draws) - 1),
-    check_answer=check_answer,
-    same_answer=lambda question, truth, earlier, earlier_truth:
-        same_printed(question, truth.value.formula)(earlier.answer),
-    preview=preview,
-    # the reference is what the draws at other sizes compare with: ``/ 2`` for √d_k must fail the check
-    wants_distinct_sizes=lambda question: True,
-)
+class FormulaKind(QuestionKind[FormulaQuestion, Given]):
+    name = "formula"
+    question = FormulaQuestion
+
+    def parse(self, question, text, sizes):
+        return Given(read(question, text))
+
+    def truth(self, question, tensors, sizes):
+        return truth(question, tensors, sizes)
+
+    def matches(self, question, given, truth):
+        return matches(question, given, truth)
+
+    def nudge(self, question, given, truth):
+        return nudge_of(question, given, truth).text
+
+    def shown_in(self, question, text, truth):
+        return shown_in(question, text, truth)
+
+    def reads(self, question):
+        return []   # its answer is an expression: the probe's numbers on screen do not write it
+
+    def closeness(self, question, truth):
+        return _("checked on these tensors and {count} other draws").format(count=len(truth.value.draws) - 1)
+
+    def check_answer(self, question, truth, tensors, sizes, own_sizes):
+        return check_answer(question, truth, tensors, sizes, own_sizes)
+
+    def same_answer(self, question, truth, earlier, earlier_truth):
+        return same_printed(question, truth.value.formula)(earlier.answer)
+
+    def preview(self, question, text):
+        return preview(question, text)
+
+    def wants_distinct_sizes(self, question):
+        # the reference is what the draws at other sizes compare with: ``/ 2`` for √d_k must fail the check
+        return True
+
+    def answer_format(self):
+        return N_("Formulas: Q @ K.T / sqrt(d_k) or Q·Kᵀ/√d_k, with the symbols the question offers")
+
+
+KIND = FormulaKind()

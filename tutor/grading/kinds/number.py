@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from tutor.common.i18n import M_, _, message_of
+from tutor.common.i18n import M_, N_, _, message_of
 
 from typing import Literal, Union
 
@@ -116,16 +116,39 @@ def nonfinite(question, truth: Truth) -> bool:
     return not question.nonfinite and not np.isfinite(float(truth.value))
 
 
-KIND = QuestionKind(
-    name="number",
-    question=NumberQuestion,
-    parse=lambda question, text, sizes: parse_number(text),
-    truth=truth,
-    matches=matches,
-    nudge=nudge,
-    closeness=closeness,
-    check_answer=check_answer,
-    nonfinite=nonfinite,
-    shown_in=shown_in,
-    reads=probe_read,
-)
+class NumberKind(QuestionKind[NumberQuestion, float]):
+    name = "number"
+    question = NumberQuestion
+
+    def parse(self, question, text, sizes):
+        return parse_number(text)
+
+    def truth(self, question, tensors, sizes):
+        return truth(question, tensors, sizes)
+
+    def matches(self, question, given, truth):
+        return matches(question, given, truth)
+
+    def nudge(self, question, given, truth):
+        return nudge(question, given, truth)
+
+    def closeness(self, question, truth):
+        return closeness(question, truth)
+
+    def check_answer(self, question, truth, tensors, sizes, own_sizes):
+        return check_answer(question, truth, tensors, sizes, own_sizes)
+
+    def nonfinite(self, question, truth):
+        return nonfinite(question, truth)
+
+    def shown_in(self, question, text, truth):
+        return shown_in(question, text, truth)
+
+    def reads(self, question):
+        return probe_read(question)
+
+    def answer_format(self):
+        return N_("Numbers: 64, 0.25, 1/4, 25%, 1e-3")
+
+
+KIND = NumberKind()

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tutor.common.i18n import M_
+from tutor.common.i18n import M_, N_
 from tutor.grading.answer_text import shape_shown
 from tutor.grading.answers import parse_shape
 from tutor.grading.fields import ProbeRefText, QuestionBase
@@ -34,16 +34,41 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
                                           probe=question.probe, shape=truth.value))]
 
 
-KIND = QuestionKind(
-    name="shape",
-    question=ShapeQuestion,
-    parse=lambda question, text, sizes: parse_shape(text),
-    truth=truth,
-    matches=lambda question, given, truth: given == truth.value,
-    nudge=lambda question, given, truth: shape_nudge(given, truth.value),
-    check_answer=check_answer,
-    shown_in=lambda question, text, truth: shape_shown(text, truth.value),
-    reads=probe_read,
-    shown_on_reveal=lambda question, truth, reveal, tensors, sizes: shape_on_reveal(reveal, truth.value),
-    repeat_is_predicted=True,   # a shape that stays the same was predicted the first time
-)
+class ShapeKind(QuestionKind[ShapeQuestion, tuple[int, ...]]):
+    name = "shape"
+    question = ShapeQuestion
+    answer_has_axes = True
+    repeat_is_predicted = True   # a shape that stays the same was predicted the first time
+
+    def parse(self, question, text, sizes):
+        return parse_shape(text)
+
+    def truth(self, question, tensors, sizes):
+        return truth(question, tensors, sizes)
+
+    def matches(self, question, given, truth):
+        return given == truth.value
+
+    def nudge(self, question, given, truth):
+        return shape_nudge(given, truth.value)
+
+    def check_answer(self, question, truth, tensors, sizes, own_sizes):
+        return check_answer(question, truth, tensors, sizes, own_sizes)
+
+    def shown_in(self, question, text, truth):
+        return shape_shown(text, truth.value)
+
+    def reads(self, question):
+        return probe_read(question)
+
+    def shown_on_reveal(self, question, truth, reveal, tensors, sizes):
+        return shape_on_reveal(reveal, truth.value)
+
+    def axes(self, question, tensors, sizes):
+        return tuple(probe_slice(tensors, question.probe).shape)
+
+    def answer_format(self):
+        return N_("Shapes: 2x3x4 or (2, 3, 4)")
+
+
+KIND = ShapeKind()

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tutor.common.i18n import M_, _, ngettext
+from tutor.common.i18n import M_, N_, _, ngettext
 from tutor.grading.answer_text import symbolic_shown
 from tutor.grading.answers import parse_symbolic_shape
 from tutor.grading.fields import OptionalProbeRef, QuestionBase
@@ -81,21 +81,50 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
                                           shape=actual, sizes=with_sizes))]
 
 
-KIND = QuestionKind(
-    name="symbolic_shape",
-    question=SymbolicShapeQuestion,
-    parse=parse,
-    truth=truth,
-    matches=matches,
-    nudge=nudge,
-    check_answer=check_answer,
-    shown_in=lambda question, text, truth: symbolic_shown(text, question.answer),
-    reads=lambda question: [],   # its answer is in symbols: only axis names give it away
-    shown_on_reveal=lambda question, truth, reveal, tensors, sizes: symbols_on_reveal(reveal, sizes, question.answer),
-    repeat_is_predicted=True,
-    # an earlier answer equal as a formula ((B, H, L, D/H) after (B, H, L, D_head)) was predicted already
-    same_answer=lambda question, truth, earlier, earlier_truth:
-        symbolic_shown(f"({earlier.answer.strip('()[] ')})", question.answer) is not None,
-    # a shape right only because two sizes are equal (H = 1, L = D_head) must fail on some variant
-    wants_distinct_sizes=lambda question: question.probe is not None,
-)
+class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
+    name = "symbolic_shape"
+    question = SymbolicShapeQuestion
+    answer_has_axes = True
+    repeat_is_predicted = True
+
+    def parse(self, question, text, sizes):
+        return parse(question, text, sizes)
+
+    def truth(self, question, tensors, sizes):
+        return truth(question, tensors, sizes)
+
+    def matches(self, question, given, truth):
+        return matches(question, given, truth)
+
+    def nudge(self, question, given, truth):
+        return nudge(question, given, truth)
+
+    def check_answer(self, question, truth, tensors, sizes, own_sizes):
+        return check_answer(question, truth, tensors, sizes, own_sizes)
+
+    def shown_in(self, question, text, truth):
+        return symbolic_shown(text, question.answer)
+
+    def reads(self, question):
+        return []   # its answer is in symbols: only axis names give it away
+
+    def shown_on_reveal(self, question, truth, reveal, tensors, sizes):
+        return symbols_on_reveal(reveal, sizes, question.answer)
+
+    def same_answer(self, question, truth, earlier, earlier_truth):
+        """An earlier answer equal as a formula ((B, H, L, D/H) after (B, H, L, D_head)) was predicted already."""
+        return symbolic_shown(f"({earlier.answer.strip('()[] ')})", question.answer) is not None
+
+    def wants_distinct_sizes(self, question):
+        # a shape right only because two sizes are equal (H = 1, L = D_head) must fail on some variant
+        return question.probe is not None
+
+    def axes(self, question, tensors, sizes):
+        """The shape its answer gives: the learner sees it in numbers beside the symbols, and nudges compare numbers."""
+        return tuple(parse_symbolic_shape(question.answer, sizes))
+
+    def answer_format(self):
+        return N_("Shapes in symbols: (B, L, D) or (B, H, L, D/H)")
+
+
+KIND = SymbolicShapeKind()

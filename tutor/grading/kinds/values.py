@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.common.i18n import M_, _, message_of
+from tutor.common.i18n import M_, N_, _, message_of
 
 from typing import Literal, Union
 
@@ -84,20 +84,53 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
     return []
 
 
-KIND = QuestionKind(
-    name="values",
-    question=ValuesQuestion,
-    parse=lambda question, text, sizes: parse_values(text),
-    truth=truth,
-    matches=matches,
-    nudge=nudge,
-    closeness=lambda question, truth: tolerance_in_words(question.tolerance, False),
-    check_answer=check_answer,
-    shown_in=lambda question, text, truth: values_shown(text, truth.value, question.tolerance),
-    reads=probe_read,
-    shown_on_reveal=lambda question, truth, reveal, tensors, sizes:
-        M_("the values of {probe}, in order", probe=question.probe)
-        if values_on_screen(reveal.array, truth.value, question.tolerance) else None,
-    nonfinite=lambda question, truth: not question.nonfinite and
-    not bool(np.all(np.isfinite(np.asarray(truth.value, dtype=float)))),
-)
+class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
+    name = "values"
+    question = ValuesQuestion
+    answer_has_axes = True
+
+    def parse(self, question, text, sizes):
+        return parse_values(text)
+
+    def truth(self, question, tensors, sizes):
+        return truth(question, tensors, sizes)
+
+    def matches(self, question, given, truth):
+        return matches(question, given, truth)
+
+    def nudge(self, question, given, truth):
+        return nudge(question, given, truth)
+
+    def closeness(self, question, truth):
+        return tolerance_in_words(question.tolerance, False)
+
+    def check_answer(self, question, truth, tensors, sizes, own_sizes):
+        return check_answer(question, truth, tensors, sizes, own_sizes)
+
+    def shown_in(self, question, text, truth):
+        return values_shown(text, truth.value, question.tolerance)
+
+    def reads(self, question):
+        return probe_read(question)
+
+    def shown_on_reveal(self, question, truth, reveal, tensors, sizes):
+        if values_on_screen(reveal.array, truth.value, question.tolerance):
+            return M_("the values of {probe}, in order", probe=question.probe)
+        return None
+
+    def nonfinite(self, question, truth):
+        return not question.nonfinite and not bool(np.all(np.isfinite(np.asarray(truth.value, dtype=float))))
+
+    def axes(self, question, tensors, sizes):
+        return tuple(probe_slice(tensors, question.probe).shape)
+
+    def axes_read_alike(self, question, tensors, a, b):
+        """Values typed in the other axis order are the same list only when they are symmetric across the two."""
+        values = np.asarray(probe_slice(tensors, question.probe), dtype=float)
+        return bool(np.array_equal(values, np.swapaxes(values, a, b), equal_nan=True))
+
+    def answer_format(self):
+        return N_("Values: 1, 2.5, -inf, nan")
+
+
+KIND = ValuesKind()

@@ -14,18 +14,27 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from tutor.common.i18n import N_, _
+from tutor.grading.kinds import KINDS
 from tutor.ui.localize import binding_label, localize_bindings
 from tutor.ui.widgets.prose import Prose
 
-NOTES = N_(
+ANSWERING = N_(
     "Answering: type your prediction and press Enter. A wrong answer gets a nudge: try again, ask for a "
     "hint (ctrl+t) or give up (ctrl+g). The answer is shown after a right answer, a give-up or the last try "
-    "(3 by default); then Enter goes to the next question. "
-    "Shapes: 2x3x4 or (2, 3, 4); values: 1, 2.5, -inf, nan; choices: a, b, c, or pick from the list.\n"
+    "(3 by default); then Enter goes to the next question."
+)
+FORMATS = N_("How to write an answer (full-width input works too):")
+NOTES = N_(
     "While you type an answer, keys that would type a letter (like ?) go into the answer: use F1 for help.\n"
     "Review brings back questions you did not get right first time, on a spaced-repetition schedule (FSRS).\n"
     "Your progress is saved after every answer; 'tutor progress' prints it, exports or imports it."
 )
+
+
+def notes() -> Text:
+    """The answer formats come from the question kinds, so a new kind is listed without editing this screen."""
+    formats = "".join(f"\n  {_(kind.answer_format())}" for kind in KINDS.values())
+    return Text(f"{_(ANSWERING)}\n{_(FORMATS)}{formats}\n{_(NOTES)}")
 
 
 class HelpScreen(Screen):
@@ -46,7 +55,7 @@ class HelpScreen(Screen):
         with VerticalScroll(id="help-body"):
             # Prose: Chinese breaks between characters, not as one long "word" cut at the edge
             yield Static(Prose(self._keys()), id="help-keys")
-            yield Static(Prose(Text(_(NOTES))), id="help-notes")
+            yield Static(Prose(notes()), id="help-notes")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -58,7 +67,7 @@ class HelpScreen(Screen):
         localize_bindings(self)
         self.sub_title = _("Keys")
         self.query_one("#help-keys", Static).update(Prose(self._keys()))
-        self.query_one("#help-notes", Static).update(Prose(Text(_(NOTES))))
+        self.query_one("#help-notes", Static).update(Prose(notes()))
         self.refresh_bindings()
 
     def _keys(self) -> Text:

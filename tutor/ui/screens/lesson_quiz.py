@@ -51,16 +51,16 @@ class QuizMixin:
                                  "still counts.").format(tries=tries(session.encounter.attempts_left)), style="yellow"))
 
     def show_choices(self) -> None:
-        """A choice question's options as a list to pick from (Tab, arrows, Enter); letters still work."""
+        """The kind's pick-list (a choice's options) to pick from (Tab, arrows, Enter); typing still works."""
         options = self.query_one("#choices", OptionList)
         options.clear_options()
-        choices = getattr(self.question, "choices", None) or []
-        options.add_options([f"{chr(ord('a') + i)}) {choice}" for i, choice in enumerate(choices)])
-        options.display = bool(choices)
+        picks = kind_of(self.question).options(self.question)
+        options.add_options([f"{pick.label}) {pick.text}" for pick in picks])
+        options.display = bool(picks)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.submit(chr(ord("a") + event.option_index))
+        self.submit(kind_of(self.question).options(self.question)[event.option_index].answer)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.submit(event.value)
