@@ -39,7 +39,7 @@ def test_the_extra_registers_the_entry_point_jupyter_server_proxy_reads():
 def test_jupyter_server_proxy_accepts_the_settings():
     config = pytest.importorskip("jupyter_server_proxy.config")
     process = config.ServerProcess(name="tutor", **setup_tutor())
-    assert process.unix_socket is True and process.launcher_entry.title == "Transformer math tutor"
+    assert process.unix_socket is True and process.launcher_entry.title.startswith("Transformer")
 
 
 def test_a_unix_socket_in_a_folder_others_can_enter_is_refused(tmp_path, capsys):
@@ -83,3 +83,20 @@ async def test_on_its_private_socket_the_tutor_serves_the_proxy_without_a_token(
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_the_launcher_tile_names_the_tutor_in_every_language_with_the_learner_s_first(tmp_path):
+    """The tile showed "Transformer math tutor" in a Chinese browser: jupyter-server-proxy gives it one
+    title, read when the user's server starts, so it carries both; the learner's chosen language first."""
+    from tutor.common.settings import save_setting
+    from tutor.web.hub_launcher import launcher_title
+
+    assert launcher_title(tmp_path, {"LANG": "en_US.UTF-8"}) == "Transformer math tutor · Transformer 数学导师"
+    assert launcher_title(tmp_path, {"LANG": "zh_CN.UTF-8"}) == "Transformer 数学导师 · Transformer math tutor"
+    save_setting(tmp_path, "language", "zh")
+    assert launcher_title(tmp_path, {"LANG": "C"}).startswith("Transformer 数学导师")
+
+
+def test_the_launcher_tile_has_the_tutor_icon():
+    icon = Path(setup_tutor()["launcher_entry"]["icon_path"])
+    assert icon.suffix == ".svg" and icon.read_text().startswith("<svg")   # jupyter-server-proxy wants an SVG

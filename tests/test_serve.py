@@ -227,7 +227,7 @@ async def test_nothing_on_the_page_is_fetched_from_another_machine(served):
     cookie = {f"tutor_token_{port}": token}
     _status, page, _ = await get(f"{base}/?token={token}")
     assert not re.search(r"(https?:)?//[a-z0-9]", page.replace("ws://127.0.0.1", ""), re.I)
-    seen, queue = set(), [("static/", link) for link in referenced(page)]
+    seen, queue = set(), [("", link) for link in referenced(page)]   # the page's links are beside it
     assert any(link.endswith(".ttf") for _, link in queue)    # the shipped font, served from here
     while queue:
         folder, link = queue.pop()
@@ -242,7 +242,7 @@ async def test_nothing_on_the_page_is_fetched_from_another_machine(served):
         if path.endswith((".css", ".js")):
             assert not re.search(r"https?://", re.sub(r"/\*.*?\*/", "", text, flags=re.S)), path
             queue += [(path.rsplit("/", 1)[0] + "/", found) for found in referenced(text) if path.endswith(".css")]
-    assert {"static/css/xterm.css", "static/js/textual.js"} <= seen
+    assert {"static/css/xterm.css", "static/js/textual.js", "favicon.svg", "favicon.ico"} <= seen
 
 
 async def test_max_sessions_refuses_the_next_tab_with_a_clear_page(tmp_path):
@@ -275,6 +275,17 @@ async def test_with_a_certificate_the_page_and_its_websocket_are_served_over_tls
                 cookie = response.headers.get("Set-Cookie", "")
         assert response.status == 200 and f'data-session-websocket-url="wss://127.0.0.1:{port}/ws"' in page
         assert "Secure" in cookie   # the token never travels over plain HTTP
+
+
+async def test_the_tab_icon_is_served(served):
+    """Browsers ask for /favicon.ico whatever the page links: it was a 404 on every page load."""
+    base, token, port = served
+    async with aiohttp.ClientSession(cookies={f"tutor_token_{port}": token}) as session:
+        async with session.get(f"{base}/favicon.ico") as response:
+            assert response.status == 200 and (await response.read())[:4] == b"\0\0\1\0"   # an ICO file
+        async with session.get(f"{base}/favicon.svg") as response:
+            assert response.status == 200 and response.content_type == "image/svg+xml"
+    assert (await get(f"{base}/favicon.ico"))[0] == 403   # as everything else: nothing without the token
 
 
 def test_a_key_without_a_certificate_is_refused(tmp_path, capsys):

@@ -49,6 +49,13 @@ def language_name(code: str, locale_dir: Path = LOCALE_DIR) -> str:
     return catalog.pgettext(NAME_CONTEXT, SOURCE_NAME)
 
 
+def in_language(code: str, message: str, locale_dir: Path = LOCALE_DIR) -> str:
+    """``message`` in the language ``code``, whatever the current language is (English without a catalog)."""
+    if code == DEFAULT:
+        return message
+    return gettext.translation(DOMAIN, localedir=str(locale_dir), languages=[code], fallback=True).gettext(message)
+
+
 def language_names() -> str:
     """Every language's own name, in the toggle's order: "English / 中文"."""
     return " / ".join(language_name(code) for code in LANGUAGES)

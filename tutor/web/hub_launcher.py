@@ -10,13 +10,20 @@ under $HOME), their checkpoints, and a ``tutor serve`` on a Unix socket that jup
 puts in a new private folder, so no other user of the machine can reach it.  The hub already
 logged the user in, so the tutor asks for no token; each tab speaks the browser's language
 (Accept-Language) unless the learner picked one in the app.
+
+The launcher tile, though, has one title, read when the user's server starts and shown to every
+browser as it is (JupyterLab translates its own tiles, not a proxy's): so it carries the tutor's
+name in every language the tutor speaks, the learner's own first (a Chinese browser on an
+English hub saw only "Transformer math tutor").
 """
 from __future__ import annotations
 
 import sys
 
-from tutor.common.i18n import _
-from tutor.web.server import TITLE
+from pathlib import Path
+
+from tutor.common.i18n import LANGUAGES, SETTING, in_language, resolve_language
+from tutor.web.server import ICONS, TITLE
 
 # A learner on a hub has the tutor open in one or two tabs; a cap keeps a forgotten pile of tabs
 # from holding a server's worth of memory that the hub's per-user limit has to pay for.
@@ -35,5 +42,15 @@ def setup_tutor() -> dict:
         "unix_socket": True,
         "timeout": 60,   # the first start after an image pull imports Textual and aiohttp from a cold disk
         "new_browser_tab": True,
-        "launcher_entry": {"title": _(TITLE), "category": "Other"},
+        "launcher_entry": {"title": launcher_title(home), "icon_path": str(ICONS / "tutor.svg"), "category": "Other"},
     }
+
+
+def launcher_title(home: Path, environ=None) -> str:
+    """The tutor's name in each language it speaks, the learner's first (the one chosen in the app, else
+    the locale's): "Transformer math tutor · Transformer 数学导师"."""
+    from tutor.common.settings import load_settings
+
+    first = resolve_language(None, load_settings(home).get(SETTING), environ)
+    titles = [in_language(code, TITLE) for code in (first, *LANGUAGES)]
+    return " · ".join(dict.fromkeys(titles))

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import ssl
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+ICONS = Path(__file__).resolve().parent / "icons"   # tutor.svg, and favicon.ico rendered from it
 TITLE = N_("Transformer math tutor")
 
 
@@ -119,6 +120,8 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
             app = await super()._make_app()
             # our own page template; textual-serve's static files (its JS, CSS and fonts) as they are
             aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True)
+            for name in ("favicon.ico", "favicon.svg"):   # the page links them beside itself (a proxy's prefix kept)
+                app.router.add_get(f"/{name}", self.handle_icon)
             if policy is not None:
                 app.middlewares.append(guard_middleware(policy))
             return app
@@ -126,6 +129,11 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
         async def on_startup(self, app) -> None:
             if announce is not None:
                 announce()
+
+        async def handle_icon(self, request: web.Request):
+            """The tab's icon: browsers ask for /favicon.ico, and a 404 filled every server's log."""
+            icon = ICONS / ("favicon.ico" if request.path.endswith(".ico") else "tutor.svg")
+            return web.FileResponse(icon, headers={"Cache-Control": "max-age=86400"})
 
         def refuse_full(self):
             return web.Response(status=503, text=full_page(self.open_sessions, max_sessions),
