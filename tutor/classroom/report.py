@@ -1,90 +1,213 @@
-"""The class report's figures, from learners' answers: per learner and lesson, first attempts;
-per question, how many were right first time and the wrong answers the class gave most.
+"""The class report's figures, from learners' question records.
 
-"First attempt" is the earliest answer a learner gave to a question (reviews come later), and it
-counts as right first time only when it was right without a hint, as the app scores it.  A wrong
-answer is counted once per learner who gave it, so one learner retyping it does not make it
-look like a belief the class shares; texts that differ only in spacing or letter case are one.
+A question's score is its record's outcome, as the app shows it: right first time, right after a
+retry, or not got (a give-up is not got); practice and review never count.  The wrong answers are
+those of scored tries, taken in attempt order, each counted once per learner who gave it, so one
+learner retyping it does not make it look like a belief the class shares; texts that differ only in
+full-width forms (a Chinese input method), spacing or letter case are one belief.
+
+The course (lessons in roadmap order, their questions and prompts) comes in as plain data, so a
+lesson no learner opened still gets its rows ("0 of 4"), and the figures need no lesson files.
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from tutor.classroom.exports import Answer, LearnerExport
+from tutor.grading.attempts import DEFAULT_ATTEMPTS, Outcome
+from tutor.grading.fullwidth import normalize_answer_text
 
-TOP_WRONG = 3
+TOP_WRONG = 6   # wrong answers listed by name per question; the rest are counted as "others"
+
+
+@dataclass(frozen=True)
+class CourseQuestion:
+    id: str
+    prompt: str = ""
+    allowed: int = DEFAULT_ATTEMPTS   # tries before the reveal: fewer, and not got, is a give-up
+
+
+@dataclass(frozen=True)
+class CourseLesson:
+    id: str
+    title: str = ""
+    questions: tuple[CourseQuestion, ...] = ()
+
+
+@dataclass(frozen=True)
+class WrongAnswer:
+    text: str          # normalised: full-width folded to ASCII, spacing made single
+    learners: int
+    variant: str | None   # the sizes the first learner who gave it saw
+    nudge: str = ""    # what the tutor told them (filled in by the live step, where it can run)
+
+
+@dataclass
+class QuestionResult:
+    lesson_id: str
+    question_id: str
+    prompt: str
+    learners: int = 0           # learners whose record of it is resolved
+    right_first: int = 0
+    after_retry: int = 0
+    missed: int = 0
+    open: int = 0               # tried, not resolved yet
+    wrong: list[WrongAnswer] = field(default_factory=list)   # the commonest, most first
+    other_answers: int = 0      # further distinct wrong answers, not listed
+    other_learners: int = 0     # how many learners gave those
+    variants: list[str] = field(default_factory=list)        # the sizes learners answered at
+    expected: dict[str, str] = field(default_factory=dict)   # sizes -> the right answer there
+
+    @property
+    def percent(self) -> float | None:
+        return 100 * self.right_first / self.learners if self.learners else None
 
 
 @dataclass(frozen=True)
 class LessonResult:
     learner: str
     lesson_id: str
-    answered: int          # questions of the lesson this learner answered at least once
-    right_first: int       # of those, right at the first attempt without a hint
+    questions: int         # the lesson's size
+    answered: int          # questions of it this learner resolved
+    right_first: int
+    hints: int
+    give_ups: int
+    seconds: float
+
+    @property
+    def done(self) -> bool:
+        return self.questions > 0 and self.answered == self.questions
 
 
 @dataclass(frozen=True)
-class QuestionResult:
-    lesson_id: str
-    question_id: str
-    learners: int          # learners who answered it
+class LearnerSummary:
+    name: str
+    account: str | None
+    lessons_done: int
+    lessons_total: int
+    answered: int
     right_first: int
-    wrong: tuple[tuple[str, int], ...]   # the most common wrong answers, (text, learners), most first
+    seconds: float
+    hints: int
+    give_ups: int
+    last_seen: datetime | None
+    not_opened: tuple[str, ...]   # lesson ids with no record at all
 
 
 @dataclass(frozen=True)
 class ClassReport:
-    learners: tuple[str, ...]
-    lessons: tuple[LessonResult, ...]
-    questions: tuple[QuestionResult, ...]
+    course: tuple[CourseLesson, ...]
+    learners: tuple[LearnerSummary, ...]
+    lessons: tuple[LessonResult, ...]       # every learner x every lesson, opened or not
+    questions: tuple[QuestionResult, ...]   # course order
 
-
-def first_attempts(answers: tuple[Answer, ...]) -> dict[tuple[str, str], Answer]:
-    """(lesson, question) -> the earliest answer (ties: the lower attempt number)."""
-    first: dict[tuple[str, str], Answer] = {}
-    for answer in sorted(answers, key=lambda a: (a.timestamp, a.attempt)):
-        first.setdefault((answer.lesson_id, answer.question_id), answer)
-    return first
+    def hardest_first(self) -> list[QuestionResult]:
+        """Answered questions by % right first time, lowest first (then most learners)."""
+        answered = [q for q in self.questions if q.learners]
+        return sorted(answered, key=lambda q: (q.percent, -q.learners))
 
 
 def belief_key(text: str) -> str:
-    """Answers that differ only in spacing or letter case state the same belief."""
-    return "".join(text.split()).casefold()
+    """Answers that differ only in full-width forms, spacing or letter case state the same belief."""
+    return "".join(normalize_answer_text(text).split()).casefold()
 
 
-def right_first_time(answer: Answer) -> bool:
-    return answer.correct and answer.hints_used == 0
+def shown_answer(text: str) -> str:
+    """The belief as the report writes it: full-width folded, runs of spaces made one."""
+    return " ".join(normalize_answer_text(text).split())
 
 
-def build_report(learners: list[LearnerExport]) -> ClassReport:
-    lessons: list[LessonResult] = []
-    answered: Counter = Counter()
-    right: Counter = Counter()
-    believers: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    shown: dict[str, str] = {}   # belief key -> the first way it was written
+def course_with_records(course: list[CourseLesson], learners: list[LearnerExport]) -> list[CourseLesson]:
+    """The course, plus any lesson or question the learners have records of that it lacks (a
+    lesson of their own, or one since renamed): nothing a learner did is left out."""
+    known = {(lesson.id, q.id) for lesson in course for q in lesson.questions}
+    extra: dict[str, list[str]] = {}
     for learner in learners:
-        first = first_attempts(learner.answers)
-        per_lesson: dict[str, list[Answer]] = defaultdict(list)
-        for question, answer in first.items():
-            per_lesson[question[0]].append(answer)
-            answered[question] += 1
-            right[question] += right_first_time(answer)
-        for lesson_id in sorted(per_lesson):
-            group = per_lesson[lesson_id]
-            lessons.append(LessonResult(learner.name, lesson_id, len(group), sum(map(right_first_time, group))))
-        wrong_by_question: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for answer in learner.answers:
-            if not answer.correct and answer.text.strip():
-                key = belief_key(answer.text)
-                shown.setdefault(key, answer.text.strip())
-                wrong_by_question[(answer.lesson_id, answer.question_id)].add(key)
-        for question, keys in wrong_by_question.items():
-            believers[question].update(keys)
-    questions = tuple(
-        QuestionResult(lesson_id, question_id, answered[(lesson_id, question_id)], right[(lesson_id, question_id)],
-                       tuple((shown[key], count) for key, count in
-                             sorted(believers[(lesson_id, question_id)].items(), key=lambda kc: (-kc[1], kc[0]))
-                             [:TOP_WRONG]))
-        for lesson_id, question_id in sorted(answered))
-    return ClassReport(tuple(learner.name for learner in learners), tuple(lessons), questions)
+        for record in learner.records:
+            if (record.lesson_id, record.question_id) not in known:
+                extra.setdefault(record.lesson_id, [])
+                if record.question_id not in extra[record.lesson_id]:
+                    extra[record.lesson_id].append(record.question_id)
+    merged = []
+    for lesson in course:
+        added = tuple(CourseQuestion(q) for q in extra.pop(lesson.id, []))
+        merged.append(CourseLesson(lesson.id, lesson.title, lesson.questions + added))
+    merged += [CourseLesson(lesson_id, "", tuple(CourseQuestion(q) for q in sorted(ids)))
+               for lesson_id, ids in sorted(extra.items())]
+    return merged
+
+
+def build_report(learners: list[LearnerExport], course: list[CourseLesson] | None = None,
+                 lessons: list[str] | None = None) -> ClassReport:
+    """``lessons``: only these lesson ids (the teacher's --lesson), in course order."""
+    course = course_with_records(list(course or []), learners)
+    if lessons:
+        course = [lesson for lesson in course if lesson.id in lessons]
+    results = {(lesson.id, q.id): QuestionResult(lesson.id, q.id, q.prompt) for lesson in course for q in lesson.questions}
+    believers: dict[tuple[str, str], dict[str, set[int]]] = {key: {} for key in results}
+    first_way: dict[tuple[str, str, str], Answer] = {}
+    summaries, rows = [], []
+    for number, learner in enumerate(learners):
+        records = {(r.lesson_id, r.question_id): r for r in learner.records}
+        for answer in learner.scored:
+            key = (answer.lesson_id, answer.question_id)
+            if key in results and answer.variant and answer.variant not in results[key].variants:
+                results[key].variants.append(answer.variant)
+        wrong_here: dict[tuple[str, str], set[str]] = {}
+        for answer in learner.scored:   # by question, then attempt number
+            if not answer.correct and answer.text.strip() and (answer.lesson_id, answer.question_id) in results:
+                belief = belief_key(answer.text)
+                first_way.setdefault((answer.lesson_id, answer.question_id, belief), answer)
+                wrong_here.setdefault((answer.lesson_id, answer.question_id), set()).add(belief)
+        for key, beliefs in wrong_here.items():
+            for belief in beliefs:
+                believers[key].setdefault(belief, set()).add(number)
+        totals = Counter()
+        not_opened = []
+        for lesson in course:
+            counts = Counter()
+            seconds = 0.0
+            opened = False
+            for q in lesson.questions:
+                record = records.get((lesson.id, q.id))
+                seconds += learner.seconds.get((lesson.id, q.id), 0.0)
+                if record is None:
+                    continue
+                opened = True
+                result = results[(lesson.id, q.id)]
+                counts["hints"] += record.hints
+                if record.outcome is None:
+                    result.open += 1
+                    continue
+                counts["answered"] += 1
+                result.learners += 1
+                if record.outcome is Outcome.FIRST_TRY:
+                    counts["right"] += 1
+                    result.right_first += 1
+                elif record.outcome is Outcome.AFTER_RETRY:
+                    result.after_retry += 1
+                else:
+                    result.missed += 1
+                    counts["give_ups"] += record.tries < q.allowed
+            row = LessonResult(learner.name, lesson.id, len(lesson.questions), counts["answered"], counts["right"],
+                               counts["hints"], counts["give_ups"], seconds)
+            rows.append(row)
+            if not opened:
+                not_opened.append(lesson.id)
+            totals.update(counts)
+            totals["done"] += row.done
+            totals["seconds"] += seconds
+        summaries.append(LearnerSummary(learner.name, learner.account, totals["done"], len(course), totals["answered"],
+                                        totals["right"], totals["seconds"], totals["hints"], totals["give_ups"],
+                                        learner.last_seen, tuple(not_opened)))
+    for key, result in results.items():
+        ranked = sorted(believers[key].items(),
+                        key=lambda kv: (-len(kv[1]), shown_answer(first_way[(*key, kv[0])].text)))
+        for belief, who in ranked[:TOP_WRONG]:
+            answer = first_way[(*key, belief)]
+            result.wrong.append(WrongAnswer(shown_answer(answer.text), len(who), answer.variant))
+        result.other_answers = len(ranked[TOP_WRONG:])
+        result.other_learners = len(set().union(*(who for _belief, who in ranked[TOP_WRONG:])))
+    return ClassReport(tuple(course), tuple(summaries), tuple(rows), tuple(results.values()))

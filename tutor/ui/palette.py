@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets.option_list import Option
 
 from tutor.common.i18n import N_, _, language_names
+from tutor.ui.handin import hand_in_help, start_hand_in
 
 DASHBOARD_ACTIONS = (   # (name, tab, what to do there, help)
     (N_("train the model"), "tab-train", "start", N_("start (or resume) training with the Train tab's choices · F5")),
@@ -83,7 +84,8 @@ class LessonCommands(Provider):
                   (_("Stats: answers, accuracy, streak"), app.action_open_stats, _("how you are doing")),
                   (_("Help: keys on every screen"), app.action_help, _("the same as ? or F1")),
                   (_("Toggle light / dark theme"), app.action_toggle_theme, _("remembered for next time")),
-                  (f"Language: {language_names()}", app.action_toggle_language, _("F4; remembered for next time"))]
+                  (f"Language: {language_names()}", app.action_toggle_language, _("F4; remembered for next time")),
+                  (_("Hand in my progress"), partial(start_hand_in, app), hand_in_help())]
         found += [(_("Dashboard: {action}").format(action=_(name)), partial(dashboard_action, app, tab, action),
                    _(help_text)) for name, tab, action, help_text in DASHBOARD_ACTIONS]
         return found

@@ -92,6 +92,7 @@ class LessonSummaryScreen(Screen):
     BINDINGS = [
         Binding("enter", "next_lesson", N_("Next lesson")),
         Binding("escape", "app.show_roadmap", N_("Roadmap")),
+        Binding("h", "hand_in", N_("Hand in my progress")),   # shown where the teacher set an exchange folder
     ]
 
     def __init__(self, summary: LessonSummary, now: datetime) -> None:
@@ -125,6 +126,18 @@ class LessonSummaryScreen(Screen):
         self.sub_title = _("Summary")
         self.query_one("#summary-text", Static).update(Prose(summary_text(self.summary, self.now)))
         self.refresh_bindings()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "hand_in":
+            from tutor.ui.handin import class_exchange
+
+            return bool(class_exchange())
+        return True
+
+    def action_hand_in(self) -> None:
+        from tutor.ui.handin import start_hand_in
+
+        start_hand_in(self.app)
 
     def action_next_lesson(self) -> None:
         if self.summary.next_lesson is None:
