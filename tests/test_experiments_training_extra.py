@@ -123,6 +123,12 @@ def test_kl_penalty_is_the_closed_form_optimum(out):
     assert kl["kl_penalty.rewarded"][0] == np.argsort(-ref)[1]
 
 
+def test_kl_penalty_climbing_the_objective_finds_the_closed_form(out):
+    """kl_penalty.ascent is found numerically, so it-kl-penalty's formula check is not its own arithmetic."""
+    kl = out["kl_hedging"]
+    np.testing.assert_allclose(kl["kl_penalty.ascent"], kl["kl_penalty.policy"][2], atol=1e-5)
+
+
 def test_dynamic_graph_grows_by_block_not_by_length(out):
     gr = out["graphs"]
     nodes = gr["graphs.nodes"]

@@ -91,7 +91,9 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
                              "(V,), kl_penalty.betas (4,), kl_penalty.policy (4, V), kl_penalty.p_rewarded (4,) the "
                              "rewarded token's probability under each policy, kl_penalty.kl (4,) KL(π ‖ π_ref) in "
                              "nats, kl_penalty.objective (4,) = p_rewarded - β·KL, kl_penalty.log_z (4,) = "
-                             "ln Σ π_ref·exp(r/β), so that objective = β·log_z",
+                             "ln Σ π_ref·exp(r/β), so that objective = β·log_z; kl_penalty.ascent (V,) the β = 1 "
+                             "policy found numerically instead, by L-BFGS on E_π[r] - β·KL(π ‖ π_ref) over the "
+                             "policy's logits, starting from π_ref",
                              betas=", ".join(f"{b:g}" for b in BETAS)), passes=1, copies=1)
 @one_torch_thread
 def kl_penalty(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -119,4 +121,30 @@ def kl_penalty(context: ExperimentContext) -> dict[str, np.ndarray]:
         "kl_penalty.kl": to_numpy(kl),
         "kl_penalty.objective": to_numpy(p_rewarded - betas * kl),
         "kl_penalty.log_z": to_numpy(torch.logsumexp(log_weights, dim=-1)),
+        "kl_penalty.ascent": to_numpy(_maximise_reward_minus_kl(ref, reward, beta=1.0)),
     }
+
+
+def _maximise_reward_minus_kl(ref, reward, beta: float):
+    """The policy that maximises E_π[r] − β·KL(π ‖ π_ref), found by climbing the objective itself
+    rather than by the closed form: a lesson checks the closed form against it, so the two must
+    not share arithmetic.  L-BFGS over free logits, from π_ref (where tuning starts); 50 steps
+    reach the optimum to about 1e-7 on the shipped and on untrained models."""
+    import torch
+
+    log_ref = ref.clamp_min(1e-300).log()                                    # (V,)
+    logits = log_ref.clone().requires_grad_(True)                            # (V,)
+    search = torch.optim.LBFGS([logits], lr=1, max_iter=50, history_size=20, tolerance_grad=1e-14,
+                               tolerance_change=1e-16, line_search_fn="strong_wolfe")
+
+    def loss():
+        search.zero_grad()
+        log_pi = torch.log_softmax(logits, dim=-1)                           # (V,)
+        pi = log_pi.exp()                                                    # (V,)
+        value = -((pi * reward).sum() - beta * (pi * (log_pi - log_ref)).sum())
+        value.backward()
+        return value
+
+    with torch.enable_grad():
+        search.step(loss)
+    return torch.softmax(logits.detach(), dim=-1)                            # (V,)
