@@ -111,8 +111,9 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
                         ".grad was None before backward(); autograd.W_E_rows (V,) norm of each row "
                         "of dL/dW_E; autograd.W_pos_rows (L,) the same for the position table; "
                         "autograd.once / autograd.twice (D,) dL/d(ln_final gain) after one and after "
-                        "two backward() calls without zero_grad; autograd.graph_nodes (1,) "
-                        "operations recorded in the graph", passes=2.5, copies=3)
+                        "two backward() calls without zero_grad; autograd.then_triple (D,) the same after a "
+                        "third call, on 3 * loss; autograd.graph_nodes (1,) "
+                        "operations recorded in the graph", passes=3.5, copies=3)
 @one_torch_thread
 def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -135,13 +136,16 @@ def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
         length = tokens.shape[1]
         W_pos_rows = (model.W_pos.weight.grad[:length].norm(dim=-1) if model.W_pos is not None
                       else torch.zeros(length, dtype=torch.float64))
-        loss.backward()
+        loss.backward(retain_graph=True)
+        twice = model.ln_final.weight.grad.clone()
+        (3 * loss).backward()
     return {
         "autograd.grad_before": np.array([before]),
         "autograd.W_E_rows": to_numpy(W_E_rows),
         "autograd.W_pos_rows": to_numpy(W_pos_rows),
         "autograd.once": to_numpy(once),
-        "autograd.twice": to_numpy(model.ln_final.weight.grad),
+        "autograd.twice": to_numpy(twice),
+        "autograd.then_triple": to_numpy(model.ln_final.weight.grad),
         "autograd.graph_nodes": np.array([float(len(nodes))]),
     }
 
