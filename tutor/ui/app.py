@@ -17,7 +17,7 @@ from tutor.ui.journey_mixin import JourneyMixin
 from tutor.ui.language_mixin import LanguageMixin
 from tutor.course.cache import CachedCatalog, Validated, open_catalog
 from tutor.course.catalog import Catalog
-from tutor.ui.palette import PLACEHOLDER, LessonCommands, TutorCommandPalette, system_commands
+from tutor.ui.palette import PLACEHOLDER, BilingualSystemCommands, LessonCommands, TutorCommandPalette, system_commands
 from tutor.ui.messages import LessonsValidated, ModelFailed, ModelReady
 from tutor.live.hub import ModelHub
 from tutor.ui.screens.roadmap import RoadmapScreen
@@ -27,7 +27,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     CSS_PATH = "app.tcss"
     TITLE = "Transformer math tutor"
     model_note_seconds = 4.0   # how long "model ready in 2.5s" stays in the header
-    COMMANDS = App.COMMANDS | {LessonCommands}
+    COMMANDS = {BilingualSystemCommands, LessonCommands}   # in place of Textual's English-only system provider
     BINDINGS = [
         Binding("question_mark,f1", "help", N_("Help")),   # an answer box takes "?", so F1 works there
         Binding("f2,ctrl+l", "toggle_theme", N_("Theme")),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timezone
 
-from tutor.common.i18n import _
+from tutor.common.i18n import P_, _
 from tutor.progress.service import ProgressService
 from tutor.progress.store import ProgressError, ProgressStore, resolve_home
 from tutor.ui.progress_labels import Snapshot, take_snapshot, when
@@ -143,9 +143,11 @@ class JourneyMixin:
             self.notify(_("Review needs saved progress, which is off this session."), severity="warning", markup=False)
             return
         if not snapshot.due:
-            later = (" " + _("The next one is due {when}.").format(when=when(snapshot.next_due, self.clock()))
-                     if snapshot.next_due else "")
-            self.notify(_("Nothing to review right now.") + later, title=_("Review"), markup=False)
+            text = _("Nothing to review right now.")
+            if snapshot.next_due:   # no space after 。 in Chinese
+                text = P_("two sentences in a row", "{first} {second}").format(
+                    first=text, second=_("The next one is due {when}.").format(when=when(snapshot.next_due, self.clock())))
+            self.notify(text, title=_("Review"), markup=False)
             return
         queue = [(self.catalog.get(d.lesson_id), d.question_index) for d in snapshot.due]
         self.push_screen(ReviewScreen(queue))

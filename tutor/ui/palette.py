@@ -10,8 +10,9 @@ from functools import partial
 
 from rich.align import Align
 from rich.text import Text
-from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
+from textual.system_commands import SystemCommandsProvider
 from textual.widgets.option_list import Option
 
 from tutor.common.i18n import N_, _, language_names
@@ -53,6 +54,29 @@ def system_commands(commands):
                             _(SYSTEM_WORDS.get(command.help, command.help)), command.callback, command.discover)
 
 
+def bilingual_hit(matcher: Matcher, shown: str, english: str) -> tuple[float, Content]:
+    """A command found by the words on screen or by its English name: a learner reading Chinese
+    finds 语言 by typing 语言, and one who only knows the English words ("language", "quit")
+    finds it too.  The score is the better of the two; what is highlighted is what is shown."""
+    on_screen, in_english = matcher.match(shown), (matcher.match(english) if english != shown else 0)
+    if on_screen >= in_english and on_screen > 0 and "[" not in shown:
+        return on_screen, matcher.highlight(shown)   # highlight() parses markup: a "[" is shown plain
+    return max(on_screen, in_english), Content(shown)
+
+
+class BilingualSystemCommands(SystemCommandsProvider):
+    """Textual's own commands (Quit, Keys, Theme…), findable by their English names as well as the
+    translated ones the palette shows."""
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        english_of = {_(words): english for english, words in SYSTEM_WORDS.items()}
+        for name, help_text, callback, *_rest in self.app.get_system_commands(self.screen):
+            score, shown = bilingual_hit(matcher, name, english_of.get(name, name))
+            if score > 0:
+                yield Hit(score, shown, callback, help=help_text)
+
+
 def dashboard_action(app, tab: str, action: str) -> None:
     """Open the dashboard on ``tab`` and do ``action`` there, as its keys and buttons would."""
     from textual.widgets import TabbedContent
@@ -72,35 +96,40 @@ def dashboard_action(app, tab: str, action: str) -> None:
 
 
 class LessonCommands(Provider):
-    def _commands(self) -> list[tuple[str, object, str]]:
-        """(name, callback, help) for every lesson in roadmap order, then the journey screens."""
+    def _commands(self) -> list[tuple[str, object, str, str]]:
+        """(name, callback, help, English name) for every lesson in roadmap order, then the journey
+        screens; a lesson's English name is its title as shown (the palette searches both)."""
         app = self.app
         titles = {track.id: track.title for track in app.catalog.index.tracks}
-        found = [(_("Lesson: {title}").format(title=item.lesson.title), partial(app.open_lesson, item.lesson.id),
-                  _("{track} · {count} questions").format(track=titles.get(item.lesson.track, item.lesson.track),
-                                                          count=len(item.lesson.questions)))
-                 for item in app.catalog.ordered()]
-        found += [(_("Review due questions"), app.action_open_review, _("questions you missed, back before you forget")),
-                  (_("Stats: answers, accuracy, streak"), app.action_open_stats, _("how you are doing")),
-                  (_("Help: keys on every screen"), app.action_help, _("the same as ? or F1")),
-                  (_("Toggle light / dark theme"), app.action_toggle_theme, _("remembered for next time")),
-                  (f"Language: {language_names()}", app.action_toggle_language, _("F4; remembered for next time")),
-                  (_("Hand in my progress"), partial(start_hand_in, app), hand_in_help())]
+        found = []
+        for item in app.catalog.ordered():
+            name = _("Lesson: {title}").format(title=item.lesson.title)
+            found.append((name, partial(app.open_lesson, item.lesson.id),
+                          _("{track} · {count} questions").format(track=titles.get(item.lesson.track, item.lesson.track),
+                                                                  count=len(item.lesson.questions)), name))
+        journeys = [(N_("Review due questions"), {}, app.action_open_review, _("questions you missed, back before you forget")),
+                    (N_("Stats: answers, accuracy, streak"), {}, app.action_open_stats, _("how you are doing")),
+                    (N_("Help: keys on every screen"), {}, app.action_help, _("the same as ? or F1")),
+                    (N_("Toggle light / dark theme"), {}, app.action_toggle_theme, _("remembered for next time")),
+                    (N_("Language: {languages}"), {"languages": language_names()}, app.action_toggle_language,
+                     _("F4; remembered for next time")),
+                    (N_("Hand in my progress"), {}, partial(start_hand_in, app), hand_in_help())]
+        found += [(_(words).format(**fields), callback, help_text, words.format(**fields))
+                  for words, fields, callback, help_text in journeys]
         found += [(_("Dashboard: {action}").format(action=_(name)), partial(dashboard_action, app, tab, action),
-                   _(help_text)) for name, tab, action, help_text in DASHBOARD_ACTIONS]
+                   _(help_text), "Dashboard: {action}".format(action=name))
+                  for name, tab, action, help_text in DASHBOARD_ACTIONS]
         return found
 
     async def discover(self) -> Hits:
-        for name, callback, help_text in self._commands():
+        for name, callback, help_text, _english in self._commands():
             yield DiscoveryHit(Content(name), callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, callback, help_text in self._commands():
-            score = matcher.match(name)
+        for name, callback, help_text, english in self._commands():
+            score, shown = bilingual_hit(matcher, name, english)
             if score > 0:
-                # highlight() parses markup; a title holding "[" is shown plain rather than misread
-                shown = Content(name) if "[" in name else matcher.highlight(name)
                 yield Hit(score, shown, callback, text=name, help=help_text)
 
 

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.widgets import Input, OptionList, Static
 
 from tutor.common.i18n import _, message_of, ngettext, translated
-from tutor.grading.kinds import Truth
+from tutor.grading.kinds import Truth, kind_of
 from tutor.grading.quiz import QuestionError
 from tutor.grading.reveal_focus import question_reveal
 from tutor.progress.records import Mode

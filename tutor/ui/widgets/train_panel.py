@@ -333,5 +333,6 @@ class TrainPanel(CheckpointActions, DashboardTab):
         if m.accuracy is not None:
             line.append(" · " + _("accuracy") + " ")
             line.append(f"{m.accuracy:.1%}", style="bold green" if m.accuracy >= 0.9 else "bold")
-            line.append(" " + _("(exact match, held-out)"), style="dim")
+            note = _("(exact match, held-out)")
+            line.append(("" if note.startswith("（") else " ") + note, style="dim")   # no space before a full-width （
         self.query_one("#train-status", LiveText).update(line)
