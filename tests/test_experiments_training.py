@@ -47,7 +47,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "embedding": {"embedding.ids": (1, 9), "embedding.one_hot": (1, 9, V), "embedding.lookup": (1, 9, 64),
                   "embedding.digit_onehot_cos": (10, 10), "embedding.digit_cos": (10, 10),
                   "embedding.digit_W_E": (10, 64), "embedding.digit_norm": (10, 1),
-                  "embedding.digit_nearest": (10,)},
+                  "embedding.digit_nearest": (10,), "embedding.onehot_macs": (1,), "embedding.lookup_macs": (1,)},
     "svd": {"svd.U": (V, 64), "svd.S": (64,), "svd.Sigma": (64, 64), "svd.V": (64, 64), "svd.energy": (64,),
             "svd.digit_coords": (10, 2), "svd.stretch": (2,)},
     "dot_variance": {"dot_variance.d": (4,), "dot_variance.raw": (4,), "dot_variance.scaled": (4,)},
@@ -134,6 +134,9 @@ def test_embedding_lookup_is_one_hot_times_W_E(hub, trained_out):
     np.testing.assert_allclose(out["embedding.lookup"], probes["embed"].numpy(), atol=1e-6)
     assert out["embedding.ids"][0, 0] == 17 + 3
     np.testing.assert_array_equal(out["embedding.digit_onehot_cos"], np.eye(10))
+    # the product multiplies every one of the L·V·D pairs; the lookup multiplies nothing
+    assert out["embedding.onehot_macs"][0] == 9 * V * 64
+    assert out["embedding.lookup_macs"][0] == 0
     cos = out["embedding.digit_cos"]
     np.testing.assert_allclose(np.diag(cos), 1.0, atol=1e-12)
     assert all(abs(int(np.argmax(np.where(np.eye(10, dtype=bool)[i], -9, cos[i]))) - i) == 1 for i in range(10)), \

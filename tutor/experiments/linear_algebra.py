@@ -14,7 +14,9 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
                          "cosine tables of the digits 0-9: embedding.digit_onehot_cos (10, 10), "
                          "embedding.digit_cos (10, 10) from W_E (torch's cosine_similarity), embedding.digit_W_E (10, D), "
                          "embedding.digit_norm (10, 1) the length of each digit's row, "
-                         "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine)",
+                         "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine); "
+                         "embedding.onehot_macs / embedding.lookup_macs (1,) multiply-adds torch's FlopCounterMode "
+                         "counts for row 0 as one_hot[0] @ W_E and as the lookup W_E[ids[0]] (half its FLOPs)",
             passes=1, copies=1, derived={"embedding.digit_nearest": ("embedding.digit_cos",)})
 @one_torch_thread
 def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -29,6 +31,14 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     # torch's own cosine, not rows·rowsᵀ over the norms: the lesson's formula does that division
     cos = torch.nn.functional.cosine_similarity(rows[:, None], rows[None], dim=-1)  # (10, 10)
     onehot_digits = torch.eye(vocab, dtype=torch.float64, device=W_E.device)[digits]  # (10, V)
+    # Counted, not computed from the sizes: FlopCounterMode sees what torch actually multiplies.
+    from torch.utils.flop_counter import FlopCounterMode
+    with FlopCounterMode(display=False) as counted:
+        one_hot[0] @ W_E                                                    # (L, D), counted only
+    onehot_macs = counted.get_total_flops() / 2
+    with FlopCounterMode(display=False) as counted:
+        W_E[tokens[0]]                                                      # (L, D), counted only
+    lookup_macs = counted.get_total_flops() / 2
     return {
         "embedding.ids": to_numpy(tokens),
         "embedding.one_hot": to_numpy(one_hot),
@@ -38,6 +48,8 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
         "embedding.digit_W_E": to_numpy(rows),
         "embedding.digit_norm": to_numpy(rows.norm(dim=-1, keepdim=True)),
         "embedding.digit_nearest": to_numpy(cos.clone().fill_diagonal_(-2.0).argmax(dim=-1)),   # (10,)
+        "embedding.onehot_macs": np.array([float(onehot_macs)]),
+        "embedding.lookup_macs": np.array([float(lookup_macs)]),
     }
 
 
