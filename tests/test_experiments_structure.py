@@ -71,8 +71,9 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "activations": {"activations.phi": (1, 9, 256), "activations.relu": (1, 9, 256), "activations.dead": (1,)},
     "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
-    "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z")}
-          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap")},
+    "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z", "p_T", "q_T", "grad_z_T")}
+          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap", "H_pq_bits", "T",
+                                       "top_ratio", "top_ratio_T")} | {"kl.top_ids": (2,)},
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
@@ -280,6 +281,18 @@ def test_cross_entropy_is_entropy_plus_kl_and_kl_is_not_symmetric(trained_out):
     assert np.allclose(out["kl.p"].sum(), 1) and np.allclose(out["kl.q"].sum(), 1)
     # the teacher's entropy is a constant, so autograd finds the soft-target cross-entropy's gradient
     np.testing.assert_allclose(out["kl.grad_z"], out["kl.q"] - out["kl.p"], atol=1e-12)
+
+
+def test_bits_and_the_softened_distillation_gradient(trained_out):
+    """H in bits is H in nats / ln 2; at temperature T autograd's gradient is (q_T - p_T) / T, and
+    softening divides the teacher's log-ratio of its two favourites by T."""
+    out = trained_out["kl"]
+    assert out["kl.H_pq_bits"][0] == pytest.approx(out["kl.H_pq"][0] / math.log(2), rel=1e-9)
+    t = out["kl.T"][0]
+    np.testing.assert_allclose(out["kl.grad_z_T"], (out["kl.q_T"] - out["kl.p_T"]) / t, atol=1e-12)
+    assert out["kl.top_ratio_T"][0] == pytest.approx(out["kl.top_ratio"][0] ** (1 / t), rel=1e-9)
+    first, second = out["kl.top_ids"].astype(int)
+    assert out["kl.p"][first] >= out["kl.p"][second] >= np.delete(out["kl.p"], [first, second]).max()
 
 
 def test_the_kl_student_is_the_same_for_the_same_seed(hub):

@@ -5,8 +5,11 @@ import math
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
+from tutor.common.i18n import M_
 from tutor.experiments.common import row0_logits, scalar, to_numpy, tokens_on_device
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
+
+DISTILL_T = 4.0       # kl: the distillation temperature that softens teacher and student
 
 
 @experiment("info", "information and entropy of the next-token distribution at every position: info.probs "
@@ -37,12 +40,17 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
     }
 
 
-@experiment("kl", "teacher p = the lesson's model, student q = an untrained model of the same size (seeded by the "
+@experiment("kl", M_("teacher p = the lesson's model, student q = an untrained model of the same size (seeded by the "
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
                   "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq; kl.grad_z (V,) autograd's "
                   "gradient of KL(p ‖ q) with respect to the student's logits (what distillation follows); "
-                  "H_pq, H_qp by torch's soft-target cross_entropy, the KLs by its kl_div",
+                  "H_pq, H_qp by torch's soft-target cross_entropy, the KLs by its kl_div; kl.H_pq_bits (1,) "
+                  "= -sum p log2 q, in bits; distillation at temperature kl.T (1,) = {temperature:g}: kl.p_T and kl.q_T (V,) "
+                  "the softened softmax(z / T) of teacher and student, kl.grad_z_T (V,) autograd's gradient of "
+                  "KL(p_T ‖ q_T) with respect to the student's unsoftened logits; kl.top_ids (2,) the teacher's "
+                  "two most likely tokens and kl.top_ratio / kl.top_ratio_T (1,) the first's probability over "
+                  "the second's at T = 1 and at T", temperature=DISTILL_T),
             passes=1.2, copies=2, derived={"kl.H_p": ("kl.p",), "kl.H_q": ("kl.q",)})
 @one_torch_thread
 def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -60,6 +68,10 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.enable_grad():                 # the teacher is fixed: only the student's logits move
         z = student_logits.clone().requires_grad_(True)                     # (V,)
         (p * (logp - torch.log_softmax(z, -1))).sum().backward()
+        z_soft = student_logits.clone().requires_grad_(True)                # (V,)
+        logp_t = torch.log_softmax(teacher_logits / DISTILL_T, -1)          # (V,)
+        (logp_t.exp() * (logp_t - torch.log_softmax(z_soft / DISTILL_T, -1))).sum().backward()
+    top = logp.argsort(descending=True)[:2]                                 # (2,) the teacher's two favourites
     # the cross-entropies and divergences the lessons' formulas are compared with come from torch's own loss
     # functions (soft-target cross_entropy, kl_div), not from the sums those formulas write out
     functional = torch.nn.functional
@@ -72,4 +84,11 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
         "kl.KL_pq": scalar(kl(logp, logq)), "kl.KL_qp": scalar(kl(logq, logp)),
         "kl.KL_gap": scalar(kl(logq, logp) - kl(logp, logq)),
         "kl.grad_z": to_numpy(z.grad),
+        "kl.H_pq_bits": scalar(-(p * torch.log2(q)).sum()),
+        "kl.T": scalar(DISTILL_T),
+        "kl.p_T": to_numpy(logp_t.exp()), "kl.q_T": to_numpy(torch.softmax(student_logits / DISTILL_T, -1)),
+        "kl.grad_z_T": to_numpy(z_soft.grad),
+        "kl.top_ids": to_numpy(top),
+        "kl.top_ratio": scalar((logp[top[0]] - logp[top[1]]).exp()),
+        "kl.top_ratio_T": scalar((logp_t[top[0]] - logp_t[top[1]]).exp()),
     }
