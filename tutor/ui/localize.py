@@ -13,7 +13,7 @@ from textual.binding import BindingsMap
 from tutor.common.i18n import N_, _, language_names
 
 # labels Textual gives its own bindings (the footer's palette key, the app's quit key)
-TEXTUAL_LABELS = (N_("palette"), N_("Open the command palette"), N_("Quit"))
+TEXTUAL_LABELS = (N_("palette"), N_("Open the command palette"), N_("Quit"), N_("Dismiss menu"))
 
 
 def binding_label(description: str) -> str:

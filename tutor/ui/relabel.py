@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets._select import SelectOverlay
 
 from tutor.common.i18n import _
+from tutor.ui.localize import localize_bindings
 
 WORDS = "_english_words"   # attribute: (msgid, template) or, for a Select, [(msgid, value), ...]
 
@@ -29,10 +31,18 @@ def _option_text(label) -> str:
     return label() if callable(label) else _(label)
 
 
+class WordedSelect(Select):
+    """A Select whose open menu names its keys in the interface language: Textual's menu binds
+    Escape as "Dismiss menu", in English, and the footer showed it on a Chinese screen."""
+
+    def on_mount(self) -> None:
+        localize_bindings(self.query_one(SelectOverlay))
+
+
 def worded_select(options: list[tuple[object, object]], **select_args) -> Select:
     """A Select whose option labels (English messages, or functions that word the label in the
     current language) follow the language."""
-    select = Select([(_option_text(label), value) for label, value in options], **select_args)
+    select = WordedSelect([(_option_text(label), value) for label, value in options], **select_args)
     setattr(select, WORDS, list(options))
     return select
 
@@ -42,6 +52,8 @@ def relabel(root: Widget) -> None:
     for widget in root.query("*"):
         if getattr(widget, WORDS, None) is not None:
             _write(widget)
+        if isinstance(widget, WordedSelect) and widget.is_mounted:
+            widget.on_mount()   # its menu's key names
 
 
 def _write(widget: Widget) -> None:

@@ -17,7 +17,7 @@ from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
 from tutor.live.weights_label import localized_label
 from tutor.ui.messages import AttentionFailed, AttentionReady
-from tutor.ui.relabel import worded
+from tutor.ui.relabel import WordedSelect, worded
 from tutor.ui.widgets.dashboard_tab import DashboardTab
 from tutor.ui.widgets.heat_colors import HeatPalette
 from tutor.ui.widgets.sample_panel import SamplePanel
@@ -69,9 +69,9 @@ class AttentionView(DashboardTab):
             yield worded(Label(), N_("Text"), "{} ")
             yield Input(self.filled, compact=True, id="attn-text")
             yield worded(Label(), N_("Layer"), " {} ")
-            yield Select([(str(i), i) for i in range(2)], value=0, allow_blank=False, compact=True, id="attn-layer")
+            yield WordedSelect([(str(i), i) for i in range(2)], value=0, allow_blank=False, compact=True, id="attn-layer")
             yield worded(Label(), N_("Head"), " {} ")
-            yield Select([(str(i), i) for i in range(4)], value=0, allow_blank=False, compact=True, id="attn-head")
+            yield WordedSelect([(str(i), i) for i in range(4)], value=0, allow_blank=False, compact=True, id="attn-head")
             yield Label(" ")
             yield worded(Button("", id="attn-go", compact=True, variant="success"), N_("Show"))
         with ScrollableContainer(id="attn-box"):
