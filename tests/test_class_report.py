@@ -162,7 +162,8 @@ def test_the_command_reads_an_exchange_writes_the_page_and_names_a_bad_file(tmp_
 
 @pytest.mark.parametrize("content", [b"[" * 100_000, b"not json", b'{"format": "other", "answers": []}',
                                      b'{"format": "tutor-progress", "version": 99, "answers": []}', b"\xff\xfe",
-                                     gzip.compress(b"[" * 100_000)])
+                                     gzip.compress(b"[" * 100_000, mtime=0)],
+                         ids=["deep", "not-json", "other-format", "future-version", "not-utf8", "gzip-deep"])
 def test_foreign_or_broken_files_are_skipped_never_merged(tmp_path, content):
     bad = tmp_path / "bad.json"
     bad.write_bytes(content)
