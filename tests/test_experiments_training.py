@@ -52,7 +52,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
             "svd.digit_coords": (10, 2), "svd.stretch": (2,)},
     "dot_variance": {"dot_variance.d": (4,), "dot_variance.raw": (4,), "dot_variance.scaled": (4,)},
     "mlp_collapse": {"mlp_collapse.x": (1, 9, 64), "mlp_collapse.W": (64, 64), "mlp_collapse.xW": (1, 9, 64),
-                     "mlp_collapse.linear_out": (1, 9, 64), "mlp_collapse.gap": (1, 9)},
+                     "mlp_collapse.linear_out": (1, 9, 64), "mlp_collapse.gap": (1, 9),
+                     "mlp_collapse.b": (64,)},
     "next_token": {f"next_token.{n}": (1, 9, V) for n in ("probs", "shifted", "exp_shifted", "exp_big",
                                                            "naive_big", "stable_big")}
     | {"next_token.shift_gap": (1, 9), "next_token.top_ids": (1, 9, 5), "next_token.top_probs": (1, 9, 5),
@@ -174,6 +175,8 @@ def test_two_linear_maps_collapse_but_not_through_gelu(hub, trained_out):
     b_in, b_out = mlp.W_in.bias.detach().double().numpy(), mlp.W_out.bias.detach().double().numpy()
     np.testing.assert_allclose((x @ W_in + b_in) @ W_out + b_out, out["mlp_collapse.linear_out"], atol=1e-9)
     assert out["mlp_collapse.gap"].min() > 0.1
+    # without GELU the MLP is x·W + b, and b is what the two Linear modules give a zero input
+    np.testing.assert_allclose(b_in @ W_out + b_out, out["mlp_collapse.b"], atol=1e-5)
 
 
 def test_stable_softmax(trained_out):

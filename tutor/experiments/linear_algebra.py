@@ -105,7 +105,9 @@ def dot_variance(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("mlp_collapse", "block 0's MLP with and without its GELU: mlp_collapse.x (B, L, D) the "
                             "MLP's input; mlp_collapse.W (D, D) = W_in @ W_out; mlp_collapse.xW "
                             "(B, L, D) = x @ mlp_collapse.W; mlp_collapse.linear_out (B, L, D) the "
-                            "MLP with GELU removed; mlp_collapse.gap (B, L) max |real MLP - linear|",
+                            "MLP with GELU removed; mlp_collapse.gap (B, L) max |real MLP - linear|; "
+                            "mlp_collapse.b (D,) the bias of the collapsed map: the MLP's own two Linear "
+                            "modules, without GELU, run on a zero input",
             passes=1, copies=1)
 @one_torch_thread
 def mlp_collapse(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -125,12 +127,16 @@ def mlp_collapse(context: ExperimentContext) -> dict[str, np.ndarray]:
         W = W_in @ W_out                                                    # (D, D)
         linear = (x @ W_in + b_in) @ W_out + b_out                          # (B, L, D)
         real = block.mlp(x.to(block.mlp.W_in.weight.dtype)).double()       # (B, L, D)
+        # x·W + b at x = 0 is b: the modules' own forward, not this function's arithmetic above
+        zero = torch.zeros(1, x.shape[-1], dtype=block.mlp.W_in.weight.dtype, device=x.device)
+        collapsed_bias = block.mlp.W_out(block.mlp.W_in(zero))[0].double()  # (D,)
     return {
         "mlp_collapse.x": to_numpy(x),
         "mlp_collapse.W": to_numpy(W),
         "mlp_collapse.xW": to_numpy(x @ W),
         "mlp_collapse.linear_out": to_numpy(linear),
         "mlp_collapse.gap": to_numpy((real - linear).abs().amax(dim=-1)),       # (B, L)
+        "mlp_collapse.b": to_numpy(collapsed_bias),
     }
 
 
