@@ -48,7 +48,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "sinusoid": {"sinusoid.pos": (9, 1), "sinusoid.i": (32,), "sinusoid.sin": (9, 32), "sinusoid.cos": (9, 32),
                  "sinusoid.table": (9, 64)},
     "pe_shift": {"pe_shift.k": (1,), "pe_shift.M": (64, 64), "pe_shift.shifted": (9, 64),
-                 "pe_shift.rotated": (9, 64), "pe_shift.omega": (32,)},
+                 "pe_shift.rotated": (9, 64), "pe_shift.omega": (32,), "pe_shift.period": (32,)},
     "attn_window": {"attn_window.mask": (9, 9), "attn_window.bias": (9, 9), "attn_window.pattern": (1, 4, 9, 9),
                     "attn_window.kept": (1,), "attn_window.causal_kept": (1,), "attn_window.full": (1,),
                     "attn_window.global_pos": (1,), "attn_window.global_mask": (9, 9),

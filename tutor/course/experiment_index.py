@@ -10,7 +10,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "attn_grad": (1.2, 3),
     "attn_scale": (1, 1),
     "attn_window": (1, 1),
-    "autograd": (2.5, 3),
+    "autograd": (3.5, 3),
     "autoregressive": (2, 1),
     "beam": (1, 1),
     "bigram": (3, 1),

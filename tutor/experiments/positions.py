@@ -108,9 +108,10 @@ def sinusoid_parts(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("pe_shift", M_("the shift PE(pos + k) = PE(pos) @ M_k for k = {k}: pe_shift.k (1,), pe_shift.M (D, D) "
                            "block-diagonal 2x2 rotations [[cos kw, -sin kw], [sin kw, cos kw]] (even D), "
                            "pe_shift.shifted (L, D) = PE(pos + k) for pos = 0..L-1, pe_shift.rotated (L, D) = "
-                           "PE(pos) @ M_k, pe_shift.omega (D/2,) the angular rates w = 1/10000^(2i/D)",
+                           "PE(pos) @ M_k, pe_shift.omega (D/2,) the angular rates w = 1/10000^(2i/D), "
+                           "pe_shift.period (D/2,) = 2π/w, how many positions each pair takes for a full turn",
                            k=PE_SHIFT),
-            passes=1, copies=1)
+            passes=1, copies=1, derived={"pe_shift.period": ("pe_shift.omega",)})
 def pe_shift(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
@@ -127,4 +128,5 @@ def pe_shift(context: ExperimentContext) -> dict[str, np.ndarray]:
         "pe_shift.shifted": to_numpy(table[PE_SHIFT:]),
         "pe_shift.rotated": to_numpy(table[:length] @ rotation),
         "pe_shift.omega": to_numpy(omega[: d_model // 2]),
+        "pe_shift.period": to_numpy(2 * math.pi / omega[: d_model // 2]),
     }
