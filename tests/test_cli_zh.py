@@ -513,6 +513,12 @@ def test_on_a_terminal_a_long_title_in_progress_ends_in_an_ellipsis_and_in_a_pip
         shown[terminal] = out.getvalue().splitlines()
     row = next(line for line in shown[True] if line.startswith("静态"))
     assert "…" in row and "1/2" in row and len(shown[True]) == 4, shown[True]
+    for shift in ("", "x"):   # zh review U18: Rich padded a wide character that did not fit with a space
+        out = io.StringIO()
+        console = Console(file=out, width=80, force_terminal=True, color_system=None)
+        console.print(lesson_table([[shift + title + title, *rows[0][1:]]], console))
+        row = next(line for line in out.getvalue().splitlines() if "…" in line)
+        assert " …" not in row, row
     assert "量" in "".join(shown[False]) and "…" not in "".join(shown[False])
 
 

@@ -170,8 +170,18 @@ def lesson_table(rows: list[list], console: Console) -> Table:
     for i, (header, width) in enumerate(zip(headers, widths), start=1):
         table.add_column(header, width=width, justify="left" if i == len(headers) else "right", overflow="fold")
     for title, *numbers in rows:   # a whole title wraps between Chinese characters too (Prose)
-        table.add_row(Text(title) if cut else Prose(Text(title)), *numbers)
+        table.add_row(Text(_ellipsized(title, rest)) if cut else Prose(Text(title)), *numbers)
     return table
+
+
+def _ellipsized(title: str, width: int) -> str:
+    """``title`` cut to ``width`` cells, ending in …: Rich's own ellipsis pads a wide character that
+    does not fit with a space first ("做线性 …")."""
+    from rich.cells import cell_len, chop_cells
+
+    if cell_len(title) <= width:
+        return title
+    return chop_cells(title, width - 1)[0].rstrip() + "…"
 
 
 def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | None, lesson_dirs) -> None:
