@@ -68,7 +68,10 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                   "norm_axes.bn_row_mean": (1, 9)},
     "residual_grad": {"residual_grad.with_skip": (2,), "residual_grad.without_skip": (2,),
                       "residual_grad.input_with_skip": (9, 64), "residual_grad.input_without_skip": (9, 64)},
-    "activations": {"activations.phi": (1, 9, 256), "activations.relu": (1, 9, 256), "activations.dead": (1,)},
+    "activations": {"activations.phi": (1, 9, 256), "activations.relu": (1, 9, 256), "activations.dead": (1,),
+                    "activations.pdf": (1, 9, 256), "activations.gelu_grad": (1, 9, 256),
+                    "activations.pre_min": (1,), "activations.phi_at_min": (1,), "activations.pdf_at_min": (1,),
+                    "activations.grad_at_min": (1,)},
     "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
     "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z", "p_T", "q_T", "grad_z_T")}
@@ -281,6 +284,19 @@ def test_cross_entropy_is_entropy_plus_kl_and_kl_is_not_symmetric(trained_out):
     assert np.allclose(out["kl.p"].sum(), 1) and np.allclose(out["kl.q"].sum(), 1)
     # the teacher's entropy is a constant, so autograd finds the soft-target cross-entropy's gradient
     np.testing.assert_allclose(out["kl.grad_z"], out["kl.q"] - out["kl.p"], atol=1e-12)
+
+
+def test_gelu_slope_from_autograd_is_phi_plus_x_times_density(hub, trained_out):
+    """nu-activations asks for GELU′ = Φ(x) + x·φ(x); the experiment's slope comes from autograd through F.gelu."""
+    out = trained_out["activations"]
+    _, probes = run_with_probes(hub.model, torch.tensor([TOKENIZER.encode("3142>1234")]))
+    x = probes["blocks.0.mlp.pre"].double().numpy()                                     # (1, 9, 256)
+    np.testing.assert_allclose(out["activations.gelu_grad"], out["activations.phi"] + x * out["activations.pdf"],
+                               atol=1e-6)
+    assert out["activations.pre_min"][0] == pytest.approx(x.min())
+    low = out["activations.pre_min"][0]
+    expected = out["activations.phi_at_min"][0] + low * out["activations.pdf_at_min"][0]
+    assert out["activations.grad_at_min"][0] == pytest.approx(expected, abs=1e-6)
 
 
 def test_bits_and_the_softened_distillation_gradient(trained_out):

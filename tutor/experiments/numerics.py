@@ -98,15 +98,32 @@ def residual_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
 
 @experiment("activations", "block 0's MLP pre-activations x = mlp.pre through two activations: activations.phi "
                            "(B, L, 4D) = Φ(x), the standard normal CDF, activations.relu (B, L, 4D) = max(x, 0), "
-                           "activations.dead (1,) hidden units whose x is <= 0 at every position of every row",
+                           "activations.dead (1,) hidden units whose x is <= 0 at every position of every row; "
+                           "activations.pdf (B, L, 4D) = φ(x), the standard normal density, activations.gelu_grad "
+                           "(B, L, 4D) GELU's slope at x by autograd through F.gelu; at the most negative x: "
+                           "activations.pre_min, .phi_at_min, .pdf_at_min, .grad_at_min (1,) x, Φ(x), φ(x) and the "
+                           "autograd slope there",
             passes=1, copies=1)
 @one_torch_thread
 def activations(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
     x = probe_tensors(context)["blocks.0.mlp.pre"]                                 # (B, L, 4D)
+    phi = 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))                             # (B, L, 4D)
+    pdf = torch.exp(-x * x / 2) / math.sqrt(2 * math.pi)                          # (B, L, 4D)
+    with torch.enable_grad():       # the slope from autograd through torch's own GELU, not from Φ + x·φ
+        leaf = x.clone().requires_grad_(True)                                     # (B, L, 4D)
+        torch.nn.functional.gelu(leaf).sum().backward()
+    slope = leaf.grad                                                             # (B, L, 4D)
+    lowest = int(x.argmin())
     return {
-        "activations.phi": to_numpy(0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))),
+        "activations.phi": to_numpy(phi),
         "activations.relu": to_numpy(torch.relu(x)),
         "activations.dead": scalar((x <= 0).all(dim=1).all(dim=0).sum()),
+        "activations.pdf": to_numpy(pdf),
+        "activations.gelu_grad": to_numpy(slope),
+        "activations.pre_min": scalar(x.flatten()[lowest]),
+        "activations.phi_at_min": scalar(phi.flatten()[lowest]),
+        "activations.pdf_at_min": scalar(pdf.flatten()[lowest]),
+        "activations.grad_at_min": scalar(slope.flatten()[lowest]),
     }
