@@ -61,7 +61,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "temperature": {"temperature.T": (5,), "temperature.probs": (5, V), "temperature.top": (5,),
                     "temperature.winner": (5,), "temperature.hot_change": (1,)},
     "nll": {"nll.targets": (1, 8), "nll.onehot": (1, 8, V), "nll.scored": (1, 8), "nll.p_true": (1, 8),
-            "nll.loss": (1, 8), "nll.mean": (1,), "nll.answer_prob": (1, 1), "nll.random_p_true": (1, 8),
+            "nll.loss": (1, 8), "nll.mean": (1,), "nll.answer_prob": (1, 1), "nll.cum_logp": (1, 8),
+            "nll.random_p_true": (1, 8),
             "nll.random_loss": (1, 8), "nll.random_mean": (1,), "nll.perplexity": (1,),
             "nll.random_perplexity": (1,)},
     "autoregressive": {"autoregressive.tokens": (1, 9), "autoregressive.logits": (1, 9, V),
@@ -214,6 +215,8 @@ def test_nll_is_minus_log_p_of_the_true_token(hub):
     scored = out["nll.scored"] == 1
     assert out["nll.mean"][0] == pytest.approx(out["nll.loss"][scored].mean())
     np.testing.assert_allclose(out["nll.answer_prob"][:, 0], np.prod(np.where(scored, out["nll.p_true"], 1), axis=1))
+    # the chain rule in logs: log P of the first j+1 next tokens is the sum of their logs
+    np.testing.assert_allclose(out["nll.cum_logp"], np.cumsum(np.log(out["nll.p_true"]), axis=1), atol=1e-9)
     assert out["nll.loss"][0, 4:8].max() < 0.01                    # confident and right
     assert out["nll.loss"][1, 6] > 8 > out["nll.random_loss"][1, 6]  # confident and wrong costs more than ignorance
     assert out["nll.random_mean"][0] == pytest.approx(math.log(V), abs=0.2)

@@ -35,7 +35,7 @@ def test_requires_is_for_trained_weights_and_names_known_tasks():
 
 def test_check_with_a_checkpoint_skips_with_the_reason(capsys):
     assert main(["lessons", "check", "--checkpoint", "random", "--variants", "0",
-                 str(load_catalog().get("pr-confident-wrong").path), str(load_catalog().get("pr-softmax-stability").path)]) == 0
+                 str(load_catalog().get("pr-confident-wrong").path), str(load_catalog().get("pr-masked-softmax").path)]) == 0
     out = capsys.readouterr().out
     assert "skipped pr-confident-wrong: this lesson needs a model trained on the sort task; the current" in out
     assert "on random initial weights of the shipped shape" in out and "(1 skipped for model.requires): all valid" in out

@@ -127,9 +127,9 @@ def test_a_track_has_one_chinese_name_everywhere():
 
 async def test_a_chinese_choice_in_the_reveal_box_breaks_between_characters(tmp_path):
     """Before: at 80×24 the box under 正确答案 showed "b) 阶段" alone, then "1，经过块 0 之后": the
-    choice broke only at its spaces, as English does."""
+    choice broke only at its spaces, as English does (it was option b then, c now)."""
     from journey_helpers import given_up_in_chinese, text_of
 
     async with given_up_in_chinese(tmp_path, "la-contextual-embeddings", (80, 24)) as (pilot, screen):
         lines = text_of(screen, "#your-answer", width=16).splitlines()
-        assert lines[lines.index("正确答案") + 1:] == ["b) 阶段 1，经过", "块 0 之后"]
+        assert lines[lines.index("正确答案") + 1:] == ["c) 阶段 1，经过", "块 0 之后"]

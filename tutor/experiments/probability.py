@@ -84,7 +84,8 @@ def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "at the target; nll.loss (B, L-1) torch's cross_entropy of the logits per target (the "
                    "trainer's loss, unreduced); nll.scored (B, L-1) 1 where the trainer scores "
                    "(after '>'); nll.mean (1,) over scored; nll.answer_prob (B, 1) product of "
-                   "p_true over the scored targets; nll.perplexity (1,) = e to the trainer's own loss "
+                   "p_true over the scored targets; nll.cum_logp (B, L-1) the running sum of -nll.loss along each row, "
+                   "log P(tokens 1..j+1 | token 0); nll.perplexity (1,) = e to the trainer's own loss "
                    "(torch's cross_entropy over the scored targets); the same for an untrained model of the "
                    "same size: nll.random_p_true, nll.random_loss (B, L-1), nll.random_mean (1,), "
                    "nll.random_perplexity (1,)", passes=1.5, copies=1,
@@ -119,6 +120,8 @@ def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]
         out[prefix + "perplexity"] = to_numpy(trainer_loss.exp().reshape(1))
         if prefix == "nll.":
             out["nll.answer_prob"] = to_numpy((p_true.log() * scored).sum(dim=-1, keepdim=True).exp())
+            # the chain rule in logs, from the training loss: log P(tokens 1..j+1 | token 0) for each j
+            out["nll.cum_logp"] = to_numpy((-loss).cumsum(dim=-1))
     return out
 
 
