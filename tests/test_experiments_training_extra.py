@@ -147,3 +147,17 @@ def test_lr_run_reports_the_trainers_schedule_and_step_decay():
     np.testing.assert_allclose(run["lr_run.step_decay"], expected, rtol=1e-12)
     assert np.isfinite(run["lr_run.loss"]).all()
     assert run["lr_run.progress"][s.RUN_WARMUP] == 0 and run["lr_run.progress"][-1] == 1
+
+
+def test_init_scale_gradients_grow_most_in_the_block_furthest_from_the_loss():
+    """nu-init-scale's gradient question: in a 2-block random model scaled ×50, block 0's weight
+    gradients grow by more than block 1's, and both grow; the shared model is left untouched."""
+    model = small_model(seed=3, n_layer=2, n_head=4, d_model=64)
+    before = [p.detach().clone() for p in model.parameters()]
+    out = EXPERIMENTS["init_scale"](context(model, ["31415", "27182"]))
+    norms, ratio = out["init_scale.grad_norm"], out["init_scale.grad_ratio"]
+    assert norms.shape == (2, 2) and ratio.shape == (2,)
+    np.testing.assert_allclose(ratio, norms[1] / norms[0])
+    assert (ratio > 1).all() and ratio[0] > ratio[1]
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+    assert all(p.grad is None for p in model.parameters())

@@ -31,7 +31,10 @@ def _largest_weight(pattern):
                              "init_scale.resid_std (2, N+1) std of the residual stream after the embeddings and after "
                              "each block, row 0 the lesson's model, row 1 the scaled copy; init_scale.score_ratio (1,) "
                              "std of block 0's scores, scaled over lesson; init_scale.max_weight (2,) mean largest "
-                             "attention weight of a row in block 0 (lesson, scaled); init_scale.logits_std (2,)",
+                             "attention weight of a row in block 0 (lesson, scaled); init_scale.logits_std (2,); "
+                             "init_scale.grad_norm (2, N) the norm of the gradient of the next-token cross-entropy "
+                             "with respect to each block's weight matrices (row 0 the lesson's model, row 1 the "
+                             "scaled copy), init_scale.grad_ratio (N,) scaled over lesson, block by block",
                              large_std=LARGE_STD, init_std=INIT_STD),
             passes=2, copies=2)
 @one_torch_thread
@@ -50,6 +53,8 @@ def init_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
         _, p_small = run_with_probes(small, tokens)
         _, p_large = run_with_probes(large, tokens)
     n_layer = small.config.n_layer
+    grads = torch.stack([_block_gradient_norms(small, tokens, n_layer),
+                         _block_gradient_norms(large, tokens, n_layer)])           # (2, N)
 
     def residual_stds(probes):
         stream = [probes["blocks.0.resid_pre"]] + [probes[f"blocks.{i}.resid_post"] for i in range(n_layer)]
@@ -66,4 +71,23 @@ def init_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
         "init_scale.max_weight": to_numpy(torch.stack([_largest_weight(p_small["blocks.0.attn.pattern"]),
                                                        _largest_weight(p_large["blocks.0.attn.pattern"])])),
         "init_scale.logits_std": to_numpy(torch.stack([p_small["logits"].std(), p_large["logits"].std()])),
+        "init_scale.grad_norm": to_numpy(grads),
+        "init_scale.grad_ratio": to_numpy(grads[1] / grads[0]),
     }
+
+
+def _block_gradient_norms(model, tokens, n_layer: int):
+    """‖∂loss/∂W‖ over each block's weight matrices, for the next-token cross-entropy of the input
+    (every position scored: this is about sizes, not about a task)."""
+    import torch
+
+    model.zero_grad(set_to_none=True)
+    with torch.enable_grad():
+        logits = model(tokens)                                                 # (B, L, V)
+        torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1), tokens[:, 1:].flatten()).backward()
+    norms = []
+    for i in range(n_layer):
+        squares = [p.grad.pow(2).sum() for name, p in model.named_parameters()
+                   if name.startswith(f"blocks.{i}.") and p.dim() == 2 and p.grad is not None]
+        norms.append(torch.stack(squares).sum().sqrt())
+    return torch.stack(norms)                                                  # (N,)
