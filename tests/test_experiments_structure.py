@@ -87,7 +87,9 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "beam": {"beam.step1_tokens": (3,), "beam.step1_scores": (3,), "beam.step1_probs": (3,), "beam.next_best": (3,),
              "beam.candidates": (3, V),
              "beam.step2_tokens": (3, 2), "beam.step2_scores": (3,), "beam.p_first": (3,), "beam.p_second": (3,),
-             "beam.parents": (3,), "beam.seq_logprob": (3,), "beam.best": (6,), "beam.greedy": (6,), "beam.best_score": (1,), "beam.greedy_score": (1,)},
+             "beam.parents": (3,), "beam.seq_logprob": (3,), "beam.best": (6,), "beam.greedy": (6,), "beam.best_score": (1,), "beam.greedy_score": (1,),
+             "beam.stop_plain": (1,), "beam.stop_norm": (1,), "beam.stop_lengths": (2,), "beam.stop_sums": (2,),
+             "beam.stop_means": (2,), "beam.stop_length_gain": (1,)},
 }
 
 
@@ -360,6 +362,19 @@ def test_beam_scores_add_log_probabilities_and_beat_greedy_here(hub):
     assert list(out["beam.best"]) == beam_search(hub.model, ctx.tokens[0].tolist(), 6, beam_width=3)
     assert out["beam.step2_tokens"][0, 0] == TOKENIZER.encode("\n")[0]   # the runner-up first token wins
     assert out["beam.best_score"][0] > out["beam.greedy_score"][0] + 0.1
+
+
+def test_plain_sum_beam_stops_at_once_and_length_normalised_goes_on(hub):
+    """de-beam's length bias: after '5024>8' ending the line now (p ≈ 0.46) beats every longer
+    answer by the plain sum; dividing by the length picks a 4-token answer instead."""
+    out = run("beam", context(hub.model, ["5024>8"]))
+    newline = TOKENIZER.encode("\n")[0]
+    assert list(out["beam.stop_plain"]) == [newline]
+    assert out["beam.stop_norm"][-1] == newline and out["beam.stop_lengths"].tolist() == [1, 4]
+    assert out["beam.stop_length_gain"][0] == 3
+    assert out["beam.stop_sums"][0] > out["beam.stop_sums"][1]                # the sum prefers the short answer
+    assert out["beam.stop_means"][1] > out["beam.stop_means"][0]              # the mean prefers the long one
+    np.testing.assert_allclose(out["beam.stop_means"], out["beam.stop_sums"] / out["beam.stop_lengths"])
 
 
 def test_beam_kept_pairs_read_back_in_one_pass_score_what_beam_search_summed(hub):

@@ -12,7 +12,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "attn_window": (1, 1),
     "autograd": (3.5, 3),
     "autoregressive": (2, 1),
-    "beam": (1, 1),
+    "beam": (1.5, 1),
     "bigram": (3, 1),
     "ce_grad": (1.2, 3),
     "clipping": (8, 2),

@@ -16,6 +16,7 @@ HOT_T = 2.0           # decode: the "hotter" temperature
 N_DRAWS = 1000        # decode: how many samples are counted
 N_NEW = 10            # generate: how many tokens each continuation has
 BEAM_WIDTH = 3        # beam: partial sequences kept at each step
+STOP_LONGEST = 8      # beam: the most new tokens of a beam that ends at a newline
 
 @experiment("decode", M_("the token after batch row 0 through model/sample.py's filters: decode.logits (V,), "
                          "decode.probs (V,) at T=1, decode.probs_T2 (V,) at T={hot_t:g}, decode.topk_probs (V,) top-k "
@@ -104,8 +105,13 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
                        "token; beam.seq_logprob (k,) each kept two-token continuation scored afresh by one forward "
                        "pass of prompt + both tokens (minus torch's cross_entropy summed over the two); "
                        "beam_search itself for 6 new tokens: beam.best (n,), greedy: beam.greedy (n,), "
-                       "their total log-probabilities beam.best_score / beam.greedy_score (1,)",
-                       width=BEAM_WIDTH), passes=1, copies=1,
+                       "their total log-probabilities beam.best_score / beam.greedy_score (1,); beam_search "
+                       "for up to {longest} new tokens that stops a beam at a newline, scored by the plain sum "
+                       "and by the sum divided by the length (length_penalty 1): beam.stop_plain / "
+                       "beam.stop_norm (n,) the answers, beam.stop_lengths (2,) their lengths, "
+                       "beam.stop_sums / beam.stop_means (2,) each answer's total and per-token "
+                       "log-probability, beam.stop_length_gain (1,) normalised length minus plain length",
+                       width=BEAM_WIDTH, longest=STOP_LONGEST), passes=1.5, copies=1,
             derived={"beam.step2_scores": ("beam.p_first", "beam.p_second", "beam.step1_scores", "beam.candidates")})
 @one_torch_thread
 def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -138,6 +144,11 @@ def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
     # the sequence scored the way training scores a text, in one pass: not the sum beam search kept
     seq_logprob = -torch.nn.functional.cross_entropy(tail.transpose(1, 2), kept.cpu(), reduction="none").sum(-1)
     best = beam_search(model, ids, 6, beam_width=BEAM_WIDTH)
+    newline = context.tokenizer.encode("\n")                               # [id]
+    plain = beam_search(model, ids, STOP_LONGEST, beam_width=BEAM_WIDTH, stop_ids=newline)
+    normed = beam_search(model, ids, STOP_LONGEST, beam_width=BEAM_WIDTH, stop_ids=newline, length_penalty=1.0)
+    sums = torch.tensor([total(plain), total(normed)], dtype=torch.float64)  # (2,)
+    lengths = torch.tensor([len(plain), len(normed)], dtype=torch.float64)   # (2,)
     greedy = generate(model, ids, 6, temperature=0, seed=0)
     return {
         "beam.step1_tokens": to_numpy(tokens1), "beam.step1_scores": to_numpy(scores1),
@@ -151,4 +162,7 @@ def beam(context: ExperimentContext) -> dict[str, np.ndarray]:
         "beam.p_second": to_numpy(second[rows, tokens2].exp()),
         "beam.best": np.array(best, dtype=np.float64), "beam.greedy": np.array(greedy, dtype=np.float64),
         "beam.best_score": scalar(total(best)), "beam.greedy_score": scalar(total(greedy)),
+        "beam.stop_plain": np.array(plain, dtype=np.float64), "beam.stop_norm": np.array(normed, dtype=np.float64),
+        "beam.stop_lengths": to_numpy(lengths), "beam.stop_sums": to_numpy(sums),
+        "beam.stop_means": to_numpy(sums / lengths), "beam.stop_length_gain": scalar(lengths[1] - lengths[0]),
     }
