@@ -100,7 +100,7 @@ async def test_hand_in_from_the_palette_and_the_lesson_summary(tmp_path, exchang
                    watch_interval=None)
     async with app.run_test(size=(100, 30)) as pilot:
         seen = record_notifications(app)
-        commands = {name: callback for name, callback, _help in LessonCommands(app.screen)._commands()}
+        commands = {entry[0]: entry[1] for entry in LessonCommands(app.screen)._commands()}
         commands["Hand in my progress"]()
         await wait_until(pilot, lambda: any("Handed in" in text for text, _options in seen), "the palette's hand-in")
         (handed,) = hand_ins(exchange)

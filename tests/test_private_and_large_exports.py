@@ -135,3 +135,12 @@ def test_a_gzip_bomb_stops_at_the_unpacked_cap_and_a_cut_gzip_is_named(tmp_path)
     assert read_json_file(whole, 1024, inflated_max=1024) == {"a": 1}
     with pytest.raises(UnsafeFileError, match="not UTF-8"):   # a reader that takes no gzip says so plainly
         read_json_file(whole, 1024)
+
+
+def test_the_export_command_says_when_it_wrote_gzip(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(progress_io, "MAX_IMPORT_BYTES", 2 * 1024)
+    with ProgressStore(tmp_path / "home") as store:
+        fill(store, 20)
+    assert main(["progress", "--home", str(tmp_path / "home"), "--export", str(tmp_path / "out.json")]) == 0
+    assert "gzip-compressed" in capsys.readouterr().out
+    assert (tmp_path / "out.json").read_bytes()[:2] == b"\x1f\x8b"

@@ -56,16 +56,18 @@ def render(report, console) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from tutor.classroom.page import duration, moment, percent
+    from tutor.classroom.page import duration, percent
 
     learners = Table(title=_("Learners"), title_justify="left")
     for header in (_("Learner"), _("Lessons done"), _("Right first time"), _("Time spent"), _("Hints"),
                    _("Give-ups"), _("Last seen")):
-        learners.add_column(header, overflow="fold", no_wrap=header == _("Last seen"))
+        # one-word headers and the date stay whole ("Give-u / ps" before)
+        learners.add_column(header, overflow="fold", no_wrap=header in (_("Give-ups"), _("Last seen")))
     for who in report.learners:
         learners.add_row(Text(who.name), _("{done} of {total}").format(done=who.lessons_done, total=who.lessons_total),
                          _("{right} of {answered}").format(right=who.right_first, answered=who.answered),
-                         duration(who.seconds), str(who.hints), str(who.give_ups), moment(who.last_seen))
+                         duration(who.seconds), str(who.hints), str(who.give_ups),
+                         who.last_seen.strftime("%Y-%m-%d") if who.last_seen else "–")   # the page has the time
     questions = Table(title=_("Per question: right first time, and what the class believes"), title_justify="left")
     for header in (_("Lesson"), _("Question"), _("Right first time"), _("Most common wrong answers (learners)")):
         ids = header in (_("Lesson"), _("Question"))   # ids whole on one line: a reader copies them

@@ -62,6 +62,9 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
                 records = len(store.question_records())
                 out.print(one_line(_("Exported {attempts} attempts and {records} question records to {path}").format(
                     attempts=n, records=records, path=args.export)))
+                if _is_gzip(args.export):
+                    out.print(_("It is gzip-compressed: larger than an import reads as plain JSON; "
+                                "'tutor progress --import' and 'tutor class report' read it as it is."))
             elif getattr(args, "import_file", None):
                 added = import_json(store, args.import_file)
                 out.print(one_line(_("Imported {answers} new answers, {outcomes} new outcomes and {records} new "
@@ -119,6 +122,14 @@ def _confirm() -> bool:
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
+
+
+def _is_gzip(path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
 
 
 def _course(lesson_dirs, catalog=None) -> dict[str, list[str]]:
