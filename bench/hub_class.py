@@ -4,6 +4,7 @@ Run (in an environment with the tutor installed with its ``jupyter`` extra, plus
 jupyterlab or jupyter_server, and configurable-http-proxy from the npm registry):
 
     python bench/hub_class.py --learners 5 [--proxy PATH/configurable-http-proxy] [--keys 16]
+                              [--profile launcher|standalone] [--no-notebook]
 
 The script writes a hub configuration into a throwaway folder and starts JupyterHub on
 127.0.0.1: the dummy authenticator (any name logs in), the local process spawner in its
@@ -25,6 +26,13 @@ processes per learner: each user's ``tutor serve`` and tab; their Jupyter server
 could type, per learner, split above it into the tutor, the users' Jupyter servers, the hub and
 proxy: the machine-independent cost of a join, where the wall-clock join depends on the load).
 Everything runs on 127.0.0.1 and is stopped at the end, also on failure.
+
+``--profile standalone`` runs the tutor-only hub of docs/class.md instead: the hub spawns
+jupyter-server-proxy's standalone proxy with the tutor behind it (no Jupyter server), and the
+tutor is at ``/user/NAME/``.  Then, unless ``--no-notebook``, a JupyterLab learner running one
+notebook kernel that imports torch and this model is measured alone (bench/notebook_learner.py):
+``learner_pss_mb`` (a tutor learner: their tutor and the server beside it),
+``notebook_learner_pss_mb`` and ``learner_to_notebook_ratio`` (goal in the standalone profile: 0.75).
 """
 from __future__ import annotations
 
@@ -53,8 +61,20 @@ from serve_load import (LESSON_MARK, LETTERS, MODEL_MARKS, ROADMAP_MARK, Learner
 VERDICT_MARKS = ("Not quite", "Correct", "Right")
 
 
-def hub_config(root: Path, port: int, api_port: int, hub_port: int, proxy: str, token: str) -> str:
-    singleuser = shutil.which("jupyterhub-singleuser", path=str(Path(sys.executable).parent)) or "jupyterhub-singleuser"
+def spawner_command(profile: str) -> tuple[list[str], list[str], str]:
+    """(Spawner.cmd, Spawner.args, the tutor's path under /user/NAME/) for a hub profile (docs/class.md)."""
+    def here(name: str) -> str:
+        return shutil.which(name, path=str(Path(sys.executable).parent)) or name
+
+    if profile == "standalone":   # the hub starts jupyter-server-proxy's standalone proxy and the tutor behind it
+        return ([here("jupyter-standaloneproxy"), "--unix-socket=True", "--timeout=60", "--", sys.executable, "-m",
+                 "tutor", "serve", "--unix-socket", "{unix_socket}", "--max-sessions", "3", "--no-fork-server"], [], "")
+    return [here("jupyterhub-singleuser")], ["--allow-root"] if os.geteuid() == 0 else [], "tutor/"
+
+
+def hub_config(root: Path, port: int, api_port: int, hub_port: int, proxy: str, token: str,
+               profile: str = "launcher") -> str:
+    command, arguments, _path = spawner_command(profile)
     return f"""
 c.JupyterHub.ip = "127.0.0.1"
 c.JupyterHub.port = {port}
@@ -69,9 +89,9 @@ c.JupyterHub.authenticator_class = "dummy"
 c.Authenticator.allow_all = True
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = {str(root / 'homes' / '{username}')!r}
-c.Spawner.cmd = [{singleuser!r}]
+c.Spawner.cmd = {command!r}
 c.Spawner.ip = "127.0.0.1"
-c.Spawner.args = {['--allow-root'] if os.geteuid() == 0 else []!r}   # a container's root, as on this bench machine
+c.Spawner.args = {arguments!r}   # --allow-root for a container's root, as on this bench machine
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 300
 c.Spawner.environment = {{"XDG_CACHE_HOME": {str(root / 'cache')!r}, "LANG": "C.UTF-8",
@@ -110,7 +130,7 @@ async def wait_ready(api: aiohttp.ClientSession, base: str, name: str, timeout: 
 
 
 async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.Event, ready: list,
-                      latencies: list, done: asyncio.Event) -> None:
+                      latencies: list, done: asyncio.Event, tutor_path: str = "tutor/") -> None:
     name = f"learner{index + 1}"
     learner = Learner(name)
     jar = aiohttp.CookieJar(unsafe=True)
@@ -118,7 +138,7 @@ async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.
         started = time.perf_counter()
         await log_in(session, base, name)
         await wait_ready(api, base, name, 300)
-        page_url = f"{base}/user/{name}/tutor/"
+        page_url = f"{base}/user/{name}/{tutor_path}"
         for _attempt in range(120):   # jupyter-server-proxy starts tutor serve on the first request
             async with session.get(page_url) as response:
                 page = await response.text()
@@ -127,7 +147,7 @@ async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.
             await asyncio.sleep(1)
         else:
             raise RuntimeError(f"{name}: {page_url} never served the tutor page ({response.status})")
-        learner.ws = await session.ws_connect(f"{base.replace('http', 'ws', 1)}/user/{name}/tutor/ws?width=100&height=30",
+        learner.ws = await session.ws_connect(f"{base.replace('http', 'ws', 1)}/user/{name}/{tutor_path}ws?width=100&height=30",
                                               headers={"Origin": base}, max_msg_size=0)
         reader = asyncio.create_task(learner.read())
         try:
@@ -184,7 +204,8 @@ def processes_by_kind(hub_pid: int) -> dict[str, list[int]]:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
             continue
-        kinds["tutor" if "-m tutor" in command else "jupyter" if "jupyterhub-singleuser" in command else "hub"].append(pid)
+        beside = "jupyterhub-singleuser" in command or "standaloneproxy" in command   # the user's server
+        kinds["tutor" if "-m tutor" in command.split(" -- ")[0] else "jupyter" if beside else "hub"].append(pid)
     return kinds
 
 
@@ -195,7 +216,8 @@ def learner_memory(hub_pid: int) -> tuple[float, float]:
             sum(memory_kb(pid)[1] for pid in kinds["jupyter"]) / 1024)
 
 
-async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, timeout: float) -> dict:
+async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, timeout: float,
+                    tutor_path: str = "tutor/") -> dict:
     random.seed(count)
     latencies: list[float] = []
     ready: list[float] = []
@@ -204,7 +226,8 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
     async with aiohttp.ClientSession(headers={"Authorization": f"token {token}"}) as api:
         tasks = []
         for index in range(count):
-            tasks.append(asyncio.create_task(one_learner(base, api, index, keys, all_ready, ready, latencies, done)))
+            tasks.append(asyncio.create_task(one_learner(base, api, index, keys, all_ready, ready, latencies, done,
+                                                          tutor_path)))
             await asyncio.sleep(0.33)
         deadline = time.monotonic() + timeout
 
@@ -231,10 +254,10 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
             "cpu_per_join": {kind: seconds / count for kind, seconds in join_cpu.items()}}
 
 
-def start_hub(root: Path, proxy: str, token: str) -> tuple[subprocess.Popen, str]:
+def start_hub(root: Path, proxy: str, token: str, profile: str) -> tuple[subprocess.Popen, str]:
     port, api_port, hub_port = free_port(), free_port(), free_port()
     config = root / "jupyterhub_config.py"
-    config.write_text(hub_config(root, port, api_port, hub_port, proxy, token))
+    config.write_text(hub_config(root, port, api_port, hub_port, proxy, token, profile))
     hub_bin = shutil.which("jupyterhub", path=str(Path(sys.executable).parent)) or "jupyterhub"
     log = open(root / "hub.log", "w")
     hub = subprocess.Popen([hub_bin, "-f", str(config)], cwd=root, stdout=log, stderr=subprocess.STDOUT,
@@ -276,6 +299,18 @@ def stop_hub(hub: subprocess.Popen, root: Path) -> None:
             pass
 
 
+def compare_with_notebook(learner_mb: float) -> None:
+    """A tutor learner's PSS (their tutor and the server beside it) beside a JupyterLab learner's running
+    one notebook kernel that imports torch and this model (bench/notebook_learner.py)."""
+    from notebook_learner import measure
+
+    notebook = measure()
+    print(f"  notebook learner: JupyterLab server {notebook['server']:.0f} MB + kernel {notebook['kernel']:.0f} MB PSS")
+    print(f"learner_pss_mb {learner_mb:.0f}")
+    print(f"notebook_learner_pss_mb {notebook['learner']:.0f}")
+    print(f"learner_to_notebook_ratio {learner_mb / notebook['learner']:.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=5, help="hub users in the class (default 5)")
@@ -284,18 +319,26 @@ def main() -> None:
                         help="the configurable-http-proxy command (npm install configurable-http-proxy)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds allowed for the whole class")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway folder (hub log, homes)")
+    parser.add_argument("--profile", choices=("launcher", "standalone"), default="launcher",
+                        help="launcher: a JupyterLab server per learner with the tutor's tile (default); standalone: "
+                             "jupyter-server-proxy's standalone proxy and the tutor only (docs/class.md)")
+    parser.add_argument("--no-notebook", action="store_true",
+                        help="skip measuring a JupyterLab learner with a notebook kernel to compare with")
     args = parser.parse_args()
     if not 1 <= args.learners <= 40:
         raise SystemExit("between 1 and 40 learners")
     root = Path(tempfile.mkdtemp(prefix="tutor-hub-bench-"))
     token = secrets.token_hex(24)
-    hub, base = start_hub(root, args.proxy, token)
-    print(f"jupyterhub at {base}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
+    hub, base = start_hub(root, args.proxy, token, args.profile)
+    print(f"jupyterhub at {base} ({args.profile} profile); {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
     try:
-        result = asyncio.run(run_class(base, token, hub.pid, args.learners, args.keys, args.timeout))
+        result = asyncio.run(run_class(base, token, hub.pid, args.learners, args.keys, args.timeout,
+                                       spawner_command(args.profile)[2]))
         separate = homes_are_separate(root, args.learners)
-        print(f"  {result['keys']} keys timed; Jupyter server beside each tutor: {result['pss_jupyter']:.0f} MB PSS; "
-              f"load average {os.getloadavg()[0]:.2f}")
+        print(f"  {result['keys']} keys timed; the user's server beside each tutor "
+              f"({'standalone proxy' if args.profile == 'standalone' else 'Jupyter server'}): "
+              f"{result['pss_jupyter']:.0f} MB PSS; load average {os.getloadavg()[0]:.2f}")
         cpu = result["cpu_per_join"]
         print(f"  CPU per join: tutor {cpu['tutor']:.2f} s, the user's Jupyter server {cpu['jupyter']:.2f} s, "
               f"hub and proxy {cpu['hub']:.2f} s")
@@ -311,6 +354,8 @@ def main() -> None:
             print(f"kept {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
+    if not args.no_notebook:   # after the class, so that it takes no CPU from it
+        compare_with_notebook(result["pss_tutor"] + result["pss_jupyter"])
 
 
 if __name__ == "__main__":

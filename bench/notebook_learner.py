@@ -1,0 +1,127 @@
+"""What a teacher would run instead of the tutor: one JupyterLab learner with a notebook kernel that
+imports torch and this model and runs it, measured as bench/hub_class.py measures a tutor learner.
+
+Run alone:  python bench/notebook_learner.py      (needs jupyterlab and ipykernel installed)
+
+Starts ``jupyter lab`` on 127.0.0.1 in a throwaway folder (the server a hub user runs, as
+jupyterhub-singleuser does), starts one kernel through its REST API, runs in it the cell a
+notebook on this model starts with (import torch, load the shipped checkpoint, one forward pass
+on a sentence), then sums the proportional memory (PSS) of the server and of the kernel.  Prints
+``notebook_server_pss_mb``, ``notebook_kernel_pss_mb`` and ``notebook_learner_pss_mb``.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve_load import descendants, free_port, listening, memory_kb  # noqa: E402
+
+CELL = """
+import torch
+from tutor.model.checkpoint import load_default_model
+model, tokenizer, meta = load_default_model()
+ids = torch.tensor([tokenizer.encode("the cat sat on the mat")])   # (1, L)
+with torch.no_grad():
+    logits = model(ids)                                            # (1, L, V)
+print(tuple(logits.shape))
+"""
+
+
+def execute_request(code: str, session: str) -> dict:
+    """A Jupyter messaging protocol (5.3) execute_request on the shell channel."""
+    return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": "execute_request", "session": session,
+                       "username": "bench", "version": "5.3", "date": ""},
+            "parent_header": {}, "metadata": {}, "channel": "shell",
+            "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                        "allow_stdin": False, "stop_on_error": True}}
+
+
+async def run_cell(base: str, token: str, timeout: float) -> tuple[int, str]:
+    """Start a kernel through the server, run CELL in it; (the kernel's pid, what it printed)."""
+    headers = {"Authorization": f"token {token}"}
+    async with aiohttp.ClientSession(headers=headers) as http:
+        async with http.post(f"{base}/api/kernels", json={"name": "python3"}) as response:
+            kernel = (await response.json())["id"]
+        session = uuid.uuid4().hex
+        printed = []
+        async with http.ws_connect(f"{base.replace('http', 'ws', 1)}/api/kernels/{kernel}/channels",
+                                   max_msg_size=0) as channels:
+            request = execute_request(CELL, session)
+            await channels.send_str(json.dumps(request))
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                message = json.loads((await channels.receive(timeout=timeout)).data)
+                if message.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
+                    continue
+                if message["msg_type"] == "stream":
+                    printed.append(message["content"]["text"])
+                if message["msg_type"] == "error":
+                    raise RuntimeError("the cell failed: " + " ".join(message["content"]["traceback"])[-2000:])
+                if message["msg_type"] == "execute_reply":
+                    break
+            else:
+                raise TimeoutError("the cell did not finish")
+    return kernel, "".join(printed).strip()
+
+
+def kernel_pids(server_pid: int) -> list[int]:
+    return [pid for pid in descendants(server_pid) if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+def measure(timeout: float = 600) -> dict:
+    """Start a JupyterLab server, run the cell in a kernel, return the PSS figures in MB."""
+    lab = shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) or shutil.which("jupyter-lab")
+    if lab is None:
+        raise SystemExit("jupyterlab is not installed (pip install jupyterlab ipykernel)")
+    root = Path(tempfile.mkdtemp(prefix="tutor-notebook-bench-"))
+    port, token = free_port(), secrets.token_hex(24)
+    environment = {**os.environ, "HOME": str(root), "JUPYTER_PREFER_ENV_PATH": "1", "OMP_NUM_THREADS": "1",
+                   "JUPYTER_TOKEN": token}
+    options = ["--no-browser", "--ip=127.0.0.1", f"--port={port}", f"--ServerApp.root_dir={root}"]
+    options += ["--allow-root"] if os.geteuid() == 0 else []
+    server = subprocess.Popen([lab, *options], cwd=root, env=environment, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + timeout
+        while not listening(port):
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("jupyter lab did not start")
+            time.sleep(0.5)
+        _kernel, printed = asyncio.run(run_cell(f"http://127.0.0.1:{port}", token, timeout))
+        time.sleep(2)   # the kernel settles after its reply
+        server_mb = memory_kb(server.pid)[1] / 1024
+        kernel_mb = sum(memory_kb(pid)[1] for pid in kernel_pids(server.pid)) / 1024
+        return {"server": server_mb, "kernel": kernel_mb, "learner": server_mb + kernel_mb, "printed": printed}
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(30)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(server.pid, signal.SIGKILL)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
+    result = measure()
+    print(f"  the cell printed {result['printed']}")
+    print(f"notebook_server_pss_mb {result['server']:.0f}")
+    print(f"notebook_kernel_pss_mb {result['kernel']:.0f}")
+    print(f"notebook_learner_pss_mb {result['learner']:.0f}")
+
+
+if __name__ == "__main__":
+    main()
