@@ -28,7 +28,9 @@ torch's libraries and the fork server's preloaded modules, shared among them), `
 (from connecting to a usable lesson), ``cpu_s_per_join`` (CPU time of the server and all its
 processes until everyone could type, per learner: the machine-independent cost of a join; the
 learners already in idle on their lesson meanwhile, so ``--learners 1,1,1`` gives one join
-alone) and last ``keypress_p95_ms Y`` (goal with 10 learners on 2 cores: under 150).
+alone) and last ``keypress_p95_ms Y`` (goal with 10 learners on 2 cores: 100 at most).  Beside the
+CPU per key it prints the time per key the server's and the sessions' threads waited for a CPU
+that other work held (their run-queue time): what a busy machine adds to the latency.
 Everything is bounded: at most ``--timeout`` seconds per N, and the server is stopped at the end.
 """
 from __future__ import annotations
@@ -107,6 +109,24 @@ def cpu_seconds(pids: list[int]) -> float:
         except (OSError, IndexError, ValueError):
             continue
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def waiting_seconds(pids: list[int]) -> float:
+    """Time the threads of these processes spent runnable but waiting for a CPU (the scheduler's
+    run-queue time, /proc/PID/task/TID/schedstat): what other work on the machine adds to a keypress."""
+    nanoseconds = 0
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/schedstat") as handle:
+                    nanoseconds += int(handle.read().split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    return nanoseconds / 1e9
 
 
 def memory_kb(pid: int) -> tuple[int, int]:
@@ -231,6 +251,7 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
         # every process of the server (itself, the fork server, the sessions) until all could type
         join_cpu = cpu_seconds([server_pid, *sessions]) - cpu_at_start
         cpu_before, typing_started = cpu_seconds(sessions), time.perf_counter()
+        waited_before = waiting_seconds([server_pid, *sessions])
         server_cpu_before = cpu_seconds([server_pid])
         all_ready.set()
         while len(latencies) < count * keys:
@@ -239,6 +260,7 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
                 raise failed[0].exception()
             await asyncio.sleep(0.1)
         cpu = cpu_seconds(sessions) - cpu_before
+        waited = waiting_seconds([server_pid, *sessions]) - waited_before
         typing = time.perf_counter() - typing_started
         server_cpu = cpu_seconds([server_pid]) - server_cpu_before
         sessions = descendants(server_pid)
@@ -250,7 +272,8 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
             "rss_mb": sum(r for r, _ in memory) / 1024 / count, "pss_mb": sum(p for _, p in memory) / 1024 / count,
             "processes": len(sessions), "join_s": max(ready), "join_p95_s": p95(ready),
             "cpu_s_per_join": join_cpu / count, "cpu_ms_per_key": 1000 * cpu / (count * keys),
-            "cores_busy": cpu / typing, "server_cores_busy": server_cpu / typing}
+            "cores_busy": cpu / typing, "server_cores_busy": server_cpu / typing,
+            "waiting_ms_per_key": 1000 * waited / (count * keys)}
 
 
 def p95(values: list[float]) -> float:
@@ -315,7 +338,8 @@ def main() -> None:
                   f"{len(result['latencies'])} keys; load average {os.getloadavg()[0]:.2f}")
             print(f"  while typing the sessions used {result['cores_busy']:.2f} cores and the web server "
                   f"{result['server_cores_busy']:.2f}, "
-                  f"{result['cpu_ms_per_key']:.1f} ms of CPU per key (answers and their grading included)")
+                  f"{result['cpu_ms_per_key']:.1f} ms of CPU per key (answers and their grading included), and "
+                  f"waited {result['waiting_ms_per_key']:.1f} ms per key for a CPU that other work held")
             print(f"rss_per_session_mb {result['rss_mb']:.0f}")
             print(f"pss_per_session_mb {result['pss_mb']:.0f}")
             print(f"join_p95_s {result['join_p95_s']:.1f}")
