@@ -3,7 +3,7 @@ import json
 from pathlib import Path
 
 from tutor.authoring.check import check_paths
-from tutor.authoring.leaks import question_label
+from tutor.live.leaks import question_label
 from tutor.cli.main import main
 from tutor.course.placeholders import VOCABULARY, PlaceholderError, fill
 from tutor.course.schema import QUESTION_KINDS, SCHEMA_FILE_NAME, Lesson

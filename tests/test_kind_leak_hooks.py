@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tutor.authoring import reveal_leaks
+from tutor.live import reveal_leaks
 from tutor.authoring.check import check_paths
 from tutor.course.catalog import builtin_lessons_dir
 from tutor.grading.kinds import KINDS, QuestionKind, Truth

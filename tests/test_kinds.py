@@ -43,7 +43,7 @@ def test_every_kind_declares_its_question_class(name):
 @pytest.mark.parametrize("name", list(KINDS))
 def test_every_kind_finds_its_own_answer_in_text(name, hub):
     """The docs example's live answer, written out as the reveal shows it, is a leak the check finds."""
-    from tutor.authoring.leaks import find_leaks
+    from tutor.live.leaks import find_leaks
     from tutor.grading.quiz import truth_for
     from tutor.live.compute import compute_live
 

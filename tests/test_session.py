@@ -62,7 +62,7 @@ def test_every_route_back_to_a_question_continues_its_record():
 
 def test_a_hint_before_the_first_try_makes_a_right_answer_after_retry_and_is_kept():
     progress = service()
-    assert session(progress, 0).hint() == 1
+    assert session(progress, 0).hint().hints == 1
     again = session(progress, 0)
     assert again.hints_shown == 1
     again.submit("(2, 4, 8)", LIVE)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 
 from tutor.common.i18n import M_
-from tutor.authoring.leaks import question_label
+from tutor.live.leaks import question_label
 from tutor.grading.answers import AnswerError
 from tutor.grading.kinds import kind_of
 from tutor.grading.tensor_access import QuestionError

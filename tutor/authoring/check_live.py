@@ -171,13 +171,19 @@ class LiveChecker:
             self.check_leaks()
 
     def check_leaks(self) -> None:
-        """No answer in the text a learner reads before predicting it (see tutor.authoring.leaks)."""
-        from tutor.authoring.leaks import find_leaks
+        """No answer in the text a learner reads before predicting it (see tutor.live.leaks)."""
+        from tutor.live.leaks import find_leaks
 
         for leak in find_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths):
             self.given_away.add(leak.question)
             self.pinned.add(leak.loc, leak.message(self.lesson), placeholder_at(self.pinned, leak.loc, leak.offset))
-        from tutor.authoring.reveal_leaks import find_reveal_leaks
+        from tutor.live.leaks import answers_in_questions, earlier_answer_message
+
+        for leak in answers_in_questions(self.lesson, self.live.tensors, self.live.sizes, self.truths):
+            if leak.question < leak.loc[1] and leak.loc[2] in ("prompt", "hints"):
+                self.pinned.warn(leak.loc, earlier_answer_message(self.lesson, leak),
+                                 placeholder_at(self.pinned, leak.loc, leak.offset))
+        from tutor.live.reveal_leaks import find_reveal_leaks
 
         for shown in find_reveal_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths,
                                        self.live.token_labels):

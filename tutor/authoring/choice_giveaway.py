@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tutor.common.i18n import M_
-from tutor.authoring.leaks import question_label
+from tutor.live.leaks import question_label
 from tutor.grading.kinds.choice import ChoiceQuestion
 
 RATIO = 2.0          # the right choice against the longest wrong one

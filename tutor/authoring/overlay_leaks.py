@@ -3,14 +3,14 @@
 A translator rewrites the prose a learner reads before predicting, so a translation can state an
 answer the English carefully avoids ("the row sums to 1", a shape written out).  The English
 lesson's live run already holds every question's truth; here each overlay's prose is put in its
-place and searched with the same rules (tutor.authoring.leaks), and each leak is pinned to the
+place and searched with the same rules (tutor.live.leaks), and each leak is pinned to the
 overlay file.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.authoring.leaks import find_leaks
+from tutor.live.leaks import find_leaks
 from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.common.i18n import DEFAULT, LANGUAGES, language_name
 from tutor.course.loader import Problem, read_model_file

@@ -28,8 +28,8 @@ class Pinned:
         if problem not in self.problems:
             self.problems.append(problem)
 
-    def warn(self, loc: tuple, message: str) -> None:
-        line, col = locate(self.root, loc)
+    def warn(self, loc: tuple, message: str, at: tuple[int, int] | None = None) -> None:
+        line, col = at or locate(self.root, loc)
         warning = Problem(str(self.path), line, col, ".".join(str(p) for p in loc), message)
         if warning not in self.warnings:
             self.warnings.append(warning)

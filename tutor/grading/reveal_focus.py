@@ -7,7 +7,7 @@ and opens the view on them.  Axis names and token labels say what each index mea
 
 A question's ``show:`` is the author saying how much to show: the view is that slice and
 nothing else, because the rest of the tensor may be what a later question asks
-(``tutor.authoring.reveal_leaks`` checks that it is not).
+(``tutor.live.reveal_leaks`` checks that it is not).
 """
 from __future__ import annotations
 

@@ -193,7 +193,7 @@ def reset(store: ProgressStore, backup_dir: str | Path | None = None, now: datet
         finally:
             src.close()
             dst.close()
-        for table in ("answers", "outcomes", "review_cards", "question_records", "meta"):
+        for table in ("answers", "outcomes", "review_cards", "question_records", "answers_seen", "meta"):
             con.execute(f"DELETE FROM {table}")
     return target
 

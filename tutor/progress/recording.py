@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from tutor.grading.attempts import Encounter
-from tutor.progress import record_sql, review
+from tutor.progress import answer_seen, record_sql, review
 from tutor.progress.records import Answer, Mode, QuestionRecord, Role, storable_answer
 from tutor.progress.review import iso, parse_iso
 
@@ -52,6 +52,25 @@ class RecordingMixin:
         with self.transaction() as con:
             return self._advance(con, lesson_id, question_id, mode, allowed, variant, now, Encounter.give_up,
                                  shown_at)[1]
+
+    def record_answer_seen(self, lesson_id: str, question_id: str, seen_in: str, where: str, allowed: int,
+                           now: datetime) -> bool:
+        """A question's answer was on screen before its first try (the look-ahead rule,
+        tutor.session.look_ahead): resolve it as not got, and say where it was seen.  A question
+        already tried or resolved keeps its record (its first attempt came first); returns
+        whether this resolved it."""
+        with self.transaction() as con:
+            record = record_sql.load(con, lesson_id, question_id)
+            if record is not None and (record.tries or record.resolved):
+                return False
+            self._advance(con, lesson_id, question_id, Mode.SCORED, allowed, None, now, Encounter.give_up)
+            answer_seen.save(con, lesson_id, question_id, seen_in, where, now)
+            return True
+
+    def answer_seen(self, lesson_id: str, question_id: str) -> tuple[str, str] | None:
+        """Where a question resolved by the look-ahead rule had its answer shown, or None."""
+        with self._lock:
+            return answer_seen.load(self._con, lesson_id, question_id)
 
     def question_record(self, lesson_id: str, question_id: str) -> QuestionRecord | None:
         with self._lock:

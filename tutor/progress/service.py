@@ -60,10 +60,19 @@ class ProgressService:
         self._write(lambda: self.store.record_hint(lesson_id, question_id, shown, mode, allowed, self.clock()))
 
     def give_up(self, lesson_id: str, question_id: str, mode: Mode, allowed: int, variant: str | None,
-                shown_at: datetime | None = None) -> None:
+                shown_at: datetime | None = None) -> QuestionRecord | None:
         self.flush()
-        self._write(lambda: self.store.record_give_up(lesson_id, question_id, mode, allowed, variant, self.clock(),
-                                                      shown_at))
+        return self._write(lambda: self.store.record_give_up(lesson_id, question_id, mode, allowed, variant,
+                                                             self.clock(), shown_at))
+
+    def answer_seen(self, lesson_id: str, question_id: str, seen_in: str, where: str, allowed: int) -> bool:
+        """The look-ahead rule: resolve an untried question whose answer was shown (see the store)."""
+        self.flush()
+        return bool(self._write(lambda: self.store.record_answer_seen(lesson_id, question_id, seen_in, where,
+                                                                      allowed, self.clock())))
+
+    def seen_where(self, lesson_id: str, question_id: str) -> tuple[str, str] | None:
+        return self.store.answer_seen(lesson_id, question_id)
 
     def lesson_counts(self, lesson_id: str, question_ids: list[str]) -> LessonStats:
         """The lesson summary's numbers, from the same count as the roadmap's."""

@@ -17,10 +17,11 @@ from enum import Enum
 
 from tutor.grading.answers import AnswerError
 from tutor.grading.attempts import Encounter
-from tutor.grading.kinds import Truth, allowed_attempts, kind_of
+from tutor.grading.kinds import PickOption, Truth, allowed_attempts, kind_of
 from tutor.grading.quiz import QuestionError, grade, truth_for
 from tutor.progress.records import Answer, Mode
 from tutor.progress.service import ProgressService
+from tutor.session.look_ahead import LookAhead, Where
 
 
 class Happened(str, Enum):
@@ -30,6 +31,7 @@ class Happened(str, Enum):
     WRONG = "wrong"                        # graded wrong, tries left
     LAST_WRONG = "last_wrong"              # graded wrong on the last allowed try: revealed
     GAVE_UP = "gave_up"                    # revealed without an answer
+    HINT = "hint"                          # one more hint shown
     UNREADABLE = "unreadable"              # the text could not be read: no try spent
     QUESTION_PROBLEM = "question_problem"  # the lesson is wrong on this model (the author's problem)
     NOT_READY = "not_ready"                # the live tensors are still loading: the text is kept
@@ -49,6 +51,8 @@ class Step:
     truth: Truth | None = None     # set when the answer is revealed
     answer: str | None = None      # the answer shown beside the truth; None after a give-up
     error: Exception | None = None
+    hints: int = 0                 # hints shown now (HINT; 0: the question has none)
+    seen: tuple[int, ...] = ()     # untried questions this step showed the answer of: now not got
 
     @property
     def revealed(self) -> bool:
@@ -64,7 +68,7 @@ class QuestionSession:
     """
 
     def __init__(self, progress: ProgressService, lesson, index: int, wanted: Mode,
-                 clock: Callable[[], datetime], live_ready: bool = True) -> None:
+                 clock: Callable[[], datetime], live_ready: bool = True, look_ahead: LookAhead | None = None) -> None:
         self.progress = progress
         self.lesson = lesson
         self.index = index
@@ -73,6 +77,8 @@ class QuestionSession:
         self.clock = clock
         self.allowed = allowed_attempts(self.question, lesson.attempts)
         self.given_away = False
+        self.look_ahead = look_ahead   # what this question's screen shows of other answers (this draw)
+        self.seen_in: tuple[str, str] | None = None   # (question id, where) that showed this answer untried
         self.acted = False    # a try, hint or give-up since shown: new weights wait
         # when it could first be answered (the review log's duration); None while the tensors load
         self.shown_at: datetime | None = clock() if live_ready else None
@@ -90,6 +96,7 @@ class QuestionSession:
             self.progress.give_up(lesson_id, question_id, self.mode, self.allowed, None)
             self.mode, self.encounter, _record = self.progress.question(lesson_id, question_id, self.wanted,
                                                                         self.allowed)
+        self.seen_in = self.progress.seen_where(lesson_id, question_id) if self.mode is Mode.PRACTICE else None
 
     def relabel(self, lesson) -> None:
         """F4: the same question from the lesson in another language; the encounter goes on."""
@@ -106,6 +113,10 @@ class QuestionSession:
 
     def truth(self, live) -> Truth:
         return truth_for(self.question, live.tensors, live.sizes)
+
+    def options(self) -> list[PickOption]:
+        """The kind's pick-list (a choice's options), in the order shown; [] for a typed kind."""
+        return kind_of(self.question).options(self.question)
 
     def preview(self, text: str) -> str | None:
         """How the text being typed reads (a formula), none after the reveal."""
@@ -129,9 +140,9 @@ class QuestionSession:
         self.acted = True
         mode = self._store_try(text, result.correct, live.variant)
         if result.correct:
-            return Step(Happened.RIGHT, mode, result.feedback, 0, truth, text)
+            return Step(Happened.RIGHT, mode, result.feedback, 0, truth, text, seen=self._see(Where.REVEAL))
         if self.revealed:
-            return Step(Happened.LAST_WRONG, mode, result.feedback, 0, truth, text)
+            return Step(Happened.LAST_WRONG, mode, result.feedback, 0, truth, text, seen=self._see(Where.REVEAL))
         return Step(Happened.WRONG, mode, result.feedback, self.encounter.attempts_left)
 
     def _store_try(self, text: str, correct: bool, variant: str) -> Mode:
@@ -168,21 +179,46 @@ class QuestionSession:
         if self.mode is not Mode.PRACTICE:
             self.progress.give_up(self.lesson.id, self.question.id, self.mode, self.allowed, live.variant,
                                   self.shown_at)
-        return Step(Happened.GAVE_UP, self.mode, truth=truth)
+        return Step(Happened.GAVE_UP, self.mode, truth=truth, seen=self._see(Where.REVEAL))
 
-    def hint(self) -> int:
-        """Show one more hint; returns how many are shown now (0: the question has none).  A hint
-        is part of the record from the moment it is shown: Ctrl+R or a restart keeps it."""
+    def hint(self) -> Step:
+        """Show one more hint (``hints`` 0: the question has none).  A hint is part of the record
+        from the moment it is shown: Ctrl+R or a restart keeps it."""
         hints = self.question.hints
         if not hints:
-            return 0
+            return Step(Happened.HINT, self.mode)
         shown = min(self.encounter.hints_used + 1, len(hints))
         self.acted = True
         if not self.revealed:
             self.encounter.hint_shown(shown)
             if self.mode is not Mode.PRACTICE:
                 self.progress.hint(self.lesson.id, self.question.id, shown, self.mode, self.allowed)
-        return shown
+        return Step(Happened.HINT, self.mode, hints=shown, seen=self._see(Where.HINT, shown))
+
+    def prompt_shown(self) -> tuple[int, ...]:
+        """The prompt is on screen with its live numbers (and the hints already used): the untried
+        questions whose answer they write are resolved as not got (tutor.session.look_ahead)."""
+        return tuple(sorted(set(self._see(Where.PROMPT)) | set(self._see(Where.HINT, self.hints_shown))))
+
+    def _see(self, where: Where, hints: int = 0) -> tuple[int, ...]:
+        """Apply the look-ahead rule to what ``where`` shows now; the questions it resolved."""
+        if self.look_ahead is None:
+            return ()
+        resolved = set()
+        questions = self.lesson.questions
+        for sight in self.look_ahead.shown(self.index, where, hints):
+            if sight.question in resolved or any(self._tried(questions[m]) for m in self.look_ahead.excused_by(sight)):
+                continue
+            other = questions[sight.question]
+            if self.progress.answer_seen(self.lesson.id, other.id, self.question.id, where.value,
+                                         allowed_attempts(other, self.lesson.attempts)):
+                resolved.add(sight.question)
+        return tuple(sorted(resolved))
+
+    def _tried(self, question) -> bool:
+        """A scored try was made: the learner predicted that answer themselves."""
+        record = self.progress.store.question_record(self.lesson.id, question.id)
+        return record is not None and record.tries > 0
 
     @property
     def hints_shown(self) -> int:

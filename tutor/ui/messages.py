@@ -17,6 +17,7 @@ if TYPE_CHECKING:   # the payload types, named without importing torch or numpy 
     from tutor.live.compute import LiveResult
     from tutor.authoring.model_claims import BrokenClaims
     from tutor.live.formula_check import FormulaCheck
+    from tutor.session.look_ahead import LookAhead
     from tutor.model import GPT, CharTokenizer
     from tutor.model.train import TrainMetrics
     from tutor.training.sampling import SampleStep
@@ -60,6 +61,7 @@ class LiveReady(AppMessage):
     generation: int = 0  # the lesson version it was computed for (hot reload drops stale ones)
     check: FormulaCheck | None = None   # the formula against the model; the screen words it for learners
     claims: BrokenClaims | None = None  # where the lesson's text may not hold on the learner's own model
+    look_ahead: LookAhead | None = None  # what each question's screen shows of the others' answers (this draw)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from tutor.progress.records import Mode
 from tutor.session.question import QuestionSession
 from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
-from tutor.ui.screens.lesson_quiz import QuizMixin
+from tutor.ui.screens.lesson_quiz import QuizMixin, answer_seen_text, seen_text
 from tutor.ui.widgets.answer_input import AnswerInput
 from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.formula_box import FormulaBox
@@ -116,12 +116,14 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.live = None
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.session: QuestionSession | None = None   # the question on screen: its rules and record (open_session)
+        self.seen_here: tuple[int, ...] = ()   # untried questions whose answer this question's text just showed
         self.opened_at = None                    # the app's clock when the lesson opened
         self.generation = 0   # bumped when the lesson file reloads: older live results are dropped
         self.check_problems: list = []   # what the live check found in the file on screen (hot reload)
         self.on_shipped = False   # the learner chose the shipped model for a lesson their model does not fit
         self.revealed_answer: str | None = None   # the answer the reveal on screen shows beside the truth
         self.claims = BrokenClaims()   # where the lesson's text may not hold on the learner's own model
+        self.look_ahead = None   # what each question's screen shows of the others' answers, for the live draw
         self.formula_check = None   # the live check of the formula against the model (its mark's words follow F4)
 
     def compose(self) -> ComposeResult:
@@ -206,9 +208,13 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
                     style="bold")
         text.append(self.live_text(self.question.prompt))
-        if self.session.mode is Mode.PRACTICE:
+        if self.session.seen_in is not None:
+            text.append("\n  " + answer_seen_text(self.lesson, self.session.seen_in), style="bold magenta")
+        elif self.session.mode is Mode.PRACTICE:
             text.append("\n  " + _("Practice: this question is already scored; answers here are graded but "
                                    "change neither your score nor review."), style="bold magenta")
+        if self.seen_here:
+            text.append("\n  ").append(seen_text(self.seen_here))
         self.show_choices()
         if self.live is not None and self.lesson.model.vary:
             text.append("\n  " + _("sizes now: {sizes} · ctrl+r draws new ones").format(sizes=self.live.variant),

@@ -72,8 +72,10 @@ class LiveMixin:
             except FormulaError as error:
                 formula_text = lesson.formula.expr
                 check = FormulaCheck(None, False, M_("the formula does not parse: {error}", error=message_of(error)))
+            from tutor.session.look_ahead import look_ahead
+
             message = LiveReady(lesson.id, live, formula_text, check.message, generation, check,
-                                self.claims_on_this_model(lesson, live))
+                                self.claims_on_this_model(lesson, live), look_ahead(lesson, live))
         except Exception as error:  # any failure is shown in the lesson, never a traceback
             from tutor.live.compute import RequirementNotMet
 
@@ -102,6 +104,7 @@ class LiveMixin:
         if message.generation != self.generation:
             return   # computed for a version of the lesson that has since been reloaded
         self.claims = message.claims
+        self.look_ahead = message.look_ahead
         self.live = live = message.live
         self.query_one("#formula", FormulaBox).show(message.formula_text, self.lesson.formula.expr)
         self.formula_check = message.check

@@ -14,8 +14,8 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Input, OptionList, Static
 
-from tutor.common.i18n import _, message_of, ngettext, translated
-from tutor.grading.kinds import Truth, kind_of
+from tutor.common.i18n import P_, _, message_of, ngettext, translated
+from tutor.grading.kinds import Truth
 from tutor.grading.quiz import QuestionError
 from tutor.grading.reveal_focus import question_reveal
 from tutor.progress.records import Mode
@@ -29,6 +29,28 @@ def question_problem(error: Exception) -> Text:
     return Text(_("This question has a problem (tell the lesson's author): {error}").format(error=error), style="red")
 
 
+def seen_text(numbers: tuple[int, ...]) -> Text:
+    """The look-ahead rule, said where it applied: these untried questions now count as not got."""
+    listed = P_("between the numbers of a list", ", ").join(str(index + 1) for index in numbers)
+    return Text(ngettext("This shows the answer to question {numbers}, which you have not tried: it now counts as "
+                         "not got (answer seen) and comes back in Review.",
+                         "This shows the answers to questions {numbers}, which you have not tried: they now count "
+                         "as not got (answer seen) and come back in Review.", len(numbers)).format(numbers=listed),
+                style="yellow")
+
+
+def answer_seen_text(lesson, seen_in: tuple[str, str]) -> str:
+    """Why a question the learner never answered counts as not got: where its answer was on screen."""
+    question_id, where = seen_in
+    number = next((i + 1 for i, question in enumerate(lesson.questions) if question.id == question_id), None)
+    place = {"prompt": _("the text of question {number}"), "hint": _("a hint of question {number}"),
+             "reveal": _("the answer shown after question {number}")}.get(where, _("the text of question {number}"))
+    if number is None:
+        place = _("another question")
+    return _("You saw this question's answer before trying it, in {place}, so it counts as not got (answer "
+             "seen) and comes back in Review. Answers here are practice.").format(place=place.format(number=number))
+
+
 def tries(count: int) -> str:
     return ngettext("{count} try", "{count} tries", count).format(count=count)
 
@@ -37,9 +59,11 @@ class QuizMixin:
     def open_session(self) -> None:
         """The question's session from its record, however it came back on screen (a restart, Escape
         and reopen, Ctrl+N/B, Ctrl+R, a reload, new weights): tries and hints used stay used."""
+        ready = self.live is not None
         self.session = QuestionSession(self.app.progress, self.lesson, self.question_index, self.wanted_mode,
-                                       self.app.clock, live_ready=self.live is not None)
+                                       self.app.clock, live_ready=ready, look_ahead=self.look_ahead if ready else None)
         self.session.given_away = self.question_index + 1 in self.claims.given_away
+        self.seen_here = self.session.prompt_shown()   # said under the prompt (show_prompt)
 
     def show_record(self) -> None:
         """Say what is already used of an open question, and show the hints already seen."""
@@ -54,13 +78,13 @@ class QuizMixin:
         """The kind's pick-list (a choice's options) to pick from (Tab, arrows, Enter); typing still works."""
         options = self.query_one("#choices", OptionList)
         options.clear_options()
-        picks = kind_of(self.question).options(self.question)
+        picks = self.session.options()
         options.add_options([f"{pick.label}) {pick.text}" for pick in picks])
         options.display = bool(picks)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.submit(kind_of(self.question).options(self.question)[event.option_index].answer)
+        self.submit(self.session.options()[event.option_index].answer)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.submit(event.value)
@@ -131,17 +155,19 @@ class QuizMixin:
             self.reveal(step, Text(_("Here is the real answer."), style="bold"))
 
     def action_hint(self) -> None:
-        shown = self.session.hint()
-        if not shown:
+        step = self.session.hint()
+        if not step.hints:
             self.say("#hints", Text(_("No hints for this question."), style="dim"))
             return
-        self.show_hints(shown)
+        self.show_hints(step.hints, step.seen)
 
-    def show_hints(self, shown: int) -> None:
+    def show_hints(self, shown: int, seen: tuple[int, ...] = ()) -> None:
         hints = self.question.hints
-        lines = [_("Hint {number}: {hint}").format(number=i + 1, hint=self.live_text(hint))
-                 for i, hint in enumerate(hints[:shown])]
-        self.say("#hints", Text("\n".join(lines), style="cyan"))
+        lines = Text("\n".join(_("Hint {number}: {hint}").format(number=i + 1, hint=self.live_text(hint))
+                               for i, hint in enumerate(hints[:shown])), style="cyan")
+        if seen:
+            lines.append("\n").append(seen_text(seen))
+        self.say("#hints", lines)
 
     def enter_goes_to(self) -> str:
         """What Enter does after a reveal, said under the verdict."""
@@ -153,6 +179,8 @@ class QuizMixin:
         """Show the real answer (the store has already resolved the record, or this was practice)."""
         if self.question.reveal:
             verdict.append("\n" + self.live_text(self.question.reveal), style="")
+        if step.seen:
+            verdict.append("\n").append(seen_text(step.seen))
         if self.lesson.model.vary:   # the question, which shows them, may have scrolled away on a small screen
             verdict.append("\n" + _("sizes: {sizes}").format(sizes=self.live.variant), style="italic")
         verdict.append("\n" + self.enter_goes_to(), style="dim")

@@ -35,6 +35,18 @@ class Leak:
                   question=question_label(self.question, question.id), shown=self.shown, where=where)
 
 
+def earlier_answer_message(lesson, leak: Leak) -> str:
+    """A later question's prompt or hint that writes an earlier question's answer (a warning: the
+    learner's runtime makes the earlier question not got if it is read first, so the text is
+    better reworded)."""
+    index, question = leak.loc[1], lesson.questions[leak.question]
+    where = M_("its prompt") if leak.loc[2] == "prompt" else M_("one of its hints")
+    return M_("{later} states the answer to {earlier} ({shown!r}) in {where}; a learner who skips ahead (Ctrl+N) "
+              "reads it first, and {earlier} then counts as not got (answer seen): reword it so it does not "
+              "repeat that answer", later=question_label(index, lesson.questions[index].id),
+              earlier=question_label(leak.question, question.id), shown=leak.shown, where=where)
+
+
 def question_label(index: int, question_id: str) -> str:
     """How every author message names a question: counted from 1 as a reader counts, with the
     0-based path the message's field column uses and the id, so 'question 3' never sits beside
@@ -116,3 +128,30 @@ def find_leaks(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
             if hit:
                 leaks.append(Leak(loc, raw_offset(hit[0], spans), index, hit[2]))
     return leaks
+
+
+def own_texts(question, index: int) -> list[tuple[tuple, str]]:
+    """(field, raw text) a question puts on screen: its prompt and hints, then its reveal's words."""
+    texts = [(("questions", index, "prompt"), question.prompt)]
+    texts += [(("questions", index, "hints", j), hint) for j, hint in enumerate(question.hints)]
+    if question.reveal:
+        texts.append((("questions", index, "reveal"), question.reveal))
+    return texts
+
+
+def answers_in_questions(lesson, tensors, sizes, truths: dict[int, object]) -> list[Leak]:
+    """Every other question's answer that a question's own prompt, hints or reveal words write,
+    earlier questions' answers too: a learner may skip ahead (Ctrl+N) and read a later prompt
+    first.  The learner's runtime resolves what these show (tutor.session.look_ahead); ``lessons
+    check`` warns about a later prompt or hint that states an earlier answer."""
+    found = []
+    for i, question in enumerate(lesson.questions):
+        for loc, raw in own_texts(question, i):
+            text, spans = filled(raw, tensors, sizes)
+            for j, truth in truths.items():
+                if j == i:
+                    continue
+                hit = answer_in(text, lesson.questions[j], truth)
+                if hit:
+                    found.append(Leak(loc, raw_offset(hit[0], spans), j, hit[2]))
+    return found

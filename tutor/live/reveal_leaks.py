@@ -1,6 +1,6 @@
 """Does a revealed tensor answer a later question before the learner predicts it?
 
-The text leak check (:mod:`tutor.authoring.leaks`) reads what the lesson *says*; this one reads
+The text leak check (:mod:`tutor.live.leaks`) reads what the lesson *says*; this one reads
 what the lesson *shows*: after each answer the screen reveals a tensor, built here by the same
 function the lesson screen calls (:func:`tutor.grading.reveal_focus.question_reveal`) on the
 live model, so what is checked is what a learner sees.  A reveal gives a later question away
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutor.authoring.leaks import question_label
+from tutor.live.leaks import question_label
 from tutor.common.i18n import M_
 from tutor.grading.kinds import kind_of
 from tutor.grading.probe_ref import ProbeRefError, parse_probe_ref
@@ -58,8 +58,13 @@ def reveal_field(question) -> tuple:
     return ("probe",) if getattr(question, "probe", None) else ("answer",)
 
 
-def find_reveal_leaks(lesson, tensors, sizes, truths: dict[int, object], token_labels=()) -> list[RevealLeak]:
-    """Every later question whose answer an earlier question's revealed tensor shows."""
+def find_reveal_leaks(lesson, tensors, sizes, truths: dict[int, object], token_labels=(),
+                      both_ways: bool = False) -> list[RevealLeak]:
+    """Every later question whose answer an earlier question's revealed tensor shows.
+
+    ``both_ways``: every other question, earlier ones too, and none excused as predicted before;
+    for the learner's runtime (tutor.session.look_ahead), where a learner may skip ahead, and whether
+    an equal answer was predicted depends on what they have tried."""
     leaks = []
     for i, truth in sorted(truths.items()):
         question = lesson.questions[i]
@@ -72,8 +77,8 @@ def find_reveal_leaks(lesson, tensors, sizes, truths: dict[int, object], token_l
         if reveal is None:
             continue
         on_screen = _cells_on_screen(reveal, tensors)
-        for k in sorted(j for j in truths if j > i):
-            if _predicted_before(lesson, truths, k):
+        for k in sorted(j for j in truths if (j != i if both_ways else j > i)):
+            if not both_ways and _predicted_before(lesson, truths, k):
                 continue
             shown = _gives_away(reveal, on_screen, lesson.questions[k], truths[k], tensors, sizes)
             if shown:
