@@ -12,7 +12,8 @@ from tutor.formulas.parse import parse_formula, render_formula
 from tutor.grading.answer_text import formula_shown
 from tutor.grading.answers import AnswerError
 from tutor.grading.formula_nudges import constant_factor
-from tutor.grading.kinds.formula import FormulaQuestion, Given, Unreadable, UnknownSymbol, nudge_of, preview, read, \
+from tutor.grading.formula_read import UnknownSymbol
+from tutor.grading.kinds.formula import FormulaQuestion, Given, Unreadable, nudge_of, preview, read, \
     symbolic_verdict
 from tutor.grading.quiz import grade, truth_for
 
@@ -79,8 +80,8 @@ def test_right_answers_are_right(scores, text):
 
 
 @pytest.mark.parametrize("text,word,words", [
-    ("Q @ K.T", "factor", ["2.00×", "√D_head"]),
-    ("Q @ K.T / d_k", "factor", ["1/√D_head"]),
+    ("Q @ K.T", "factor", ["2.00×", "√d_k"]),
+    ("Q @ K.T / d_k", "factor", ["1/√d_k"]),
     ("K @ Q.T / sqrt(d_k)", "transposed", []),
     ("-Q @ K.T / sqrt(d_k)", "sign", []),
     ("Q @ K.T / 2", "coincidence", ["other sizes"]),             # √d_k is 2 here, and only here
@@ -230,7 +231,7 @@ async def test_the_scores_formula_in_the_app(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         feedback = text_of(screen, "#feedback")
-        assert "constant factor" in feedback and "√D_head" in feedback and "2 tries left" in feedback
+        assert "constant factor" in feedback and "√d_k" in feedback and "2 tries left" in feedback
         screen.query_one("#answer", Input).value = ""
         await type_answer(pilot, "Q @ K.T / sqrt(d_k)")
         assert "Right" in text_of(screen, "#feedback")

@@ -212,13 +212,29 @@ def test_the_sum_nudge_names_no_kind_and_skips_one_hot_rows():
     assert nudge(question, [0.5, 0.9], spread) == "The real values add up to 1; yours add up to 1.4."
 
 
-def test_a_wrong_index_among_few_gets_no_direction():
-    """Before: "Too high" on a 3-option index question, a bisection hint that finds the answer in two
-    tries.  Among 7 or fewer candidates (three tries of bisection) a wrong index hears only that it is
-    wrong; among more, which way still helps without giving the answer."""
+def test_a_wrong_index_or_token_id_never_gets_a_direction():
+    """Before: "Too high" on an index question among 9 entries, 4 of them masked (co-attention-graph),
+    so three tries bisect the 5 that can win.  An index, or a number marked categorical (a token id),
+    names a thing: a wrong one hears only that it is wrong, however many candidates there are."""
     few = number(probe="blocks.0.attn.pattern[0, 0, 2]", reduce="argmax", tolerance=0)   # 3 candidates, answer 2
     feedback = grade(few, "0", truth_for(few, TENSORS, SIZES), SIZES).feedback
     assert "Not that index" in feedback and "Too" not in feedback
     many = number(probe="wide[0]", reduce="argmax", tolerance=0)
     tensors = {"wide": np.eye(12)[None, 9]}                                                 # 12 candidates, answer 9
-    assert "Too low" in grade(many, "3", truth_for(many, tensors, SIZES), SIZES).feedback
+    feedback = grade(many, "3", truth_for(many, tensors, SIZES), SIZES).feedback
+    assert "Not that index" in feedback and "Too" not in feedback
+    token = number(probe="token", tolerance=0, categorical=True)
+    feedback = grade(token, "3", truth_for(token, {"token": np.array(7.0)}, SIZES), SIZES).feedback
+    assert "Not that one" in feedback and "Too" not in feedback
+
+
+def test_nan_and_inf_nudges_name_which():
+    """Before: nan for an answer of inf heard "The result here is an ordinary number" (nu-float-precision)."""
+    question = number(probe="x", tolerance=0, nonfinite=True)
+    infinite = truth_for(question, {"x": np.array(np.inf)}, SIZES)
+    assert "infinite" in grade(question, "nan", infinite, SIZES).feedback
+    assert "ordinary number" not in grade(question, "nan", infinite, SIZES).feedback
+    undefined = truth_for(question, {"x": np.array(np.nan)}, SIZES)
+    assert "Not an infinity" in grade(question, "inf", undefined, SIZES).feedback
+
+

@@ -10,6 +10,7 @@ from string import Template
 
 from tutor.common.i18n import _, message_of, translated
 from tutor.common.safe_text import one_line
+from tutor.cli import lessons_try
 
 
 def add_parser(commands) -> None:
@@ -59,6 +60,8 @@ def add_parser(commands) -> None:
                                         "lesson.schema.json so an editor with the YAML language server "
                                         "completes field names and flags mistakes."))
     schema.set_defaults(func=run_lessons_schema)
+
+    lessons_try.add_parser(sub)
 
     docs = sub.add_parser("docs", help=_("show the lesson-format guide (every field, each question kind, the checks)"),
                           description=_("Print the lesson-format guide that ships with tutor. "

@@ -12,9 +12,11 @@ Formula syntax (plain ASCII, at most 500 characters)::
     operators   a + b  a - b  a * b  a / b  -a  +a   element-wise, broadcasting
                 a @ b                       matrix product (batched np.matmul)
                 a ** p                      power; p holds no **, |p| <= 100 if constant
-                a.T                         transpose of the last two axes
+                a.T                         transpose of the last two axes (also a.mT,
+                                            a.transpose(-2, -1))
     functions   softmax causal_mask sqrt exp log sum mean var max relu gelu
-                sigmoid tanh sin cos abs    one positional argument each
+                sigmoid tanh sin cos abs    one positional argument each (softmax, sum,
+                                            mean, var, max also take dim=-1)
 
 ``softmax``, ``sum``, ``mean``, ``var`` (population) and ``max`` work on the
 last axis and keep it; ``causal_mask`` sets entries above the diagonal to
@@ -152,7 +154,7 @@ class _Validator:
         if isinstance(node, ast.Call):
             return self.call(node, depth, col)
         if isinstance(node, ast.Attribute):
-            if node.attr != "T":
+            if node.attr not in ("T", "mT"):   # torch's .mT is the transpose of the last two axes too
                 raise self.attribute_error(node)
             return Node("T", None, (self.convert(node.value, depth + 1),), self.attr_col(node))
         raise self.fail(M_("{kind} is not allowed at column {col}", kind=_KINDS.get(type(node), type(node).__name__), col=col),
@@ -187,6 +189,8 @@ class _Validator:
         return value
 
     def call(self, node: ast.Call, depth: int, col: int) -> Node:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "transpose" and _last_two(node):
+            return Node("T", None, (self.convert(node.func.value, depth + 1),), self.attr_col(node.func))
         if isinstance(node.func, ast.Attribute) and node.func.attr != "T":
             raise self.attribute_error(node.func)
         if not isinstance(node.func, ast.Name):
@@ -196,9 +200,11 @@ class _Validator:
         if fn not in FUNCTIONS:
             raise self.fail(M_("unknown function '{name}' at column {col}; allowed: {allowed}", name=fn, col=col,
                                allowed=_ALLOWED), col)
-        if node.keywords:
-            raise self.fail(M_("keyword argument in {name}() at column {col} is not allowed", name=fn, col=col), col)
-        if len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
+        if node.keywords or len(node.args) > 1:
+            if fn not in LAST_AXIS or not _last_axis_only(node):
+                raise self.fail(M_("{name}() at column {col} works on the last axis only: write {name}(x) (dim=-1 "
+                                   "is allowed, no other argument)", name=fn, col=col), col)
+        if not node.args or isinstance(node.args[0], ast.Starred):
             raise self.fail(M_("{name}() at column {col} takes exactly one argument", name=fn, col=col), col)
         return Node("call", fn, (self.convert(node.args[0], depth + 1),), col)
 
@@ -213,6 +219,42 @@ class _Validator:
             if not np.all(np.abs(value) <= MAX_EXPONENT):
                 raise self.fail(M_("exponent at column {col} must be between -{most} and {most}", col=col,
                                    most=MAX_EXPONENT), col)
+
+
+LAST_AXIS = ("softmax", "sum", "mean", "var", "max")
+
+
+def _minus_one(node: ast.expr) -> bool:
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+        isinstance(node.operand, ast.Constant) and node.operand.value == 1 and type(node.operand.value) is int
+
+
+def _last_axis_only(node: ast.Call) -> bool:
+    """``softmax(x, dim=-1)``, ``sum(x, -1)``, ``mean(x, axis=-1, keepdim=True)``: torch's and numpy's
+    spelling of what these functions do anyway (the last axis, kept)."""
+    extra = node.args[1:]
+    if len(extra) > 1 or (extra and not _minus_one(extra[0])):
+        return False
+    for keyword in node.keywords:
+        if keyword.arg in ("dim", "axis") and not extra and _minus_one(keyword.value):
+            continue
+        if keyword.arg in ("keepdim", "keepdims") and isinstance(keyword.value, ast.Constant) and \
+                keyword.value.value is True:
+            continue
+        return False
+    return True
+
+
+def _last_two(node: ast.Call) -> bool:
+    """``x.transpose(-2, -1)`` (either order): the transpose of the last two axes, as ``.T`` is."""
+    if node.keywords or len(node.args) != 2:
+        return False
+    pair = []
+    for arg in node.args:
+        if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub) and isinstance(arg.operand, ast.Constant) \
+                and type(arg.operand.value) is int:
+            pair.append(-arg.operand.value)
+    return sorted(pair) == [-2, -1]
 
 
 def _has_numeric_power(node: Node) -> bool:

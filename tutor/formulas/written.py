@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from tutor.formulas.evaluate import FUNCTIONS
+
 _SYMBOLS = {"⋅": "@", "·": "@", "∙": "@", "×": "*", "⊙": "*", "∘": "*", "÷": "/", "∕": "/", "⁄": "/",
             "−": "-", "–": "-", "^": "**", "ᵀ": ".T", "、": ",", "【": "(", "】": ")", "〔": "(", "〕": ")"}
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", "0123456789-abcdefghijklmnoprstuvwxyz"))
@@ -64,7 +66,7 @@ def fold(text: str) -> tuple[str, list[int]]:
             while j < len(text) and text[j] in _SUPERSCRIPTS:
                 j += 1
             power = "".join(_SUPERSCRIPTS[c] for c in text[i:j])
-            emit(f"**({power})" if power.startswith("-") else f"**{power}", i)
+            emit(f"**{power}" if power.isdigit() or (power.isalpha() and len(power) == 1) else f"**({power})", i)
             i = j
             continue
         elif ch in _SUBSCRIPTS:
@@ -81,7 +83,30 @@ def fold(text: str) -> tuple[str, list[int]]:
         else:
             emit(unicodedata.normalize("NFKC", ch), i)
         i += 1
-    return "".join(out), origin
+    return _juxtaposed("".join(out), origin)
+
+
+_FUNCTION_NAMES = frozenset(FUNCTIONS)
+# an operand's end, then an operand's start: `Xᵀ(P - Y)` (folded X.T(P - Y)) or `Q Kᵀ`
+_TOUCHING = re.compile(r"(?<=\.T)(?=[A-Za-z0-9_(])|(?<=[A-Za-z0-9_)])\s+(?=[A-Za-z(])")
+_WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\Z")
+
+
+def _juxtaposed(text: str, origin: list[int]) -> tuple[str, list[int]]:
+    """Two operands side by side are a product, as on paper (``·`` where one side is a number means
+    ``*``): ``@`` is put between them.  A function name before a bracket stays a call: ``sqrt (x)``."""
+    out, kept, last = [], [], 0
+    for found in _TOUCHING.finditer(text):
+        before = _WORD_BEFORE.search(text, 0, found.start())
+        word = before.group(1) if before and before.end() == found.start() else ""
+        if text[found.end():found.end() + 1] == "(" and word in _FUNCTION_NAMES and not text[:found.start()].endswith(".T"):
+            continue
+        out.append(text[last:found.end()] + "@")
+        kept.extend(origin[last:found.end()] + [origin[found.start() - 1] if found.start() else 0])
+        last = found.end()
+    out.append(text[last:])
+    kept.extend(origin[last:])
+    return "".join(out), kept
 
 
 def fold_formula(text: str) -> str:

@@ -12,11 +12,19 @@ with the probe itself) an answer is compared with the reference formula on:
   (signs and zeros kept), and once more also shifted a little (so a zero bias is not zero), the
   sizes left alone.
 
+Every drawn value keeps what the real one shows of its domain: a tensor with no negative entry
+gets none (a perplexity, a variance), one inside [0, 1] stays there (a probability), and rows that
+sum to 1 are renormalised (a distribution, so ``q*sum(p) - p`` stays ``q - p``).  A draw on which
+the reference formula itself is not finite where the lesson's answer is (a log of a value at or
+below zero, an overflow) is drawn again, as WeBWorK redraws a test point where the answer is
+undefined; if a few tries find none it is left out, so a learner is never graded against a NaN.
+
 Draws are seeded by the question, so a learner's answer gets the same verdict every time.
 """
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,44 +84,88 @@ def _new_sizes(involved: list[str], sizes: dict[str, int], fixed: set[int], draw
     return new
 
 
-def formula_draws(bind: dict, tensors: dict[str, np.ndarray], sizes: dict[str, int], seed_text: str) -> list[Draw]:
-    """The lesson's own draw first, then up to two at other sizes and two with other values."""
+Judge = Callable[[Draw], object]   # the reference's result on a draw, or None where it cannot be used
+REDRAWS = 4                        # tries for each draw before it is left out
+
+
+def formula_draws(bind: dict, tensors: dict[str, np.ndarray], sizes: dict[str, int], seed_text: str,
+                  own_expected: np.ndarray, judge: Judge) -> list[tuple[Draw, object]]:
+    """The lesson's own draw first, with the probe's values, then up to eight at other sizes and two
+    with other values, each with the reference's result; a draw ``judge`` refuses is drawn again."""
     own = bind_values(bind, tensors, sizes)
-    draws = [Draw(own, dict(sizes), False)]
+    pairs: list[tuple[Draw, object]] = [(Draw(own, dict(sizes), False), own_expected)]
     rng = np.random.default_rng(zlib.crc32(seed_text.encode("utf-8")))
     axes = {symbol: axis_sizes(source, tensors, sizes) for symbol, source in bind.items()
             if isinstance(source, str) and source not in sizes}
     scalar_sizes = {symbol: source for symbol, source in bind.items() if isinstance(source, str) and source in sizes}
     involved = sorted({s for names in axes.values() for s in names if s} | set(scalar_sizes.values()))
     fixed = {length for symbol, names in axes.items() for length, s in zip(np.shape(own[symbol]), names) if s is None}
-    for draw in range(len(_NEW_LENGTHS) if involved else 0):
-        new = _new_sizes(involved, sizes, fixed, draw)
+
+    def resized(new: dict[str, int]) -> Draw:
         values: dict[str, object] = {}
         for symbol, value in own.items():
             if symbol in scalar_sizes:
                 values[symbol] = float(new[scalar_sizes[symbol]])
             elif symbol in axes and np.size(value):
                 shape = tuple(new[s] if s else length for length, s in zip(np.shape(value), axes[symbol]))
-                values[symbol] = rng.choice(np.ravel(value), size=shape)
+                values[symbol] = _in_domain(value, rng.choice(np.ravel(value), size=shape))
             else:
                 values[symbol] = value
-        draws.append(Draw(values, new, True, tuple(involved)))
-    for shift in (False, True):
-        values = {symbol: value if symbol in scalar_sizes else _perturbed(value, rng, shift) for symbol, value in own.items()}
-        draws.append(Draw(values, dict(sizes), False))
-    return draws
+        return Draw(values, new, True, tuple(involved))
+
+    def revalued(shift: bool) -> Draw:
+        return Draw({symbol: value if symbol in scalar_sizes else _perturbed(value, rng, shift)
+                     for symbol, value in own.items()}, dict(sizes), False)
+
+    makers = [lambda new=_new_sizes(involved, sizes, fixed, draw): resized(new)
+              for draw in range(len(_NEW_LENGTHS) if involved else 0)]
+    makers += [lambda shift=shift: revalued(shift) for shift in (False, True)]
+    for make in makers:
+        for _try in range(REDRAWS):
+            draw = make()
+            expected = judge(draw)
+            if expected is not None:
+                pairs.append((draw, expected))
+                break
+    return pairs
 
 
 def _perturbed(value, rng: np.random.Generator, shift: bool) -> np.ndarray:
     """Each entry scaled by a random factor near 1; with ``shift`` also moved a little, so that a
-    zero (an untrained bias, a one-hot's other entries) stops being zero."""
+    zero (an untrained bias, a one-hot's other entries) stops being zero; the domain is kept."""
     value = np.asarray(value, dtype=np.float64)
     scaled = value * np.exp(0.3 * rng.standard_normal(value.shape))
     if not shift:
-        return scaled
+        return _in_domain(value, scaled)
     finite = np.abs(value[np.isfinite(value)])
     scale = float(finite.mean()) if finite.size and finite.mean() > 0 else 1.0
-    return scaled + 0.3 * scale * rng.standard_normal(value.shape)
+    step = 0.3 * scale * rng.standard_normal(value.shape)
+    if finite.size and np.all(value[np.isfinite(value)] >= 0):
+        step = np.abs(step)          # a zero becomes positive, never negative
+    elif finite.size and np.all(value[np.isfinite(value)] <= 0):
+        step = -np.abs(step)
+    with np.errstate(invalid="ignore"):
+        return _in_domain(value, scaled + step)
+
+
+def _in_domain(real: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``new`` kept inside what ``real`` shows of its domain: its sign, [0, 1], rows that sum to 1."""
+    real = np.asarray(real, dtype=np.float64)
+    new = np.asarray(new, dtype=np.float64)
+    finite = real[np.isfinite(real)]
+    if not finite.size:
+        return new
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if np.all(finite >= 0):
+            new = np.abs(new)
+            if real.ndim and real.shape[-1] > 1 and np.all(np.isfinite(real)) and \
+                    np.allclose(real.sum(axis=-1), 1.0, rtol=1e-4, atol=1e-4):
+                return new / new.sum(axis=-1, keepdims=True)
+            if np.all(finite <= 1):
+                new = np.minimum(new, 1.0)
+        elif np.all(finite <= 0):
+            new = -np.abs(new)
+    return new
 
 
 def size_names(shape: tuple[int, ...], draw: Draw) -> str:

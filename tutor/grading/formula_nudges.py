@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tutor.common.i18n import _
-from tutor.formulas.evaluate import compare
 from tutor.grading.formula_draws import SIZED, Draw, size_names
 
 ROUND_OFF = 1e-12   # relative to the answer's largest entry: below it an entry counts as zero for ratios
-WORDS = ("compute", "shape", "coincidence", "sign", "transposed", "factor", "mask", "differs", "symbol")
+WORDS = ("compute", "shape", "coincidence", "sign", "transposed", "factor", "mask", "small", "differs", "symbol",
+         "forbidden")
 
 
 @dataclass(frozen=True)
@@ -37,13 +37,39 @@ class Nudge:
     text: str
 
 
+NOISE_FLOOR = 1e-3   # of the largest |entry|: below it an entry is compared with that, not with itself
+WHOLE = 0.5          # an integer-valued answer (a count, a size) is matched to the nearest whole number
+
+
+def allowed(expected: np.ndarray, tolerance: float) -> np.ndarray:
+    """How far each entry may be off: ``tolerance`` of the entry itself, so that a dropped eps shows
+    where the answer is small, but never less than that of a thousandth of the largest entry (float
+    noise where terms cancel); an integer-valued answer (3.7e7 FLOPs) within half a unit as well."""
+    expected = np.asarray(expected, dtype=np.float64)
+    finite = np.abs(expected[np.isfinite(expected)])
+    largest = float(finite.max()) if finite.size else 0.0
+    with np.errstate(invalid="ignore"):   # an infinity or a NaN in the answer must be met exactly: no room
+        room = np.where(np.isfinite(expected), tolerance * np.maximum(np.abs(expected), max(NOISE_FLOOR * largest,
+                                                                                            ROUND_OFF)), 0.0)
+    if finite.size and largest >= 1 and np.all(finite == np.round(finite)):
+        room = np.minimum(room, WHOLE)
+    return room
+
+
+def entries_off(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> np.ndarray:
+    """Which entries are off (equal infinities and NaNs count as equal)."""
+    yours, expected = np.asarray(yours, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        difference = np.abs(yours - expected)
+    same = (yours == expected) | (np.isnan(yours) & np.isnan(expected))
+    return ~same & ~(difference <= allowed(expected, tolerance))
+
+
 def close_enough(yours, expected, tolerance: float) -> bool:
-    """Equal within ``tolerance`` of the answer's size; equal infinities and NaNs count as equal."""
+    """Every entry within :func:`allowed` of the answer's."""
     if yours is None or expected is None or np.shape(yours) != np.shape(expected):
         return False
-    finite = np.abs(expected[np.isfinite(expected)]) if np.size(expected) else np.zeros(0)
-    scale = max(1.0, float(finite.max())) if finite.size else 1.0
-    return compare(yours, expected) <= tolerance * scale
+    return not np.any(entries_off(yours, expected, tolerance))
 
 
 def constant_factor(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> float | None:
@@ -51,7 +77,7 @@ def constant_factor(yours: np.ndarray, expected: np.ndarray, tolerance: float) -
 
     Entries that are zero up to round-off (a Hessian's 1e-17 where two columns are orthogonal)
     carry no ratio: dividing round-off by round-off would hide a plain factor 2."""
-    if np.shape(yours) != np.shape(expected):
+    if yours is None or expected is None or np.shape(yours) != np.shape(expected):
         return None
     finite = np.isfinite(expected)
     size = float(np.abs(expected[finite]).max()) if finite.any() else 0.0
@@ -62,50 +88,79 @@ def constant_factor(yours: np.ndarray, expected: np.ndarray, tolerance: float) -
     factor = float(np.median(ratios))
     if factor == 0 or not np.allclose(ratios, factor, rtol=1e-3, atol=0):
         return None
-    return factor if close_enough(yours, factor * expected, tolerance) else None
+    return factor if close_enough(yours, factor * expected, max(tolerance, 1e-6)) else None
 
 
-def steady_factor(outcomes: list[Outcome], tolerance: float) -> float | None:
-    """The factor of the lesson's draw when it is the same on the draws with other values (a single
-    number is always some multiple of another: only a factor that stays is a constant factor);
-    at other sizes it may change with them (√D_head), but it must still hold at every entry."""
-    own = outcomes[0]
-    factor = constant_factor(own.yours, own.expected, tolerance)
-    if factor is None:
-        return None
-    for outcome in outcomes[1:]:
-        other = constant_factor(outcome.yours, outcome.expected, tolerance)
-        if other is None or (not outcome.draw.other_sizes and not math.isclose(other, factor, rel_tol=1e-3)):
-            return None
-    return factor
+def row_factors(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> bool:
+    """Yours is the answer times a number of its own on each row (a normalising sum per row)."""
+    if yours is None or expected is None or np.ndim(expected) < 2 or np.shape(yours) != np.shape(expected):
+        return False
+    rows = np.reshape(yours, (-1, np.shape(yours)[-1])), np.reshape(expected, (-1, np.shape(expected)[-1]))
+    return all(constant_factor(mine, theirs, tolerance) is not None for mine, theirs in zip(*rows))
 
 
-def factor_name(outcomes: list[Outcome], tolerance: float) -> str | None:
-    """'√D_head' when the factor is the square root of D_head on every draw, at every size.
+_FORMS = (("{name}", lambda n: n), ("√{name}", math.sqrt), ("1/{name}", lambda n: 1 / n),
+          ("1/√{name}", lambda n: 1 / math.sqrt(n)), ("{name}²", lambda n: n * n), ("1/{name}²", lambda n: 1 / (n * n)))
 
-    Without a draw at other sizes (nothing bound is sized) a match is a coincidence of the lesson's
-    own sizes (a factor 2 where H is 4 is not 1/√H), so nothing is named; nor after a size that
-    every draw kept (a batch axis of 1 redrawn leaves H at 4).
-    """
-    if not any(outcome.draw.other_sizes for outcome in outcomes):
-        return None
-    factors = []
-    for outcome in outcomes:
-        if outcome.draw.other_sizes or outcome is outcomes[0]:
-            factor = constant_factor(outcome.yours, outcome.expected, tolerance) \
-                if outcome.yours is not None and outcome.expected is not None else None
-            if factor is None:
-                return None
-            factors.append((factor, outcome.draw.sizes))
-    forms = (("{name}", lambda n: n), ("√{name}", math.sqrt), ("1/{name}", lambda n: 1 / n),
-             ("1/√{name}", lambda n: 1 / math.sqrt(n)))
+
+def _bound_numbers(outcomes: list[Outcome]) -> dict[str, list[float]]:
+    """Each bound symbol that is one positive number on every draw (n, N, T, d_k), then each size."""
+    numbers: dict[str, list[float]] = {}
+    for symbol in outcomes[0].draw.values:
+        found = [np.asarray(o.draw.values.get(symbol), dtype=np.float64) for o in outcomes]
+        if all(v.size == 1 and np.isfinite(v).all() and float(v.ravel()[0]) > 0 for v in found):
+            numbers[symbol] = [float(v.ravel()[0]) for v in found]
     for name in SIZED:
-        if len({sizes.get(name) for _, sizes in factors}) < 2:
-            continue             # a draw at other sizes that left this size alone confirms nothing about it
-        for shown, form in forms:
-            if all(name in sizes and math.isclose(factor, form(sizes[name]), rel_tol=1e-3) for factor, sizes in factors):
+        if all(name in o.draw.sizes for o in outcomes):
+            numbers.setdefault(name, [float(o.draw.sizes[name]) for o in outcomes])
+    return numbers
+
+
+def factor_name(outcomes: list[Outcome], factors: list[float]) -> str | None:
+    """'√d_k' or '1/n' when the factor is that expression of one bound number or size on every draw.
+
+    A number that no draw changed confirms nothing (a factor 2 where H is 4 is not 1/√H), so only
+    one that takes at least two values across the draws can be named."""
+    for name, values in _bound_numbers(outcomes).items():
+        if len(set(values)) < 2:
+            continue
+        for shown, form in _FORMS:
+            if all(math.isclose(factor, form(value), rel_tol=1e-3) for factor, value in zip(factors, values)):
                 return shown.format(name=name)
     return None
+
+
+def _factor_nudge(outcomes: list[Outcome], tolerance: float) -> Nudge | None:
+    """A constant factor: named, steady on the draws that kept the sizes, or one that follows the values."""
+    factors = [constant_factor(o.yours, o.expected, tolerance) for o in outcomes]
+    if any(factor is None for factor in factors):
+        if all(row_factors(o.yours, o.expected, tolerance) for o in outcomes):
+            return Nudge("factor", _("Yours is the answer times a different number on each row: what each row "
+                                     "is divided by (its own sum, its own spread) is off."))
+        return None
+    if math.isclose(factors[0], 1.0, rel_tol=0.01):
+        return None   # "1.00× the answer" says nothing: an extra term that is small here (2nF + 1000)
+    shown = f"{factors[0]:.2f}" if 0.01 <= abs(factors[0]) < 1000 else f"{factors[0]:.2e}"
+    text = _("Yours is off by a constant factor: {factor}× the answer at every entry.").format(factor=shown)
+    if name := factor_name(outcomes, factors):
+        return Nudge("factor", text + " " + _("That factor is {name}.").format(name=name))
+    if all(math.isclose(f, factors[0], rel_tol=1e-3) for f, o in zip(factors, outcomes) if not o.draw.other_sizes):
+        return Nudge("factor", text)
+    if np.size(outcomes[0].expected) == 1:
+        return None   # one number is always some multiple of another: only a steady or named one says anything
+    return Nudge("factor", _("Yours is the answer times one number at every entry, but that number changes with "
+                             "the values: a factor made of them (a normalising sum, a correction) is missing or "
+                             "extra."))
+
+
+def _small_only(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> int:
+    """How many entries are off when all of them are among the answer's smallest (|a| below every
+    entry that matches): a small term such as eps, kept or dropped where it matters; else 0."""
+    off = entries_off(yours, expected, tolerance)
+    size = np.abs(np.asarray(expected, dtype=np.float64))
+    if not off.any() or off.all() or not np.isfinite(size).all():
+        return 0
+    return int(off.sum()) if size[off].max() < size[~off].min() else 0
 
 
 def _masked_only(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> bool:
@@ -125,8 +180,9 @@ def _equal_sizes(outcomes: list[Outcome]) -> str:
     return _(" and ").join(equal) if equal else _("two sizes")
 
 
-def nudge(outcomes: list[Outcome], tolerance: float) -> Nudge:
-    """The nudge for a wrong answer; ``outcomes[0]`` is the lesson's own draw."""
+def nudge(outcomes: list[Outcome], tolerance: float, has_number: bool = True) -> Nudge:
+    """The nudge for a wrong answer; ``outcomes[0]`` is the lesson's own draw; ``has_number``: the
+    answer holds a number, which may be a size written out."""
     own = outcomes[0]
     if own.yours is None:
         return Nudge("compute", _("Yours cannot be computed on these tensors: {problem}.").format(problem=own.problem))
@@ -147,7 +203,9 @@ def nudge(outcomes: list[Outcome], tolerance: float) -> Nudge:
         other = next(o for o in outcomes if not close_enough(o.yours, o.expected, tolerance))
         if other.draw.other_sizes:
             return Nudge("coincidence", _("Yours equals the answer for these sizes only by coincidence: with other "
-                                          "sizes it differs, so a number in it should be a size."))
+                                          "sizes it differs, so a number in it should be a size.") if has_number else
+                         _("Yours equals the answer for these sizes only by coincidence: with other sizes it "
+                           "differs."))
         return Nudge("coincidence", _("Yours equals the answer on these tensors only by coincidence: with other "
                                       "values it differs."))
     if close_enough(-yours, expected, tolerance):
@@ -155,14 +213,8 @@ def nudge(outcomes: list[Outcome], tolerance: float) -> Nudge:
     if yours.ndim >= 2 and yours.shape[-1] == yours.shape[-2] and \
             close_enough(np.swapaxes(yours, -1, -2), expected, tolerance):
         return Nudge("transposed", _("Yours is the answer transposed: its last two axes are swapped."))
-    factor = steady_factor(outcomes, tolerance)
-    if factor is not None:
-        shown = f"{factor:.2f}" if 0.01 <= abs(factor) < 1000 else f"{factor:.2e}"
-        text = _("Yours is off by a constant factor: {factor}× the answer at every entry.").format(factor=shown)
-        name = factor_name(outcomes, tolerance)
-        if name:
-            text += " " + _("That factor is {name}.").format(name=name)
-        return Nudge("factor", text)
+    if (found := _factor_nudge(outcomes, tolerance)) is not None:
+        return found
     if _masked_only(yours, expected, tolerance):
         return Nudge("mask", _("Yours differs from the answer only above the diagonal, where the causal mask "
                                "hides the future."))
@@ -170,6 +222,9 @@ def nudge(outcomes: list[Outcome], tolerance: float) -> Nudge:
         high = float(yours.ravel()[0]) > float(expected.ravel()[0])
         return Nudge("differs", _("Yours differs from the answer: it is too high here.") if high else
                      _("Yours differs from the answer: it is too low here."))
-    off = int(np.sum(~np.isclose(yours, expected, rtol=tolerance, atol=tolerance, equal_nan=True)))
+    if small := _small_only(yours, expected, tolerance):
+        return Nudge("small", _("Yours matches the answer except at its {off} smallest entries: there a small term, "
+                                "such as an eps, is missing, extra or not scaled as it should be.").format(off=small))
+    off = int(np.sum(entries_off(yours, expected, tolerance)))
     return Nudge("differs", _("Yours differs from the answer at {off} of its {count} entries.").format(
         off=off, count=expected.size))

@@ -12,7 +12,6 @@ offer, costs no try; the preview shows how the text reads while it is typed.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Annotated, Literal, Union
 
@@ -21,22 +20,22 @@ import sympy as sp
 from pydantic import Field, model_validator
 
 from tutor.common.i18n import M_, N_, _, message_of, translated
+from tutor.formulas.budget import CPU_SECONDS, within_budget
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
-from tutor.formulas.display import expr_unicode, to_sympy
-from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
-from tutor.formulas.parse import Formula, parse_formula, render_formula
-from tutor.formulas.written import fold_formula
+from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, evaluate_tree, tree_names
+from tutor.formulas.parse import Formula, render_formula
 from tutor.grading.answer_text import formula_shown
 from tutor.grading.answers import AnswerError
 from tutor.grading.fields import ProbeRefText, QuestionBase, Strict
 from tutor.grading.formula_draws import formula_draws
+from tutor.grading.formula_read import Unreadable, read
 from tutor.grading.formula_nudges import WORDS, Outcome, close_enough, nudge as nudge_for
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
 SymbolName = Annotated[str, Field(min_length=1, max_length=40)]
 Expression = Annotated[str, Field(min_length=1, max_length=500)]
-MAX_SYMBOLIC_OPS = 60   # SymPy's simplify on anything larger may take seconds
+MAX_SYMBOLIC_OPS = 60   # larger formulas are left to the draws: SymPy would spend its budget for nothing
 
 
 class WrongAnswer(Strict):
@@ -51,73 +50,24 @@ class FormulaQuestion(QuestionBase):
     matrices: list[SymbolName] = Field(default_factory=list, max_length=20)
     bind: dict[SymbolName, Union[str, float]] = Field(min_length=1, max_length=20)
     probe: ProbeRefText                                  # what the answer must reproduce on the model
-    wrong: list[WrongAnswer] = Field(default_factory=list, max_length=10)
+    accept: list[Expression] = Field(default_factory=list, max_length=20)      # must grade right
+    reject: list[WrongAnswer] = Field(default_factory=list, max_length=20)     # must grade wrong, with this nudge
+    wrong: list[WrongAnswer] = Field(default_factory=list, max_length=10)      # the older name of reject
+    forbid: list[SymbolName] = Field(default_factory=list, max_length=20)      # names an answer may not use
     tolerance: float = Field(1e-4, gt=0, le=1, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _answer_reads_from_bound_symbols(self):
         if stray := sorted(set(self.matrices) - set(self.bind)):
             raise ValueError(M_("matrices names {names}, which bind does not give a value", names=", ".join(stray)))
+        if stray := sorted(set(self.forbid) - set(self.bind) - set(FUNCTIONS)):
+            raise ValueError(M_("forbid names {names}, which is neither a bound symbol nor a function",
+                                names=", ".join(stray)))
         try:
             read(self, self.answer)
         except AnswerError as error:
             raise ValueError(M_("answer {answer!r} does not read: {error}", answer=self.answer, error=str(error))) from None
         return self
-
-
-class Unreadable(AnswerError):
-    """The text does not parse as a formula; ``folded`` is what was read and ``column`` where it fails."""
-
-    def __init__(self, message: str, folded: str, column: int | None):
-        super().__init__(message)
-        self.folded, self.column = folded, column
-
-
-class UnknownSymbol(AnswerError):
-    word = "symbol"
-
-
-def _printed(name: str) -> str:
-    return expr_unicode(to_sympy(Node("name", name), frozenset()))
-
-
-def _renamed(node: Node, names: dict[str, str]) -> Node:
-    if node.kind == "name":
-        return dataclasses.replace(node, value=names.get(str(node.value), node.value))
-    return dataclasses.replace(node, args=tuple(_renamed(arg, names) for arg in node.args))
-
-
-def _products(node: Node, matrices: frozenset[str]) -> tuple[Node, bool]:
-    """``·`` is folded to ``@``; where one side is a scalar it means ``*`` (as it prints: a·b)."""
-    if node.kind == "name":
-        return node, str(node.value) in matrices
-    if node.kind == "num":
-        return node, False
-    parts = [_products(arg, matrices) for arg in node.args]
-    node = dataclasses.replace(node, args=tuple(p[0] for p in parts))
-    if node.kind == "op" and node.value == "@" and not all(p[1] for p in parts):
-        node = dataclasses.replace(node, value="*")
-    return node, any(p[1] for p in parts)
-
-
-def read(question, text: str) -> Formula:
-    """The learner's text as a formula over the question's symbols (``β₁`` is ``beta1``, ``ε`` is ``eps``)."""
-    folded = fold_formula(text)
-    matrices = frozenset(question.matrices)
-    try:
-        formula = parse_formula(folded, matrices=matrices)
-    except FormulaError as error:
-        raise Unreadable(error.message, folded, error.column) from None
-    offered = {_printed(name): name for name in question.bind}
-    names = {}
-    for name in sorted(tree_names(formula.tree)):
-        if name not in question.bind:
-            if _printed(name) not in offered:
-                raise UnknownSymbol(_("{name} is not a symbol this question offers; it offers {offered}").format(
-                    name=name, offered=", ".join(question.bind)))
-            names[name] = offered[_printed(name)]
-    tree, _matrix = _products(_renamed(formula.tree, names), matrices)
-    return Formula(folded, to_sympy(tree, matrices), tree, matrices)
 
 
 @dataclass(frozen=True)
@@ -135,20 +85,33 @@ class Given:
         self.outcomes: dict[int, list[Outcome]] = {}
 
 
+def _defined_like(result: np.ndarray, expected: np.ndarray) -> bool:
+    """The reference is finite on a draw wherever the lesson's own answer is: a NaN or an infinity
+    the probe does not have means the draw left the formula's domain (a log of a negative number)."""
+    return (not np.isnan(result).any() or np.isnan(expected).any()) and \
+        (not np.isinf(result).any() or np.isinf(expected).any())
+
+
 def truth(question, tensors, sizes) -> Truth:
     expected = probe_slice(tensors, question.probe).astype(np.float64)
     try:
         formula = read(question, question.answer)
     except AnswerError as error:
         raise QuestionError(f"answer {question.answer!r} does not read: {error}") from None
-    draws = formula_draws(question.bind, tensors, sizes, f"{question.id}:{question.answer}")
-    pairs = [(draws[0], expected)]
-    for draw in draws[1:]:
-        try:
-            pairs.append((draw, evaluate_tree(formula.tree, draw.values)))
+
+    def judge(draw):
+        try:   # the reference cannot take these sizes, or is undefined on these values: drawn again
+            result = evaluate_tree(formula.tree, draw.values)
         except FormulaError:
-            continue   # the reference cannot take these sizes; the other draws still count
+            return None
+        return result if _defined_like(result, expected) else None
+    pairs = formula_draws(question.bind, tensors, sizes, f"{question.id}:{question.answer}", expected, judge)
     return with_reveal(question, tensors, Reference(formula, tuple(pairs)), question.answer, expected, question.probe)
+
+
+def _as_shaped(yours: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """One number for a one-entry answer: ``96`` is compared as a value with a perplexity of shape (1,)."""
+    return np.reshape(yours, np.shape(expected)) if np.ndim(yours) == 0 and np.size(expected) == 1 else yours
 
 
 def outcomes(question, given: Given, truth: Truth) -> list[Outcome]:
@@ -162,28 +125,31 @@ def outcomes(question, given: Given, truth: Truth) -> list[Outcome]:
             if work > EVALUATION_WORK or largest > EVALUATION_VALUES:
                 raise AnswerError(_("that formula would take too long to evaluate (about {work:.0e} "
                                     "multiply-adds); write it with fewer products").format(work=work))
-            found.append(Outcome(draw, evaluate_tree(given.formula.tree, draw.values), expected))
+            found.append(Outcome(draw, _as_shaped(evaluate_tree(given.formula.tree, draw.values), expected), expected))
         except FormulaError as error:
             found.append(Outcome(draw, None, expected, error.message))
     given.outcomes[id(truth)] = found
     return found
 
 
-def symbolic_verdict(question, given: Given, truth: Truth) -> bool | None:
-    """For scalar answers: SymPy says the two formulas are equal (True), differ (False), or cannot tell."""
+def _difference(mine: sp.Expr, reference: sp.Expr) -> bool | None:
+    """Run under the CPU budget (tutor.formulas.budget): simplify can grow without end."""
+    difference = sp.simplify(mine.doit() - reference.doit())
+    if difference == 0:
+        return True
+    return False if difference.is_number and difference.is_finite else None
+
+
+def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = CPU_SECONDS) -> bool | None:
+    """For answers of single numbers: SymPy says the two formulas are equal (True), differ (False), or
+    cannot tell (None: also when it does not finish within its CPU budget; the draws alone judge)."""
     own = truth.value.draws[0][0]
-    if question.matrices or any(np.ndim(value) for value in own.values.values()):
+    if question.matrices or any(np.size(value) != 1 for value in own.values.values()):
         return None
     mine, reference = given.formula.expr, truth.value.formula.expr
     if sp.count_ops(mine) + sp.count_ops(reference) > MAX_SYMBOLIC_OPS:
         return None
-    try:
-        difference = sp.simplify(mine.doit() - reference.doit())
-        if difference == 0:
-            return True
-        return False if difference.is_number and difference.is_finite else None
-    except (TypeError, ValueError, ArithmeticError, AttributeError, NotImplementedError, RecursionError):
-        return None   # SymPy cannot decide: the draws alone judge
+    return within_budget(_difference, mine, reference, cpu_seconds=cpu_seconds)
 
 
 def matches(question, given: Given, truth: Truth) -> bool:
@@ -196,7 +162,11 @@ def nudge_of(question, given: Given, truth: Truth):
     if all(close_enough(o.yours, o.expected, question.tolerance) for o in found):
         from tutor.grading.formula_nudges import Nudge
         return Nudge("coincidence", _("Yours equals the answer on these numbers, but not as a formula."))
-    return nudge_for(found, question.tolerance)
+    return nudge_for(found, question.tolerance, _has_number(given.formula.tree))
+
+
+def _has_number(node: Node) -> bool:
+    return node.kind == "num" or any(_has_number(arg) for arg in node.args)
 
 
 def preview(question, text: str) -> str | None:
@@ -249,28 +219,45 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
         problems.append(AuthorProblem(("answer",), M_("answer {answer!r} does not reproduce {probe}: {detail}; check "
                                                       "the answer and its bind: slices", answer=question.answer,
                                                       probe=question.probe, detail=detail)))
-    if own_sizes and not problems:
-        problems += [problem for i, wrong in enumerate(question.wrong) for problem in _check_wrong(question, truth, i, wrong)]
+    if problems:
+        return problems
+    problems += [problem for i, text in enumerate(question.accept) for problem in _check_accept(question, truth, i, text)]
+    if own_sizes:   # a nudge's words may name the lesson's own sizes
+        problems += [problem for name in ("reject", "wrong") for i, wrong in enumerate(getattr(question, name))
+                     for problem in _check_reject(question, truth, (name, i), wrong)]
     return problems
 
 
-def _check_wrong(question, truth: Truth, i: int, wrong) -> list[AuthorProblem]:
-    field = ("wrong", i, "expr")
+def _check_accept(question, truth: Truth, i: int, text: str) -> list[AuthorProblem]:
+    try:
+        given = Given(read(question, text))
+    except AnswerError as error:
+        return [AuthorProblem(("accept", i), M_("{expr!r} does not read: {error}", expr=text, error=message_of(error)))]
+    if matches(question, given, truth):
+        return []
+    return [AuthorProblem(("accept", i), M_("{expr!r} is graded wrong ({text}); an accept: expression must be graded "
+                                            "right", expr=text, text=nudge_of(question, given, truth).text))]
+
+
+def _check_reject(question, truth: Truth, at: tuple, wrong) -> list[AuthorProblem]:
+    """Refused, with a nudge of the word given (``symbol`` and ``forbidden`` are the free refusals)."""
+    field = (*at, "expr")
     try:
         given = Given(read(question, wrong.expr))
-    except UnknownSymbol as error:
-        return [] if wrong.nudge == "symbol" else [AuthorProblem(field, M_(
-            "{expr!r} gets the 'symbol' message, not '{nudge}': {error}", expr=wrong.expr, nudge=wrong.nudge,
-            error=message_of(error)))]
     except AnswerError as error:
-        return [AuthorProblem(field, M_("{expr!r} does not read: {error}", expr=wrong.expr, error=message_of(error)))]
+        word = getattr(error, "word", None)
+        if word is None:
+            return [AuthorProblem(field, M_("{expr!r} does not read: {error}", expr=wrong.expr, error=message_of(error)))]
+        return [] if wrong.nudge == word else [AuthorProblem(field, M_(
+            "{expr!r} gets the '{found}' message, not '{nudge}': {error}", expr=wrong.expr, found=word,
+            nudge=wrong.nudge, error=message_of(error)))]
     if matches(question, given, truth):
-        return [AuthorProblem(field, M_("{expr!r} is graded right; a wrong: expression must be refused", expr=wrong.expr))]
+        return [AuthorProblem(field, M_("{expr!r} is graded right; a {field}: expression must be refused",
+                                        expr=wrong.expr, field=at[0]))]
     found = nudge_of(question, given, truth)
     if found.word != wrong.nudge:
-        return [AuthorProblem(("wrong", i, "nudge"), M_("{expr!r} gets a '{found}' nudge, not '{nudge}': {text}",
-                                                        expr=wrong.expr, found=found.word, nudge=wrong.nudge,
-                                                        text=found.text))]
+        return [AuthorProblem((*at, "nudge"), M_("{expr!r} gets a '{found}' nudge, not '{nudge}': {text}",
+                                                 expr=wrong.expr, found=found.word, nudge=wrong.nudge, text=found.text))]
     return []
 
 

@@ -30,6 +30,7 @@ class NumberQuestion(QuestionBase):
     relative: bool = False
     answer: Union[float, str, None] = None
     nonfinite: bool = False   # the truth may be nan or ±inf on purpose
+    categorical: bool = False   # the number names one of several things (a token id, a position): no higher/lower
 
     @model_validator(mode="after")
     def _needs_a_source(self):
@@ -59,8 +60,13 @@ def matches(question, given: float, truth: Truth) -> bool:
 def direction_nudge(given: float, expected: float) -> str:
     """Too high / too low / about 10x off / the sign; shared with values. Never the value itself."""
     if math.isnan(expected):
-        return _("Think about what this operation gives for these inputs: is it an ordinary number at all?")
-    if math.isnan(given):
+        return _("Not an infinity: this operation gives no number at all here (nan).") if math.isinf(given) else \
+            _("Think about what this operation gives for these inputs: is it an ordinary number at all?")
+    if math.isinf(expected) and math.isnan(given):
+        return _("Not nan: the result here is infinite, a number too large to hold, not an undefined one.")
+    if math.isinf(expected) and math.isfinite(given):
+        return _("The result here is not an ordinary number.")
+    if math.isnan(given) or (math.isinf(given) and math.isfinite(expected)):
         return _("The result here is an ordinary number.")
     if given != 0 and expected != 0 and math.isfinite(given) and math.isfinite(expected):
         if (given > 0) != (expected > 0):
@@ -73,16 +79,12 @@ def direction_nudge(given: float, expected: float) -> str:
     return _("Too high.") if given > expected else _("Too low.")
 
 
-# An index (argmax/argmin) among this many candidates or fewer is found by bisection in the usual
-# three tries (1 + 2 + 4 = 7) if each wrong try says "too high" or "too low": there the direction
-# would replace looking at the values, so a wrong index hears only that it is wrong.
-BISECTABLE = 2 ** 3 - 1
-
-
 def nudge(question, given: float, truth: Truth) -> str:
-    index = getattr(question, "reduce", None) in ("argmax", "argmin")
-    if index and truth.tensor is not None and np.size(truth.tensor) <= BISECTABLE:
+    """An index or a token id names a thing, not an amount: "too high" would only help to bisect."""
+    if getattr(question, "reduce", None) in ("argmax", "argmin"):
         return _("Not that index; compare the values it is chosen from again.")
+    if getattr(question, "categorical", False):
+        return _("Not that one; look again at what it is chosen from.")
     return direction_nudge(given, float(truth.value))
 
 

@@ -1,0 +1,203 @@
+"""Formula questions graded right both ways, and never a frozen screen (issue 30).
+
+Each test here failed before the change it names: a right answer refused, a wrong one accepted,
+a nudge that did not help, or a SymPy step that never ended."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from tutor.course.schema import Lesson
+from tutor.formulas.budget import within_budget
+from tutor.grading.answers import AnswerError
+from tutor.grading.formula_read import Forbidden
+from tutor.grading.kinds.formula import FormulaQuestion, Given, nudge_of, read, symbolic_verdict
+from tutor.grading.quiz import grade, truth_for
+
+LESSONS = Path(__file__).resolve().parents[1] / "lessons"
+FREEZE = "l1 * exp(m1 - m) + l2 * exp(m2 - m) + 1e-300*(sin(l1)**100 - cos(l2)**100)"
+
+
+def question(**fields) -> FormulaQuestion:
+    return FormulaQuestion(kind="formula", id="q", prompt="p", **fields)
+
+
+def _forever() -> int:
+    while True:
+        pass
+
+
+def test_work_past_its_cpu_budget_is_abandoned_and_reads_as_cannot_tell():
+    assert within_budget(sum, [1, 2, 3]) == 6
+    assert within_budget(_forever, cpu_seconds=0.05) is None   # before: no budget, this never returned
+
+
+def test_the_freezing_answer_is_judged_by_the_draws():
+    """co-flash-attention: the right answer plus 1e-300·(sin¹⁰⁰ − cos¹⁰⁰) sent simplify into a loop
+    on the UI thread for 12.5 minutes; now SymPy gives up within its budget and the draws judge."""
+    q = question(answer="l1 * exp(m1 - m) + l2 * exp(m2 - m)", bind={"l1": "l1", "m1": "m1", "l2": "l2", "m2": "m2",
+                                                                       "m": "m"}, probe="l")
+    values = {"l1": 3.0, "m1": 0.5, "l2": 2.0, "m2": 0.9, "m": 0.9}
+    tensors = {k: np.array([v]) for k, v in values.items()}
+    tensors["l"] = np.array([3.0 * np.exp(0.5 - 0.9) + 2.0])
+    truth = truth_for(q, tensors, {})
+    assert symbolic_verdict(q, Given(read(q, FREEZE)), truth, cpu_seconds=0.05) is None
+    assert grade(q, FREEZE, truth, {}).correct
+    assert symbolic_verdict(q, Given(read(q, "l1*exp(m1 - m) + l2*exp(m2 - m) + 1")), truth) is False
+
+
+def test_a_draw_never_leaves_the_reference_s_domain():
+    """it-corpus-perplexity: the shifted draw made a perplexity negative, the reference was nan there,
+    and exp(mean(log(abs(P)))) was refused as a coincidence."""
+    q = question(answer="exp(mean(log(P)))", bind={"P": "P"}, probe="ppl")
+    rows = np.array([8.9, 223.6, 21.0, 0.7, 0.11])
+    truth = truth_for(q, {"P": rows, "ppl": np.array([np.exp(np.mean(np.log(rows)))])}, {})
+    assert all(np.isfinite(expected).all() for _draw, expected in truth.value.draws)
+    for text in ("exp(mean(log(abs(P))))", "exp(mean(log(P**2))/2)"):
+        assert grade(q, text, truth, {}).correct, text
+
+
+def test_a_distribution_stays_a_distribution_on_every_draw():
+    """it-kl-distillation: q*sum(p) - p equals q - p for any distribution p; the draws broke sum(p) = 1."""
+    rng = np.random.default_rng(1)
+    p, q_ = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6))
+    q = question(answer="q - p", bind={"p": "p", "q": "q"}, probe="g")
+    truth = truth_for(q, {"p": p, "q": q_, "g": q_ - p}, {})
+    for text in ("q*sum(p) - p", "softmax(log(q)) - p", "q/sum(q) - p/sum(p)"):
+        assert grade(q, text, truth, {}).correct, text
+
+
+def test_an_integer_count_is_compared_exactly():
+    """ca-finite-differences: 2nF + 1000 and n(2F + 1) passed within 1e-4 of 3.7e7."""
+    n, flops = 64.0, 287232.0
+    q = question(answer="2 * n * F", bind={"n": "n", "F": "F"}, probe="total")
+    truth = truth_for(q, {"n": np.array([n]), "F": np.array([flops]), "total": np.array([2 * n * flops])}, {})
+    assert grade(q, "F * n * 2", truth, {}).correct
+    for text in ("2*n*F + 1000", "n*(2*F+1)", "n*F*2.0001", "2*n*(F+1)"):
+        result = grade(q, text, truth, {})
+        assert not result.correct and "1.00×" not in result.feedback, text
+
+
+def test_each_entry_is_compared_at_its_own_scale():
+    """op-sgd-vs-adam: eps in place of eps/s changes the step only where |g| is tiny; the nudge says so."""
+    g = np.concatenate([np.linspace(-1e-2, 1e-2, 60), [1.5e-6, -3e-6]])
+    lr, s, eps = 1e-3, 1000.0, 1e-8
+    q = question(answer="-lr * s * g / (s * abs(g) + eps)", bind={"g": "g", "s": s, "lr": lr, "eps": eps},
+                 probe="step")
+    truth = truth_for(q, {"g": g, "step": -lr * s * g / (s * np.abs(g) + eps)}, {})
+    assert grade(q, "-lr * g / (abs(g) + eps / s)", truth, {}).correct
+    found = nudge_of(q, Given(read(q, "-lr * g / (abs(g) + eps)")), truth)
+    assert found.word == "small" and "smallest" in found.text
+
+
+@pytest.fixture(scope="module")
+def shipped(hub):
+    from tutor.live.compute import compute_live
+
+    def load(lesson_id: str, question_id: str):
+        lesson = Lesson.model_validate(yaml.safe_load((LESSONS / f"{lesson_id}.yaml").read_text(encoding="utf-8")))
+        q = next(x for x in lesson.questions if x.id == question_id)
+        live = compute_live(lesson, hub)
+        return q, truth_for(q, live.tensors, live.sizes)
+    return load
+
+
+@pytest.mark.parametrize("lesson,qid,text,name", [
+    ("la-cbow-skipgram", "cbow-gradient", "(p - y) @ E", "That factor is n."),           # was "differs at 64 of 64"
+    ("ca-softmax-ce-grad", "dwu-formula", "X.T @ (P - Y)", "That factor is N."),        # was "differs at 612 of 6144"
+    ("la-scaled-scores", "scores-formula", "Q @ K.T", "That factor is √d_k."),
+    ("nu-init-scale", "large-scores", "s * (x @ W_Q) @ (x @ W_K).T / sqrt(d_k)", "That factor is 1/s."),
+])
+def test_a_missing_normaliser_is_named(shipped, lesson, qid, text, name):
+    q, truth = shipped(lesson, qid)
+    found = nudge_of(q, Given(read(q, text)), truth)
+    assert found.word == "factor" and name in found.text, found.text
+
+
+def test_a_missing_sum_is_a_factor_that_follows_the_values(shipped):
+    q, truth = shipped("pr-temperature", "tempered-from-p")
+    found = nudge_of(q, Given(read(q, "p ** (1 / T)")), truth)
+    assert found.word == "factor" and "changes with the values" in found.text
+
+
+def test_a_quadratic_fitted_to_the_draw_sizes_is_refused(shipped):
+    """la-scaled-scores: a polynomial in d_k through the three sizes drawn passed (adversary F7)."""
+    q, truth = shipped("la-scaled-scores", "scores-formula")
+    assert not grade(q, "Q @ K.T / (0.8293 + 0.338*d_k - 0.01132*d_k**2)", truth, {}).correct
+
+
+def test_a_forbidden_name_costs_nothing_and_says_why():
+    q = question(answer="(x - mean(x)) / sqrt(mean((x - mean(x)) ** 2) + eps)", bind={"x": "x", "eps": 1e-5},
+                 probe="y", forbid=["var"])
+    with pytest.raises(Forbidden, match="without var"):
+        read(q, "(x - mean(x)) / sqrt(var(x) + eps)")
+    assert isinstance(Forbidden("x"), AnswerError)   # an AnswerError: the screen spends no try on it
+    with pytest.raises(ValueError, match="neither a bound symbol nor a function"):
+        question(answer="x", bind={"x": "x"}, probe="y", forbid=["nothing"])
+
+
+SCORES = dict(answer="Q @ K.T / sqrt(d_k)", matrices=["Q", "K"], bind={"Q": "q", "K": "k", "d_k": "D_head"},
+              probe="s")
+
+
+@pytest.mark.parametrize("text", ["Q @ K^T / sqrt(d_k)", "Q @ K.mT / √d_k", "Q @ K.transpose(-2, -1) / sqrt(d_k)",
+                                  "Q @ K.transpose(-1, -2) / sqrt(d_k)", "QKᵀ/√d_k", "Q Kᵀ/√dₖ", "Q·Kᵀ/√d_k"])
+def test_common_spellings_of_the_transpose_read(text):
+    q = question(**SCORES)
+    assert str(read(q, text).expr) == str(read(q, "Q @ K.T / sqrt(d_k)").expr), text
+
+
+@pytest.mark.parametrize("text,same", [
+    ("softmax(x, dim=-1)", "softmax(x)"), ("softmax(x, -1)", "softmax(x)"), ("sum(x, axis=-1)", "sum(x)"),
+    ("mean(x, dim=-1, keepdim=True)", "mean(x)"), ("ℯ^x", "exp(x)"), ("e^(x - 1)", "exp(x - 1)"),
+    ("eˣ⁻¹", "exp(x - 1)"), ("Xᵀ(P − Y)", "X.T @ (P - Y)"),
+])
+def test_torch_and_paper_spellings_read(text, same):
+    q = question(answer="x", matrices=["X", "P", "Y"], bind={"x": "x", "X": "X", "P": "P", "Y": "Y"}, probe="s")
+    assert str(read(q, text).expr) == str(read(q, same).expr), text
+
+
+def test_other_axes_are_still_refused_with_a_message():
+    q = question(answer="x", bind={"x": "x"}, probe="s")
+    for text in ("softmax(x, dim=0)", "sum(x, 0)", "x.transpose(0, 1)"):
+        with pytest.raises(AnswerError):
+            read(q, text)
+
+
+def test_every_shipped_formula_question_carries_its_own_tests():
+    """STACK's question tests: at least 3 answers that must grade right and 3 that must grade wrong."""
+    short = []
+    for path in sorted(LESSONS.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for q in (data or {}).get("questions", []) if isinstance(data, dict) else []:
+            if q.get("kind") == "formula":
+                rejects = len(q.get("reject", [])) + len(q.get("wrong", []))
+                if len(q.get("accept", [])) < 3 or rejects < 3:
+                    short.append(f"{path.stem}/{q['id']}: {len(q.get('accept', []))} accept, {rejects} reject")
+    assert not short, short
+
+
+def test_the_check_runs_accept_and_reject(tmp_path):
+    from tutor.authoring.check import check_paths
+
+    data = yaml.safe_load((LESSONS / "la-scaled-scores.yaml").read_text(encoding="utf-8"))
+    formula = next(q for q in data["questions"] if q["kind"] == "formula")
+    formula.update(accept=["Q @ K.T", "Q @ K^T / sqrt(d_k)"], reject=[{"expr": "Q @ K.T / sqrt(d_k)", "nudge": "factor"}])
+    path = tmp_path / "la-scaled-scores.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    messages = [p.message for p in check_paths([path]).problems]
+    assert any("'Q @ K.T' is graded wrong" in m and "an accept: expression" in m for m in messages), messages
+    assert not any("K^T" in m for m in messages), messages
+    assert any("is graded right; a reject: expression must be refused" in m for m in messages), messages
+
+
+def test_lessons_try_prints_one_line_per_answer(capsys):
+    from tutor.cli.main import main
+
+    answers = ["l1 * ℯ^(m1 − m) + l2 * ℯ^(m2 − m)", "l1 + l2", "l1 *", FREEZE]
+    assert main(["lessons", "try", "co-flash-attention", "merge-formula", *answers]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["right", "wrong", "unreadable", "right"]
+    assert lines[1].split("\t")[1] == "l1 + l2" and "too high" in lines[1]
+    assert main(["lessons", "try", "co-flash-attention", "no-such-question", "x"]) == 1
