@@ -161,7 +161,7 @@ def _in_domain(real: np.ndarray, new: np.ndarray) -> np.ndarray:
             if real.ndim and real.shape[-1] > 1 and np.all(np.isfinite(real)) and \
                     np.allclose(real.sum(axis=-1), 1.0, rtol=1e-4, atol=1e-4):
                 return new / new.sum(axis=-1, keepdims=True)
-            if np.all(finite <= 1):
+            if np.all(finite <= 1) and real.size > 1:   # one number at 1 (a beta) is no probability
                 new = np.minimum(new, 1.0)
         elif np.all(finite <= 0):
             new = -np.abs(new)
