@@ -37,13 +37,13 @@ class Nudge:
     text: str
 
 
-NOISE_FLOOR = 1e-3   # of the largest |entry|: below it an entry is compared with that, not with itself
+NOISE_FLOOR = 1e-2   # of the largest |entry|: below it an entry is compared with that, not with itself (float32 noise)
 WHOLE = 0.5          # an integer-valued answer (a count, a size) is matched to the nearest whole number
 
 
 def allowed(expected: np.ndarray, tolerance: float) -> np.ndarray:
     """How far each entry may be off: ``tolerance`` of the entry itself, so that a dropped eps shows
-    where the answer is small, but never less than that of a thousandth of the largest entry (float
+    where the answer is small, but never less than that of a hundredth of the largest entry (float
     noise where terms cancel); an integer-valued answer (3.7e7 FLOPs) within half a unit as well."""
     expected = np.asarray(expected, dtype=np.float64)
     finite = np.abs(expected[np.isfinite(expected)])
