@@ -380,3 +380,15 @@ def test_lesson_formula_agrees_with_the_model(hub, catalog, lesson_id):
     assert check.ok and check.max_error is not None, check.message
     for question in lesson.questions:
         truth_for(question, live.tensors, live.sizes)   # every question can be answered
+
+
+def test_attention_backward_gives_dv_and_the_softmax_jacobian(hub):
+    """dL/dv and dL/dscores come from autograd; the closed forms a lesson asks for must match them."""
+    out = run("attn_grad", context(hub.model, [WRONG, WRONG]))
+    A, V, dz = out["attn_grad.A"], out["attn_grad.V"], out["attn_grad.dz_heads"]      # (B, H, L, ·)
+    assert A.shape == (2, 4, 9, 9) and V.shape == dz.shape == out["attn_grad.dv_heads"].shape == (2, 4, 9, 16)
+    np.testing.assert_allclose(np.swapaxes(A, -1, -2) @ dz, out["attn_grad.dv_heads"], atol=1e-12)
+    dA = dz @ np.swapaxes(V, -1, -2)                                          # (B, H, L, L)
+    np.testing.assert_allclose(A * (dA - (A * dA).sum(-1, keepdims=True)), out["attn_grad.dS"], atol=1e-12)
+    assert np.all(out["attn_grad.dS"][..., np.triu_indices(9, 1)[0], np.triu_indices(9, 1)[1]] == 0)  # masked keys
+    assert np.abs(out["attn_grad.dS"]).max() > 1e-3                          # a real signal, not zeros

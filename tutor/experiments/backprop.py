@@ -24,7 +24,11 @@ ROUNDING = 1e-12   # a query gradient below this fraction of the largest one is 
                          "(D, D) in the (in, out) layout; attn_grad.rank (1,) the rank of dW_Q; "
                          "attn_grad.dY (B*L, D) dL/d(MLP output) of block 0; attn_grad.pre (B*L, 4D) the MLP's "
                          "pre-activation; attn_grad.gelu_grad (B*L, 4D) GELU'(pre); attn_grad.dpre (B*L, 4D) "
-                         "dL/dpre", passes=1.2, copies=3)
+                         "dL/dpre; through block 0's attention, batch row by row and head by head: "
+                         "attn_grad.A (B, H, L, L) the attention pattern, attn_grad.V (B, H, L, D_head) the "
+                         "values, attn_grad.dz_heads (B, H, L, D_head) dL/dz, attn_grad.dv_heads "
+                         "(B, H, L, D_head) dL/dv, both from backward(); attn_grad.dS (B, H, L, L) dL/d(scores), "
+                         "autograd through the masked softmax from dL/dz", passes=2.2, copies=3)
 @one_torch_thread
 def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -40,7 +44,16 @@ def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
             output.retain_grad()
         return hook
 
+    def keep_input(name):
+        def hook(module, inputs, output):
+            caught[name] = inputs[0]
+            inputs[0].retain_grad()
+        return hook
+
     handles = [block.attn.W_Q.register_forward_hook(keep("x", "q")),
+               block.attn.W_K.register_forward_hook(keep("xk", "k")),
+               block.attn.W_V.register_forward_hook(keep("xv", "v")),
+               block.attn.W_O.register_forward_hook(keep_input("merged")),
                block.mlp.W_in.register_forward_hook(keep("mlp_in", "pre")),
                block.mlp.W_out.register_forward_hook(keep("post", "y"))]
     try:
@@ -60,6 +73,7 @@ def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.enable_grad():
         gelu_grad, = torch.autograd.grad(F.gelu(pre).sum(), pre)             # (B, L, 4D): GELU'(pre)
     dq = caught["q"].grad                                                   # (B, L, D)
+    attention = attention_backward(model, context, caught, n_head)
     d_w_q = block.attn.W_Q.weight.grad.T                                    # (D, D) as (in, out)
     norms = dq.norm(dim=-1)                                                 # (B, L)
     reached = norms > ROUNDING * norms.max()                                # (B, L): above float64 rounding
@@ -75,4 +89,39 @@ def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
         "attn_grad.pre": to_numpy(flat(pre)),
         "attn_grad.gelu_grad": to_numpy(flat(gelu_grad)),
         "attn_grad.dpre": to_numpy(flat(caught["pre"].grad)),
+    } | attention
+
+
+def attention_backward(model, context, caught, n_head) -> dict[str, np.ndarray]:
+    """Block 0's attention gradients head by head: dL/dz and dL/dv from the backward pass above,
+    the pattern from the model's own explicit forward path, and dL/dscores by autograd through a
+    masked softmax fed dL/dz (no closed form here: that is what a lesson asks the learner for)."""
+    import math
+
+    import torch
+
+    from tutor.model import run_with_probes
+
+    batch, length, d_model = caught["q"].shape
+    d_head = d_model // n_head
+
+    def heads(t):
+        return t.reshape(batch, length, n_head, d_head).transpose(1, 2)    # (B, L, D) -> (B, H, L, D_head)
+
+    with torch.no_grad():
+        _, probes = run_with_probes(model, tokens_on_device(context).cpu())
+    pattern = probes["blocks.0.attn.pattern"].double()                      # (B, H, L, L)
+    q, k, v = (heads(caught[n]).detach() for n in ("q", "k", "v"))         # (B, H, L, D_head) each
+    dz = heads(caught["merged"].grad)                                       # (B, H, L, D_head)
+    future = torch.ones(length, length, dtype=torch.bool).triu(1)           # (L, L)
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(d_head)).requires_grad_(True)  # (B, H, L, L)
+    with torch.enable_grad():
+        z = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1) @ v   # (B, H, L, D_head)
+        d_scores, = torch.autograd.grad(z, scores, grad_outputs=dz)          # (B, H, L, L)
+    return {
+        "attn_grad.A": to_numpy(pattern),
+        "attn_grad.V": to_numpy(v),
+        "attn_grad.dz_heads": to_numpy(dz),
+        "attn_grad.dv_heads": to_numpy(heads(caught["v"].grad)),
+        "attn_grad.dS": to_numpy(d_scores),
     }
