@@ -7,7 +7,7 @@ cost is declared; do not edit by hand (tests/test_experiments_registry.py fails 
 EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "activations": (1, 1),
     "adam": (55, 4),
-    "attn_grad": (1.2, 3),
+    "attn_grad": (2.2, 3),
     "attn_scale": (1, 1),
     "attn_window": (1, 1),
     "autograd": (3.5, 3),
