@@ -19,7 +19,8 @@ from typing import TypeVar
 T = TypeVar("T")
 
 CPU_SECONDS = 0.5   # enough for every equivalent form the lessons accept; the loops that grow never end
-WALL_FACTOR = 4     # a loaded machine gives the child its CPU second slowly; past this the child is ended
+WALL_FACTOR = 3     # a loaded machine gives the child its CPU time slowly: past 3× it in wall time the child is
+                    # ended as well, so no verdict waits more than 1.5 s for SymPy however busy the machine
 
 
 def _child(writer, work: Callable[..., T], args: tuple, cpu_seconds: float) -> None:
@@ -48,7 +49,7 @@ def within_budget(work: Callable[..., T], *args, cpu_seconds: float = CPU_SECOND
         return None
     writer.close()   # the child holds the only writer: its end (or death) is EOF here
     try:
-        if not reader.poll(WALL_FACTOR * cpu_seconds + 1.0):
+        if not reader.poll(WALL_FACTOR * cpu_seconds):
             return None
         finished, value = reader.recv()
         return value if finished else None
