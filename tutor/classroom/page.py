@@ -74,19 +74,23 @@ def render_page(report: ClassReport, generated: datetime, skipped: list[str]) ->
     parts.append('<p class="legend">' + "".join(
         f'<span style="background:{colour}"></span>{_e(label)}' for colour, label in
         zip(COLOURS, (_("right first time"), _("right after a retry"), _("not got"), _("not finished")))) + "</p>")
+    unopened = []
     for lesson in report.course:
         questions = [q for q in report.questions if q.lesson_id == lesson.id]
         rows = [row for row in report.lessons if row.lesson_id == lesson.id]
-        opened = any(row.answered or row.hints for row in rows) or any(q.open for q in questions)
-        parts.append(f'<h3 id="{_e(lesson.id)}">{_e(lesson.title or lesson.id)} <code>{_e(lesson.id)}</code></h3>')
-        if not opened:
-            parts.append(tag("p", _("No learner has opened this lesson."), "muted"))
+        if not (any(row.answered or row.hints for row in rows) or any(q.open for q in questions)):
+            unopened.append(lesson)   # listed together at the end: a course has many a class has not reached
             continue
+        parts.append(f'<h3 id="{_e(lesson.id)}">{_e(lesson.title or lesson.id)} <code>{_e(lesson.id)}</code></h3>')
         done = sum(row.done for row in rows)
         parts.append('<p class="muted">' + _e(_("{done} of {learners} learners finished it.").format(
             done=done, learners=len(rows))) + "</p>")
         parts.append(_chart(questions))
         parts += [_question(q) for q in questions]
+    if unopened:
+        parts.append(tag("h3", _("Lessons no learner has opened")))
+        parts.append('<p class="muted">' + "; ".join(f'{_e(lesson.title or lesson.id)} <code id="{_e(lesson.id)}">'
+                                                    f"{_e(lesson.id)}</code>" for lesson in unopened) + "</p>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
