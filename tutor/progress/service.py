@@ -32,6 +32,7 @@ class ProgressService:
         self.on_failure = on_failure
         self.pending: list[Answer] = []
         self.session_answers: list[Answer] = []   # this run's tries as stored, for the journey and tests
+        self._learner_id: str | None = None
 
     def question(self, lesson_id: str, question_id: str, wanted: Mode,
                  allowed: int) -> tuple[Mode, Encounter, QuestionRecord]:
@@ -73,6 +74,12 @@ class ProgressService:
 
     def seen_where(self, lesson_id: str, question_id: str) -> tuple[str, str] | None:
         return self.store.answer_seen(lesson_id, question_id)
+
+    def learner_id(self) -> str:
+        """The home's learner id (made on first use): seeds the order of a question's choices."""
+        if self._learner_id is None:
+            self._learner_id = self.store.learner_id()
+        return self._learner_id
 
     def lesson_counts(self, lesson_id: str, question_ids: list[str]) -> LessonStats:
         """The lesson summary's numbers, from the same count as the roadmap's."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -78,6 +79,10 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     + record_sql.RECORDS_DDL
     + answer_seen.ANSWER_SEEN_DDL
 )
+
+
+def new_learner_id() -> str:
+    return secrets.token_hex(8)
 
 
 def resolve_home(explicit: str | Path | None = None) -> Path:
@@ -260,6 +265,16 @@ class ProgressStore(RecordingMixin):
 
     def outcome_count(self) -> int:
         return self._read("SELECT COUNT(*) FROM outcomes")[0][0]
+
+    def learner_id(self) -> str:
+        """A random id made once per home (kept in ``meta``): it seeds the order a learner sees a
+        question's choices in, so that order is theirs and stays put; never the clock."""
+        rows = self._read("SELECT value FROM meta WHERE key = 'learner_id'")
+        if rows:
+            return rows[0][0]
+        with self.transaction() as con:
+            con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('learner_id', ?)", (new_learner_id(),))
+            return con.execute("SELECT value FROM meta WHERE key = 'learner_id'").fetchone()[0]
 
     def set_last_position(self, lesson_id: str, question_index: int) -> None:
         with self.transaction() as con:

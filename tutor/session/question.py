@@ -10,6 +10,7 @@ counts nowhere, keeps its tries here.
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -72,7 +73,7 @@ class QuestionSession:
         self.progress = progress
         self.lesson = lesson
         self.index = index
-        self.question = lesson.questions[index]
+        self.question = self._in_learner_order(lesson.questions[index])
         self.wanted = wanted
         self.clock = clock
         self.allowed = allowed_attempts(self.question, lesson.attempts)
@@ -100,7 +101,13 @@ class QuestionSession:
 
     def relabel(self, lesson) -> None:
         """F4: the same question from the lesson in another language; the encounter goes on."""
-        self.lesson, self.question = lesson, lesson.questions[self.index]
+        self.lesson, self.question = lesson, self._in_learner_order(lesson.questions[self.index])
+
+    def _in_learner_order(self, question):
+        """The question as this learner sees it (a choice's options in their own order, seeded by the
+        learner and the question: the same in the lesson, after F4 and in Review)."""
+        seed = f"{self.progress.learner_id()}/{self.lesson.id}/{question.id}"
+        return kind_of(question).in_learner_order(question, random.Random(seed))
 
     @property
     def revealed(self) -> bool:

@@ -112,7 +112,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
             self.lessons_signal.publish([])  # the roadmap redraws from the catalog
 
     def get_driver_class(self):
-        """Textual's driver, reading stray non-UTF-8 bytes as U+FFFD (tutor.ui.terminal_input)."""
+        """Textual's driver, reading stray non-UTF-8 bytes as U+FFFD and a paste as text (tutor.ui.terminal_input)."""
         from tutor.ui.terminal_input import tolerate_stray_input_bytes
 
         tolerate_stray_input_bytes()

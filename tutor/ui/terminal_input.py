@@ -29,3 +29,8 @@ def tolerate_stray_input_bytes() -> None:
     except ImportError:   # Windows: its driver reads key events, not bytes
         return
     linux_driver.getincrementaldecoder = replacing_decoder
+    if not getattr(linux_driver.XTermParser, "paste_safe", False):   # a paste is text (tutor.ui.paste_input)
+        from tutor.ui.paste_input import paste_safe_parser
+
+        linux_driver.XTermParser = paste_safe_parser(linux_driver.XTermParser)
+        linux_driver.XTermParser.paste_safe = True

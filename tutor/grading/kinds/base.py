@@ -6,6 +6,7 @@ kind only through :data:`tutor.grading.kinds.KINDS`, so adding a kind never touc
 """
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
@@ -149,6 +150,12 @@ class QuestionKind(ABC, Generic[Q, V]):
     def options(self, question: Q) -> list[PickOption]:
         """A pick-list the screen offers beside the answer box; [] for a kind that is only typed."""
         return []
+
+    def in_learner_order(self, question: Q, rng: random.Random) -> Q:
+        """The question as one learner sees it, where its options may be put in an order of ``rng``'s
+        (seeded by the learner and the question, so it stays theirs): parse, truth and options
+        then follow the order shown.  The question itself for a kind with nothing to order."""
+        return question
 
 
 def same_values(mine, theirs) -> bool:

@@ -9,10 +9,11 @@ the weights, ``answer:`` gives a rule over the live tensors instead (documented 
 """
 from __future__ import annotations
 
+import random
 from typing import Annotated, Literal, Union
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from tutor.common.i18n import M_, N_
 from tutor.grading.answer_text import choice_shown
@@ -87,6 +88,10 @@ def _rule_choices(rule) -> list[int]:
 class ChoiceQuestion(QuestionBase):
     kind: Literal["choice"]
     choices: list[ShortText] = Field(min_length=2, max_length=8)
+    # each learner sees the choices in an order of their own; this keeps the last one last ("none of these")
+    pin_last: bool = False
+    # shown position -> the author's index, for one learner (ChoiceKind.in_learner_order); None: as written
+    _order: tuple[int, ...] | None = PrivateAttr(default=None)
     # a fixed index (counting from 0) only where the answer cannot depend on the weights
     answer: Union[Annotated[int, Field(ge=0)], AnswerRule]
 
@@ -158,9 +163,14 @@ def answer_index(question, tensors) -> int:
     return rule.otherwise
 
 
+def shown_order(question) -> list[int]:
+    """The author's index of each choice in the order the learner sees them."""
+    return list(question._order) if question._order else list(range(len(question.choices)))
+
+
 def truth(question, tensors, sizes) -> Truth:
     index = answer_index(question, tensors)
-    display = f"{letter(index)}) {question.choices[index]}"
+    display = f"{letter(shown_order(question).index(index))}) {question.choices[index]}"
     reference = None if isinstance(question.answer, int) else rule_probe(question.answer)
     array = probe_slice(tensors, reference) if reference else None
     return with_reveal(question, tensors, index, display, array, reference or "")
@@ -196,7 +206,9 @@ class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
     prompt_may_show = True                          # a prompt may name the options it offers
 
     def parse(self, question, text, sizes):
-        return parse_choice(text, question.choices)
+        """A letter or number names a choice in the order shown; the value is the author's index."""
+        order = shown_order(question)
+        return order[parse_choice(text, [question.choices[i] for i in order])]
 
     def truth(self, question, tensors, sizes):
         return truth(question, tensors, sizes)
@@ -226,7 +238,17 @@ class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
         return texts_that_pick_another(question)
 
     def options(self, question):
-        return [PickOption(letter(i), choice, letter(i)) for i, choice in enumerate(question.choices)]
+        return [PickOption(letter(shown), question.choices[i], letter(shown))
+                for shown, i in enumerate(shown_order(question))]
+
+    def in_learner_order(self, question, rng):
+        """Choices shuffled per learner: the right one is not always b for everyone (24 of the 42 fixed
+        answers of the course were b), nor in the same place when Review brings the card back."""
+        movable = list(range(len(question.choices) - (1 if question.pin_last else 0)))
+        rng.shuffle(movable)
+        ordered = question.model_copy()
+        ordered._order = tuple(movable) + ((len(question.choices) - 1,) if question.pin_last else ())
+        return ordered
 
     def answer_format(self):
         return N_("Choices: a, b, c, or pick from the list")

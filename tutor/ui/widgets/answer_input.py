@@ -23,6 +23,7 @@ from textual.widgets import Input
 
 from tutor.common.i18n import _
 from tutor.grading.answers import MAX_ANSWER_CHARS
+from tutor.ui.paste_input import pasted_text
 
 
 class AnswerInput(Input):
@@ -71,7 +72,10 @@ class AnswerInput(Input):
         super()._watch_value(value)
 
     def _on_paste(self, event: events.Paste) -> None:
-        """A paste that would pass the cap is refused whole, with the reason (Input would ring only)."""
+        """A paste is text: its control characters are dropped (tutor.ui.paste_input does the same
+        before Textual's parser, where they would become keys).  A paste that would pass the cap is
+        refused whole, with the reason (Input would ring only)."""
+        event.text = pasted_text(event.text).replace("\t", " ")   # Input._on_paste inserts it
         line = event.text.splitlines()[0] if event.text else ""
         start, end = sorted(self.selection)
         room = self.max_length - (len(self.value) - (end - start)) if self.max_length else len(line)

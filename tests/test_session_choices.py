@@ -1,0 +1,78 @@
+"""Choices are shuffled per learner (issue 29, 2026-12-adversary.md: 24 of the 42 fixed answers
+were b, so typing b scored 57%, and a card came back in Review in the same order).  The order is
+seeded by the learner's id (made once per home) and the question, never the clock; a letter typed
+names the option in the order shown; ``pin_last`` keeps "none of these" last.  Before: every
+learner saw the author's order."""
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+from session_helpers import lesson_from, service, session
+
+from tutor.grading.kinds import kind_of
+from tutor.progress.records import Mode
+from tutor.session.question import Happened
+
+LESSON = """\
+format_version: 1
+id: zz-choices
+title: "Choices"
+track: la
+position: 999
+concepts: [la.scaled-scores]
+explanation: "A lesson of choices."
+formula:
+  expr: "Q @ K.T"
+  translation: "compare every query with every key"
+model:
+  weights: random
+  text: ["12", "34"]
+  d_model: 8
+  n_head: 2
+probes: ["blocks.0.attn.scores"]
+questions:
+  - id: five
+    kind: choice
+    prompt: "Which is right?"
+    choices: ["zero", "one", "two", "three", "none of these"]
+    answer: 2
+    pin_last: true
+"""
+CHOICES = lesson_from(LESSON, "zz-choices.yaml")
+QUESTION = CHOICES.questions[0]
+
+
+def order_for(learner: str) -> list[str]:
+    question = kind_of(QUESTION).in_learner_order(QUESTION, random.Random(f"{learner}/zz-choices/five"))
+    return [pick.text for pick in kind_of(question).options(question)]
+
+
+def test_the_order_is_the_learners_own_and_none_of_these_stays_last():
+    orders = {tuple(order_for(f"learner{n}")) for n in range(40)}
+    assert len(orders) > 10                                 # learners see different orders
+    assert all(order[-1] == "none of these" for order in orders)
+    assert order_for("learner1") == order_for("learner1")   # and each keeps theirs
+
+
+def test_a_letter_names_the_option_in_the_order_shown_in_the_lesson_and_in_review(tmp_path):
+    progress = service(tmp_path)
+    question = session(progress, 0, lesson=CHOICES)
+    shown = question.options()
+    right = next(pick for pick in shown if pick.text == "two")
+    wrong = next(pick for pick in shown if pick.text == "one")
+    assert shown[-1].text == "none of these"
+    live = SimpleNamespace(tensors={}, sizes={}, variant=None, token_labels=[])   # a fixed answer reads none
+    assert question.submit(wrong.answer, live).happened is Happened.WRONG
+    step = question.submit(right.answer, live)
+    assert step.happened is Happened.RIGHT and step.truth.display == f"{right.label}) two"
+    again = session(service(tmp_path), 0, lesson=CHOICES, wanted=Mode.REVIEW)   # another run, the same home
+    assert [p.text for p in again.options()] == [p.text for p in shown]
+    assert progress.learner_id() == service(tmp_path).learner_id()
+
+
+def test_the_learner_id_is_made_once_per_home_and_not_from_the_clock(tmp_path, monkeypatch):
+    made = iter(["first", "second"])
+    monkeypatch.setattr("tutor.progress.store.new_learner_id", lambda: next(made))
+    assert service(tmp_path / "a").learner_id() == "first" and service(tmp_path / "a").learner_id() == "first"
+    assert service(tmp_path / "b").learner_id() == "second"
