@@ -9,7 +9,6 @@ the weights, ``answer:`` gives a rule over the live tensors instead (documented 
 """
 from __future__ import annotations
 
-import random
 from typing import Annotated, Literal, Union
 
 import numpy as np
