@@ -68,8 +68,9 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
             elif getattr(args, "import_file", None):
                 added = import_json(store, args.import_file)
                 out.print(one_line(_("Imported {answers} new answers, {outcomes} new outcomes and {records} new "
-                                     "question records from {path}").format(
-                    answers=added.answers, outcomes=added.outcomes, records=added.records, path=args.import_file)))
+                                     "question records, and changed {changed} question records, from {path}").format(
+                    answers=added.answers, outcomes=added.outcomes, records=added.records, changed=added.changed,
+                    path=args.import_file)))
             elif getattr(args, "export_reviews", None):
                 from tutor.progress.review_log import export_reviews_csv
 

@@ -201,6 +201,7 @@ def check_export(doc, source: str, export_format: str, max_version: int) -> Expo
     if version >= 3:
         question_records = [_validated(ExportedRecord, record, M_("record #{number}", number=number), fail).record()
                             for number, record in enumerate(records["record"], 1)]
+        _check_histories(answers, question_records, fail)
         return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
     answers, outcomes, question_records = derive_old(answers, outcomes)
     return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
@@ -213,11 +214,53 @@ def derive_old(answers: list[tuple], outcomes: list[tuple]) -> tuple[list[tuple]
     for key in sorted(by_answers.keys() | by_outcomes.keys()):
         mine, theirs = by_answers.get(key, []), by_outcomes.get(key, [])
         record, modes, roles = derive_question(mine, theirs)
-        new_answers += [row[:8] + (mode.value,) for row, mode in zip(mine, modes)]
+        # the scored tries come first, numbered 1, 2, … (before records, a new sizes draw restarted at 1)
+        new_answers += [row[:7] + (number if mode is Mode.SCORED else row[7], mode.value)
+                        for number, (row, mode) in enumerate(zip(mine, modes), 1)]
         new_outcomes += [row[:3] + (outcome,) + row[4:7] + (role.value,) + row[8:]
                          for row, (role, outcome) in zip(theirs, roles)]
         question_records.append(record)
     return new_answers, new_outcomes, question_records
+
+
+def _check_histories(answers: list[tuple], question_records: list[QuestionRecord], fail) -> None:
+    """A version-3 file's records must be what its own answers say (the app writes both in one
+    transaction): a record with more tries than scored answers, or right with no right answer, or
+    right first time after a wrong one, is made up; so are scored or review answers with no record,
+    and two scored tries with one attempt number.  Refused, naming the question, before anything is written."""
+    scored: dict[tuple[str, str], list[tuple]] = {}
+    for row in sorted(answers, key=lambda row: row[0]):
+        if row[8] != Mode.PRACTICE.value:   # practice counts nowhere: a try at an unseen question may be one
+            scored.setdefault((row[1], row[2]), [])
+        if row[8] == Mode.SCORED.value:
+            scored[(row[1], row[2])].append(row)
+    recorded = {(r.lesson_id, r.question_id): r for r in question_records}
+    for (lesson_id, question_id), rows in scored.items():
+        named = _named(lesson_id, question_id)
+        if (lesson_id, question_id) not in recorded:
+            raise fail(M_("answers for {question} have no record of that question", question=named))
+        attempts = [row[7] for row in rows]
+        if len(set(attempts)) != len(attempts):
+            repeated = next(a for a in attempts if attempts.count(a) > 1)
+            raise fail(M_("{question} has two scored answers numbered attempt {attempt}", question=named,
+                          attempt=repeated))
+    for (lesson_id, question_id), record in recorded.items():
+        rows = scored.get((lesson_id, question_id), [])
+        named = _named(lesson_id, question_id)
+        right = [bool(row[4]) for row in rows]
+        if record.tries > len(rows):
+            raise fail(M_("the record of {question} counts {tries} tries but the file has {count} scored answers for "
+                          "it", question=named, tries=record.tries, count=len(rows)))
+        if record.outcome in (Outcome.FIRST_TRY, Outcome.AFTER_RETRY) and not any(right):
+            raise fail(M_("the record of {question} says it was answered right, but none of its scored answers is",
+                          question=named))
+        if record.outcome is Outcome.FIRST_TRY and not right[0]:
+            raise fail(M_("the record of {question} says right first time, but its first scored answer is wrong",
+                          question=named))
+
+
+def _named(lesson_id: str, question_id: str) -> str:
+    return f"{neutralise(lesson_id, keep='')}/{neutralise(question_id, keep='')}"
 
 
 # the plural each list's name takes in "holds 20,001 answers"

@@ -25,7 +25,7 @@ from tutor.common.i18n import message_of
 from tutor.common.safe_files import UnsafeFileError, write_atomically
 from tutor.progress import record_sql, review
 from tutor.progress.import_check import MAX_IMPORT_BYTES, ExportContent, ExportFileError, read_export_file
-from tutor.progress.records import merge_records
+from tutor.progress.records import Answer, Mode, merge_records
 from tutor.progress.review import iso
 from tutor.progress.store import EXPORT_FORMAT, EXPORT_VERSION, ProgressError, ProgressStore, free_name, stamp
 
@@ -38,11 +38,13 @@ def export_document(store: ProgressStore, now: datetime | None = None,
                     course: Mapping[str, Sequence[str]] | None = None) -> dict:
     """Every attempt, outcome and question record, and the counts the roadmap shows (``course``:
     {lesson: question ids} of the course today; without it, every recorded question counts)."""
+    stored = store.answers()
+    attempts = _attempt_numbers(stored)
     answers = [
         {"timestamp": iso(a.timestamp), "lesson_id": a.lesson_id, "question_id": a.question_id,
          "answer": a.answer, "correct": a.correct, "hints_used": a.hints_used, "variant": a.variant,
-         "attempt": a.attempt, "mode": a.mode.value}
-        for a in store.answers()
+         "attempt": attempts.get(i, a.attempt), "mode": a.mode.value}
+        for i, a in enumerate(stored)
     ]
     outcomes = [
         {"timestamp": iso(o.timestamp), "lesson_id": o.lesson_id, "question_id": o.question_id,
@@ -64,6 +66,22 @@ def export_document(store: ProgressStore, now: datetime | None = None,
             "exported_at": iso(now or datetime.now(timezone.utc)),
             "last_position": list(pos) if pos else None, "answers": answers, "outcomes": outcomes,
             "records": records, "lessons": lessons}
+
+
+def _attempt_numbers(answers: Sequence[Answer]) -> dict[int, int]:
+    """Each scored try's number among its question's, 1, 2, … in attempt then time order: a home
+    migrated to question records before they were numbered again holds two attempt 1s where a new
+    sizes draw restarted the count, and an import refuses two scored tries with one number."""
+    numbered: dict[int, int] = {}
+    seen: Counter = Counter()
+    scored = sorted((i for i, a in enumerate(answers) if a.mode is Mode.SCORED),
+                    key=lambda i: (answers[i].lesson_id, answers[i].question_id, answers[i].attempt,
+                                   answers[i].timestamp))
+    for i in scored:
+        key = (answers[i].lesson_id, answers[i].question_id)
+        seen[key] += 1
+        numbered[i] = seen[key]
+    return numbered
 
 
 def export_json(store: ProgressStore, path: str | Path, now: datetime | None = None,
@@ -90,15 +108,17 @@ def export_json(store: ProgressStore, path: str | Path, now: datetime | None = N
 
 
 class Imported(NamedTuple):
-    """What an import really added (an outcome or a record can be new where no answer is)."""
+    """What an import really did (an outcome or a record can be new where no answer is; a record
+    that was there can change: a merged history, or a score lowered by an earlier wrong try)."""
 
     answers: int
     outcomes: int
     records: int
+    changed: int = 0
 
 
 def import_json(store: ProgressStore, path: str | Path) -> Imported:
-    """Merge an export (version 1, 2 or 3) into the store; returns what was new.
+    """Merge an export (version 1, 2 or 3) into the store; returns what was new and what changed.
 
     An attempt's identity is (timestamp, lesson, question, answer text) and an outcome's
     (timestamp, lesson, question), so importing the same file twice, or a file that overlaps this
@@ -106,23 +126,26 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
     file changes nothing; then rows go in batches of ``BATCH_ROWS``, each its own short
     transaction, so the app answering meanwhile waits for one batch, not the whole file (an
     interrupted import is completed by importing the file again). Two histories of one question
-    merge as :func:`tutor.progress.records.merge_records` says (the first resolution is the score;
-    a second one becomes legacy), and each touched question's card is replayed from its outcomes.
+    merge as :func:`tutor.progress.records.merge_records` says (never better than either: the
+    store's resolution stays, and the earliest scored try of both decides first-try), their scored
+    tries are numbered again in time order, and each touched question's card is replayed from its
+    outcomes.
     """
     content = read_export(Path(path))
     added_answers = _insert(store, content.answers, "answers (ts, lesson_id, question_id, answer, correct,"
                             " hints_used, variant, attempt, mode)")
     added_outcomes = _insert(store, content.outcomes, "outcomes (ts, lesson_id, question_id, outcome, attempts,"
                              " hints_used, variant, role, duration_ms)")
-    added_records = 0
+    added_records = changed_records = 0
     replayed = Counter((row[1], row[2]) for row in content.outcomes)   # a card replays its question's outcomes
     for batch in _batches(content.records, lambda r: 1 + replayed[(r.lesson_id, r.question_id)]):
         with store.transaction() as con:
             for theirs in batch:
                 mine = record_sql.load(con, theirs.lesson_id, theirs.question_id)
-                merged = merge_records(mine, theirs)
+                merged = merge_records(mine, theirs, _scored_in_order(con, theirs.lesson_id, theirs.question_id))
                 if merged != mine:
                     added_records += mine is None
+                    changed_records += mine is not None
                     record_sql.save(con, merged if mine is None else dataclasses.replace(
                         merged, review_key=mine.review_key, review_tries=mine.review_tries,
                         review_hints=mine.review_hints, review_hints_before_first=mine.review_hints_before_first))
@@ -133,7 +156,17 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
         with store.transaction() as con:
             if not con.execute("SELECT 1 FROM meta WHERE key = 'last_position'").fetchone():
                 con.execute("INSERT INTO meta (key, value) VALUES ('last_position', ?)", (json.dumps(position),))
-    return Imported(added_answers, added_outcomes, added_records)
+    return Imported(added_answers, added_outcomes, added_records, changed_records)
+
+
+def _scored_in_order(con, lesson_id: str, question_id: str) -> list[bool]:
+    """Whether each scored try of the question was right, in time order, numbered again 1, 2, … in that
+    order: two histories each had an attempt 1, and the merged question has one of each."""
+    rows = con.execute("SELECT id, correct FROM answers WHERE lesson_id = ? AND question_id = ? AND mode = 'scored'"
+                       " ORDER BY ts, id", (lesson_id, question_id)).fetchall()
+    for number, (row_id, _correct) in enumerate(rows, 1):
+        con.execute("UPDATE answers SET attempt = ? WHERE id = ? AND attempt != ?", (number, row_id, number))
+    return [bool(correct) for _row_id, correct in rows]
 
 
 def _insert(store: ProgressStore, rows: list[tuple], into: str) -> int:

@@ -120,10 +120,10 @@ def migrate_v2_to_v3(con: sqlite3.Connection) -> None:
                                        " FROM outcomes ORDER BY ts, id").fetchall())
     for key in answers.keys() | outcomes.keys():
         record, modes, roles = derive_question(answers.get(key, []), outcomes.get(key, []))
-        for row, mode in zip(answers.get(key, []), modes):
-            if mode is not Mode.SCORED:
-                con.execute("UPDATE answers SET mode = ? WHERE ts = ? AND lesson_id = ? AND question_id = ?"
-                            " AND answer = ?", (mode.value, row[0], row[1], row[2], row[3]))
+        for number, (row, mode) in enumerate(zip(answers.get(key, []), modes), 1):
+            if mode is not Mode.SCORED or row[7] != number:   # the scored tries come first: numbered 1, 2, …
+                con.execute("UPDATE answers SET mode = ?, attempt = ? WHERE ts = ? AND lesson_id = ? AND question_id = ?"
+                            " AND answer = ?", (mode.value, number if mode is Mode.SCORED else row[7], *row[:4]))
         for row, (role, outcome) in zip(outcomes.get(key, []), roles):
             con.execute("UPDATE outcomes SET role = ?, outcome = ? WHERE ts = ? AND lesson_id = ? AND question_id = ?",
                         (role.value, outcome, row[0], row[1], row[2]))

@@ -5,7 +5,7 @@ that resolves it, its outcome and review card together: a killed app loses at mo
 writing, and the screen shows a verdict only after this returns. The store, not the screen,
 decides whether a try is scored, review or practice, and which attempt it is, from the record:
 so no route through the screens can give a question a second first attempt. Time comes in with
-the answer (or as ``now``), never read here.
+the answer (or as ``now``), never read here; under the lock it is moved after the question's last try.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class RecordingMixin:
             return encounter.record(answer.correct)
 
         with self.transaction() as con:
+            answer = dataclasses.replace(answer, timestamp=self._after_last(con, answer))
             mode, record, attempt = self._advance(con, answer.lesson_id, answer.question_id, answer.mode,
                                                   answer.tries_allowed, answer.variant, answer.timestamp, act,
                                                   answer.shown_at)
@@ -143,6 +144,17 @@ class RecordingMixin:
         ).rowcount:
             now += timedelta(microseconds=1)
         review.record_review(con, record.lesson_id, record.question_id, outcome, now)
+
+    @staticmethod
+    def _after_last(con, a: Answer) -> datetime:
+        """The try's time, fixed inside the write lock: never before the question's last stored try.  Two
+        app instances each read their clock before waiting for the lock, so the one that waited would
+        otherwise store attempt 2 older than attempt 1, and a report ordering by time would swap them."""
+        last = con.execute("SELECT MAX(ts) FROM answers WHERE lesson_id = ? AND question_id = ?",
+                           (a.lesson_id, a.question_id)).fetchone()[0]
+        if last is None or iso(a.timestamp) > last:
+            return a.timestamp
+        return parse_iso(last) + timedelta(microseconds=1)
 
     @staticmethod
     def _insert_answer(con, a: Answer) -> datetime:

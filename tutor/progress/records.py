@@ -14,6 +14,7 @@ far one has gone, so the same rules judge a question whatever the screen did in 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
@@ -140,13 +141,20 @@ class QuestionRecord:
                                    review_hints_before_first=encounter.hints_before_first)
 
 
-def merge_records(mine: QuestionRecord | None, theirs: QuestionRecord) -> QuestionRecord:
-    """Two histories of one question (an import): the first resolution wins, else the further open one."""
+def merge_records(mine: QuestionRecord | None, theirs: QuestionRecord,
+                  scored: Sequence[bool] = ()) -> QuestionRecord:
+    """Two histories of one question (an import), never better than either: a resolved record in the
+    store stays (an imported one never replaces it, whatever its ``updated`` says); else the imported
+    resolution, else the further open one.  ``scored`` is whether each scored try of both histories
+    together was right, in time order: when the earliest was wrong the question is not right first
+    time, whichever machine resolved it (two wrong tries on one, then right on the other)."""
     if mine is None:
-        return theirs
-    if mine.resolved and theirs.resolved:
-        earlier = theirs.updated is not None and (mine.updated is None or theirs.updated < mine.updated)
-        return theirs if earlier else mine
-    if mine.resolved or theirs.resolved:
-        return mine if mine.resolved else theirs
-    return mine if (mine.tries, mine.hints) >= (theirs.tries, theirs.hints) else theirs
+        merged = theirs
+    elif mine.resolved or not theirs.resolved:
+        merged = mine if mine.resolved or (mine.tries, mine.hints) >= (theirs.tries, theirs.hints) else theirs
+    else:
+        merged = theirs
+    if merged.outcome is Outcome.FIRST_TRY and scored and not scored[0]:
+        right = next((i for i, correct in enumerate(scored) if correct), len(scored) - 1)
+        merged = dataclasses.replace(merged, outcome=Outcome.AFTER_RETRY, tries=max(merged.tries, right + 1))
+    return merged
