@@ -53,6 +53,14 @@ def test_clipping_leaves_adams_first_step_almost_as_it_was(out):
     assert clip["clipping.adam_ratio"].shape == clip["clipping.adam_cos"].shape == (3,)
 
 
+def test_mixed_precision_leaves_out_float64_round_off(out):
+    """contentB #11: the W_K biases' gradients (exactly 0 in exact arithmetic, ~1e-24 in float64) are not
+    counted as small real gradients: every kept entry is above 1e-12 of the largest."""
+    mp = out["mixed_precision"]
+    assert mp["mixed_precision.smallest"][0] > 1e-12 * mp["mixed_precision.largest"][0]
+    assert abs(mp["mixed_precision.example"][0]) == mp["mixed_precision.smallest"][0]
+
+
 def test_mixed_precision_counts_agree_with_the_formats(out):
     mp = out["mixed_precision"]
     assert mp["mixed_precision.zero_bf16"][0] == 0

@@ -13,6 +13,7 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 from tutor.experiments.common import loss_on, private_copy, scalar, scored_targets, to_numpy, tokens_on_device
 
 LOSS_SCALE = 1024.0   # mixed_precision: the static loss scale S (a power of two: scaling is exact)
+ROUND_OFF = 1e-12      # mixed_precision: gradients below this fraction of the largest are round-off
 
 
 def real_gradients(context: ExperimentContext, double: bool):
@@ -101,7 +102,8 @@ def _cast_back(values, dtype):
 
 
 @experiment("mixed_precision", M_("the real gradients of the trainer's loss (a float64 copy) stored in float16 "
-                                  "and bfloat16: mixed_precision.n (1,) nonzero gradient entries, "
+                                  "and bfloat16: mixed_precision.n (1,) nonzero gradient entries (above float64 "
+                                  "round-off: |g| > 1e-12 of the largest), "
                                   ".smallest / .largest (1,) their smallest and largest |g|, .median (1,) the "
                                   "median |g|; formats as rows [float16, bfloat16, float32] of .max (3,) largest "
                                   "finite value, .tiny (3,) smallest positive normal, .subnormal (3,) smallest "
@@ -127,7 +129,9 @@ def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
 
     model, _ = real_gradients(context, double=True)
     grads = torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None])
-    grads = grads[grads != 0]                                                # (n,)
+    # Entries below 1e-12 of the largest are float64 round-off of gradients that are exactly 0 in exact
+    # arithmetic (a key bias shifts a whole row of scores, which softmax ignores), not small real gradients.
+    grads = grads[grads.abs() > ROUND_OFF * grads.abs().max()]               # (n,)
     if grads.numel() == 0:
         grads = torch.zeros(1, dtype=torch.float64)
     magnitude = grads.abs()
