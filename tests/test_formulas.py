@@ -97,15 +97,16 @@ def test_greek_and_subscripts() -> None:
     out = render_formula(f)
     assert all(ch in out for ch in "γβε")
     assert r"\gamma" in formula_latex(f) and r"\epsilon" in formula_latex(f)
-    lines = render_formula(parse_formula("X @ W_Q", matrices=["X", "W_Q"])).splitlines()
-    assert lines[0].rstrip() == "X⋅W" and lines[1].strip() == "Q"  # Q lowered as a subscript
+    # one row, as written: lowered onto a second row, the Q read as a wrapped line (issue 33)
+    assert render_formula(parse_formula("X @ W_Q", matrices=["X", "W_Q"])) == "X⋅W_Q"
+    assert render_formula(parse_formula("X_onehot @ W_E @ W_E.T + b_O", matrices=["X_onehot", "W_E", "b_O"])) \
+        == "Xₒₙₑₕₒₜ⋅W_E⋅W_Eᵀ + b_O"
     assert formula_latex(parse_formula("W_Q")) == "W_{Q}"
     assert render_formula(parse_formula("d_k * eta * mu * sigma")) == "dₖ⋅η⋅μ⋅σ"
 
 
 def test_given_between_subscripts_draws_as_the_conditioning_bar() -> None:
-    lines = render_formula(parse_formula("H_x - H_x_given_y")).splitlines()
-    assert lines[0].rstrip() == "Hₓ - H" and lines[1].strip() == "x|y"
+    assert render_formula(parse_formula("H_x - H_x_given_y")) == "Hₓ - H_x|y"
 
 
 def test_elementwise_product_of_matrices_is_not_drawn_as_matmul() -> None:

@@ -1,6 +1,8 @@
 """Keyboard-first: the help screen, the command palette, stats, the theme key, Escape."""
 import re
 
+import pytest
+
 from journey_helpers import record_notifications, text_of, wait_until, write_lesson
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable, Sparkline
@@ -116,3 +118,19 @@ async def test_the_theme_key_toggles_light_and_dark_and_is_remembered(tmp_path):
         await pilot.press("ctrl+l")
         await pilot.pause()
         assert again.theme == start
+
+
+@pytest.mark.parametrize("typed, title", [("cost of -log p", "Confident and wrong: the cost of −log p"),
+                                          ("one-hot x W_E", "Embedding lookup = one-hot × W_E"),
+                                          ("descent W W -", "Gradient descent: W ← W − η∇L")])
+async def test_the_palette_finds_a_title_typed_with_an_ascii_minus_or_x(tmp_path, typed, title):
+    """Issue 33: before, "-" never matched "−" nor "x" "×", so these found nothing."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*typed)
+        await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count, "the palette's matches")
+        shown = [str(app.screen.query_one(CommandList).get_option_at_index(i).prompt)
+                 for i in range(app.screen.query_one(CommandList).option_count)]
+        assert any(title in line for line in shown), shown

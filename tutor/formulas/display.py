@@ -53,9 +53,6 @@ class _Transpose(_Display):
 
     def _pretty(self, p):
         arg = p._print(self.args[0])
-        if p._use_unicode and self.args[0].is_Symbol and arg.height() == 2:  # W_Q drawn by _Pretty
-            top, sub = arg.picture
-            return prettyForm(f"{top.rstrip()}ᵀ\n{sub}", baseline=0)
         if not (p._use_unicode and arg.height() == 1):
             return arg ** prettyForm("T")
         if arg.binding > prettyForm.FUNC:
@@ -180,17 +177,17 @@ def _to_sympy(node: Node, matrices: frozenset[str]) -> tuple[sp.Expr, bool]:
 
 
 class _Pretty(PrettyPrinter):
-    """Unicode has no subscript Q, K, V, d…: draw ``W_Q`` as W with a lowered Q.  Symbol names
-    cannot hold ``|``, so a ``given`` between subscripts draws as the conditioning bar:
-    ``H_x_given_y`` is H with x|y lowered, as conditional entropy is written."""
+    """Unicode has no subscript Q, K, V, E, O…: ``W_Q`` stays as authors and the prose write it,
+    on the formula's row.  Drawn as W with a Q lowered onto the row below, learners read the Q as
+    a line that had wrapped (issue 33: "Xₒₙₑₕₒₜ⋅W" over a lone "E").  Symbol names cannot hold
+    ``|``, so a ``given`` between subscripts draws as the conditioning bar: ``H_x|y``."""
 
     def _print_Symbol(self, e, bold_name=False):
         form = super()._print_Symbol(e, bold_name)
         if not self._use_unicode or "_" not in str(form):
             return form
         name, _, subs = split_super_sub(e.name)
-        base, sub = pretty_symbol(name), ",".join(pretty_symbol(s) for s in subs).replace(",given,", "|")
-        return prettyForm(f"{base}{' ' * len(sub)}\n{' ' * len(base)}{sub}", baseline=0)
+        return prettyForm(f"{pretty_symbol(name)}_" + ",".join(pretty_symbol(s) for s in subs).replace(",given,", "|"))
 
 
 def to_sympy(node: Node, matrices: frozenset[str]) -> sp.Expr:

@@ -54,13 +54,25 @@ def system_commands(commands):
                             _(SYSTEM_WORDS.get(command.help, command.help)), command.callback, command.discover)
 
 
+# what a keyboard types for the signs lesson titles print: "−log p" is found by "-log p", "one-hot × W_E" by "x"
+TYPED_AS = str.maketrans({"−": "-", "–": "-", "‐": "-", "×": "x", "·": "."})
+
+
+def typed_form(text: str) -> str:
+    """``text`` with each mathematical sign as a keyboard types it, one character for one, so a
+    match found in this form is highlighted at the same places in the title as printed."""
+    return text.translate(TYPED_AS)
+
+
 def bilingual_hit(matcher: Matcher, shown: str, english: str) -> tuple[float, Content]:
     """A command found by the words on screen or by its English name: a learner reading Chinese
     finds 语言 by typing 语言, and one who only knows the English words ("language", "quit")
-    finds it too.  The score is the better of the two; what is highlighted is what is shown."""
-    on_screen, in_english = matcher.match(shown), (matcher.match(english) if english != shown else 0)
-    if on_screen >= in_english and on_screen > 0 and "[" not in shown:
-        return on_screen, matcher.highlight(shown)   # highlight() parses markup: a "[" is shown plain
+    finds it too.  The score is the better of the two; what is highlighted is what is shown.
+    ``matcher`` is built from the query's typed_form, and the names are compared in theirs."""
+    typed = typed_form(shown)
+    on_screen, in_english = matcher.match(typed), (matcher.match(typed_form(english)) if english != shown else 0)
+    if on_screen >= in_english and on_screen > 0 and "[" not in shown:   # highlight() parses markup: a "[" is shown plain
+        return on_screen, Content(shown, spans=matcher.highlight(typed).spans)
     return max(on_screen, in_english), Content(shown)
 
 
@@ -69,7 +81,7 @@ class BilingualSystemCommands(SystemCommandsProvider):
     translated ones the palette shows."""
 
     async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
+        matcher = self.matcher(typed_form(query))
         english_of = {_(words): english for english, words in SYSTEM_WORDS.items()}
         for name, help_text, callback, *_rest in self.app.get_system_commands(self.screen):
             score, shown = bilingual_hit(matcher, name, english_of.get(name, name))
@@ -126,7 +138,7 @@ class LessonCommands(Provider):
             yield DiscoveryHit(Content(name), callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
+        matcher = self.matcher(typed_form(query))
         for name, callback, help_text, english in self._commands():
             score, shown = bilingual_hit(matcher, name, english)
             if score > 0:

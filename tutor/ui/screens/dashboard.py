@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tutor.common.i18n import N_, _
 from tutor.live.weights_label import localized_label
@@ -19,6 +19,20 @@ from tutor.ui.widgets.attention_view import AttentionView
 from tutor.ui.widgets.dashboard_tab import DashboardTab
 from tutor.ui.widgets.sample_panel import SamplePanel
 from tutor.ui.widgets.train_panel import TrainPanel
+
+
+class DashboardTabs(TabbedContent):
+    """Textual's tabs, switched only by F8, a click on a tab or the palette, never by focus.
+
+    Textual follows the focus into a pane (a pane posts Focused when a widget in it is focused).
+    While training kept the UI thread busy, a pane's Focused from one F8 arrived after the next
+    F8 and switched back: F8 seemed dead on the Attention tab, or the strip showed one tab over
+    another's content.  On the dashboard the focus only ever moves within the open pane.
+    """
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        event.prevent_default()   # not Textual's handler either
+        event.stop()
 
 
 class DashboardScreen(Screen):
@@ -34,9 +48,14 @@ class DashboardScreen(Screen):
     DashboardScreen Select.-textual-compact:focus > SelectCurrent { background: $accent 45%; text-style: bold; }
     DashboardScreen Checkbox.-textual-compact:focus { background: $accent 45%; text-style: bold; }
     """
+    # F5 is the open tab's own Go button, named for it in the footer: on the Sample tab it
+    # started a training run from new weights that replaced a trained model (check_action).
     BINDINGS = [
         Binding("escape", "close", N_("Back")),
         Binding("f5", "start", N_("Start")),
+        Binding("f5", "resume", N_("Resume")),
+        Binding("f5", "sample", N_("Sample")),
+        Binding("f5", "show_attention", N_("Show")),
         # off the footer, which 80 columns cannot hold whole; the Train tab has their buttons and ? lists them
         Binding("f6", "pause", N_("Pause"), show=False),
         Binding("f7", "stop", N_("Stop"), show=False),
@@ -56,7 +75,7 @@ class DashboardScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="dash-weights")
-        with TabbedContent(id="dash-tabs"):
+        with DashboardTabs(id="dash-tabs"):
             yield from self.tabs()
         yield Footer()
 
@@ -92,9 +111,23 @@ class DashboardScreen(Screen):
         self.model_changed()   # the weights line, the Train tab's buttons and status
         self.refresh_bindings()
 
+    F5_ON = {"tab-train": ("start", "resume"), "tab-sample": ("sample",), "tab-attention": ("show_attention",)}
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """F5 runs only the open tab's action; the Train tab's says Resume while paused."""
+        if not any(action in actions for actions in self.F5_ON.values()):
+            return True
+        if action not in self.F5_ON.get(self.query_one(TabbedContent).active, ()):
+            return False
+        if action in ("start", "resume"):
+            return (self.train_panel.state == "paused") == (action == "resume")
+        return True
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if isinstance(event.pane, DashboardTab):
+        # a quick second F8 has already moved on: focusing this pane now would split strip and content
+        if isinstance(event.pane, DashboardTab) and event.pane.id == event.tabbed_content.active:
             event.pane.activated()
+        self.refresh_bindings()   # the footer's F5 names the new tab's action
 
     def action_close(self) -> None:
         self.app.pop_screen()
@@ -104,6 +137,15 @@ class DashboardScreen(Screen):
         if tabs.active != "tab-train":   # even an unchanged value is re-applied later, undoing a quick F8
             tabs.active = "tab-train"
         self.train_panel.start_or_resume()
+
+    def action_resume(self) -> None:
+        self.train_panel.start_or_resume()
+
+    def action_sample(self) -> None:
+        self.query_one(SamplePanel).sample()
+
+    def action_show_attention(self) -> None:
+        self.query_one(AttentionView).show()
 
     def action_pause(self) -> None:
         self.train_panel.toggle_pause()

@@ -37,6 +37,15 @@ def notes() -> Text:
     return Text(f"{_(ANSWERING)}\n{_(FORMATS)}{formats}\n{_(NOTES)}")
 
 
+# the dashboard's keys that belong to its widgets, not to a binding: listed so that every control is named
+DASHBOARD_KEYS = [
+    Binding("tab,shift+tab", "", N_("Next / previous control; the focused one is drawn reversed or highlighted"),
+            key_display="Tab / Shift+Tab"),
+    Binding("enter", "", N_("Press the focused button; in the Prompt box or a knob, sample; in Text, show")),
+    Binding("enter,space", "", N_("On a Data, Size, From or strategy box: open its list (↑ ↓ and Enter choose)")),
+]
+
+
 class HelpScreen(Screen):
     DEFAULT_CSS = """
     #help-body { padding: 0 1; }
@@ -93,6 +102,7 @@ class HelpScreen(Screen):
         from tutor.ui.screens.review import ReviewScreen
         from tutor.ui.screens.roadmap import RoadmapScreen
         from tutor.ui.screens.stats import StatsScreen
+        from tutor.ui.widgets.sample_panel import SamplePanel
 
         everywhere = list(type(self.app).BINDINGS) + [
             Binding(self.app.COMMAND_PALETTE_BINDING, "", N_("Command palette: type a lesson's name to open it")),
@@ -102,4 +112,5 @@ class HelpScreen(Screen):
         return [(_("Everywhere"), everywhere), (_("Roadmap"), RoadmapScreen.BINDINGS),
                 (_("Lesson"), LessonScreen.BINDINGS),
                 (_("Review (the lesson keys, plus)"), [b for b in ReviewScreen.BINDINGS if b.show]),
-                (_("Stats"), StatsScreen.BINDINGS), (_("Dashboard (F3)"), DashboardScreen.BINDINGS)]
+                (_("Stats"), StatsScreen.BINDINGS),
+                (_("Dashboard (F3)"), DashboardScreen.BINDINGS + SamplePanel.BINDINGS + DASHBOARD_KEYS)]

@@ -19,13 +19,8 @@ from tutor.live.weights_label import localized_label
 from tutor.ui.messages import LiveFailed, LiveReady
 from tutor.ui.reload_check import problems_text
 from tutor.ui.widgets.formula_box import FormulaBox
+from tutor.common.reflow import reflow
 from tutor.ui.widgets.prose import Prose
-
-
-def reflow(text: str) -> str:
-    """Join an author's hard-wrapped lines so the terminal wraps them at its own width."""
-    paragraphs = [" ".join(line.strip() for line in block.splitlines()) for block in text.strip().split("\n\n")]
-    return "\n\n".join(p for p in paragraphs if p)
 
 
 def formula_mark(check) -> Text:

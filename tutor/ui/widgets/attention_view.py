@@ -17,10 +17,10 @@ from tutor.common.i18n import N_, _
 from tutor.common.safe_text import neutralise
 from tutor.live.weights_label import localized_label
 from tutor.ui.messages import AttentionFailed, AttentionReady
-from tutor.ui.relabel import WordedSelect, worded
-from tutor.ui.widgets.dashboard_tab import DashboardTab
+from tutor.ui.relabel import WordedSelect, worded, worded_select
+from tutor.ui.widgets.dashboard_tab import DashboardTab, field
 from tutor.ui.widgets.heat_colors import HeatPalette
-from tutor.ui.widgets.sample_panel import SamplePanel
+from tutor.ui.widgets.sample_panel import MODEL_OPTIONS, SamplePanel
 
 CORNER = "q↓ k→"   # rows are queries, columns keys
 
@@ -54,6 +54,7 @@ class AttentionView(DashboardTab):
     #attn-text { width: 1fr; }
     #attn-message { height: auto; max-height: 3; }
     #attn-layer, #attn-head { width: 7; }
+    #attn-model { width: 18; }
     #attn-box { height: 1fr; margin-top: 1; }
     #attn-map { width: auto; }
     """
@@ -67,11 +68,13 @@ class AttentionView(DashboardTab):
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
             yield worded(Label(), N_("Text"), "{} ")
-            yield Input(self.filled, compact=True, id="attn-text")
+            yield field(self.filled, id="attn-text")
             yield worded(Label(), N_("Layer"), " {} ")
             yield WordedSelect([(str(i), i) for i in range(2)], value=0, allow_blank=False, compact=True, id="attn-layer")
             yield worded(Label(), N_("Head"), " {} ")
             yield WordedSelect([(str(i), i) for i in range(4)], value=0, allow_blank=False, compact=True, id="attn-head")
+            yield Label(" ")
+            yield worded_select(MODEL_OPTIONS, value="current", allow_blank=False, compact=True, id="attn-model")
             yield Label(" ")
             yield worded(Button("", id="attn-go", compact=True, variant="success"), N_("Show"))
         with ScrollableContainer(id="attn-box"):
@@ -95,7 +98,7 @@ class AttentionView(DashboardTab):
         """Show the pattern of the Sample tab's last text, unless the learner typed their own."""
         super().activated()
         sample = self.screen.query_one(SamplePanel)
-        self.fill_from_sample(sample.prompt_used + sample.output)
+        self.fill_from_sample(sample.prompt_used + sample.output, sample.model_used)
         self.show()
 
     def draw(self) -> None:
@@ -104,11 +107,14 @@ class AttentionView(DashboardTab):
             self.query_one("#attn-map", Static).update(
                 heatmap(message.pattern, message.labels, HeatPalette.from_app(self.app)))
 
-    def fill_from_sample(self, text: str) -> None:
-        """Show the Sample tab's prompt and output, unless the learner typed their own text."""
+    def fill_from_sample(self, text: str, model: str = "current") -> None:
+        """Show the Sample tab's prompt and output, drawn by the model that wrote it, unless the
+        learner typed their own text (the sort model's attention over English prose told nothing)."""
         if text and not self.edited:
             self.filled = text.rstrip("\n")
             self.query_one("#attn-text", Input).value = self.filled
+            with self.prevent(Select.Changed):   # show() below draws once
+                self.query_one("#attn-model", Select).value = model
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "attn-text" and event.value != self.filled:
@@ -120,7 +126,7 @@ class AttentionView(DashboardTab):
             self.show()
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id in ("attn-layer", "attn-head"):
+        if event.select.id in ("attn-layer", "attn-head", "attn-model"):
             event.stop()
             if self.shown is not None:   # not before the tab was first opened: nothing to redraw
                 self.show()
@@ -134,7 +140,7 @@ class AttentionView(DashboardTab):
         text = self.query_one("#attn-text", Input).value
         layer = self.query_one("#attn-layer", Select).value
         head = self.query_one("#attn-head", Select).value
-        self.compute(text, layer, head)
+        self.compute(text, layer, head, self.query_one("#attn-model", Select).value)
 
     def model_changed(self) -> None:
         """Offer the new model's layers and heads and redraw for its weights."""
@@ -151,14 +157,14 @@ class AttentionView(DashboardTab):
             self.show()
 
     @work(thread=True, group="attention", exclusive=True, exit_on_error=False)
-    def compute(self, text: str, layer: int, head: int) -> None:
+    def compute(self, text: str, layer: int, head: int, model: str = "current") -> None:
         from tutor.training.sampling import attention_pattern
 
         hub = self.app.hub
         try:
-            hub.ensure_loaded()
-            pattern, labels = attention_pattern(hub.model, hub.tokenizer, text, layer, head, lock=hub.lock)
-            label = hub.label
+            chosen = hub.named("text") if model == "text" else hub.current()
+            pattern, labels = attention_pattern(chosen.model, chosen.tokenizer, text, layer, head, lock=hub.lock)
+            label = chosen.label
         except Exception as error:
             self.post_message(AttentionFailed(f"{error}"))
             return

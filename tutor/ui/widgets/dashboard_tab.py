@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.widgets import TabPane
+from textual.widgets import Input, TabPane
 
 from tutor.common.i18n import _
 from tutor.ui.relabel import WORDS
+
+
+def field(value: str = "", **options) -> Input:
+    """A dashboard text box.  Not select-on-focus, as Textual's boxes are: a learner who tabbed
+    through the dashboard wiped its Prompt, beam, max and seed with the next key they typed."""
+    return Input(value, compact=True, select_on_focus=False, **options)
 
 
 class DashboardTab(TabPane):

@@ -11,6 +11,7 @@ import time
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from textual.worker import get_current_worker
@@ -23,7 +24,7 @@ from tutor.common.prompt_chars import fold_full_width
 from tutor.training.sampling import STRATEGIES, SampleRequest, SampleStep
 from tutor.ui.messages import SampleEnded, SampleStepped
 from tutor.ui.relabel import worded, worded_select
-from tutor.ui.widgets.dashboard_tab import DashboardTab
+from tutor.ui.widgets.dashboard_tab import DashboardTab, field
 
 KNOBS = {   # which inputs each strategy reads; the others are greyed out
     "greedy": (), "temperature": ("temperature",), "top-k": ("temperature", "top-k"),
@@ -93,6 +94,11 @@ class SamplePanel(DashboardTab):
     #sample-dist { height: auto; }
     """
     pace = 0.05        # seconds between shown tokens
+    # ◀ ▶ by key from anywhere on the tab: the focus is in the Prompt box, which keeps ← → for itself
+    BINDINGS = [
+        Binding("up", "step(-1)", N_("Sample tab: the previous token's distribution (◀)"), show=False),
+        Binding("down", "step(1)", N_("Sample tab: the next token's distribution (▶)"), show=False),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
@@ -103,12 +109,12 @@ class SamplePanel(DashboardTab):
         self.request_used: SampleRequest | None = None
         self.model_used = "current"
         self.running = False
-        self.text_model = None         # (model, tokenizer, label), loaded on first use
+        self.text_model = None         # (model, tokenizer, label) of the hub's text model, once used
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="dash-row"):
             yield worded(Label(), N_("Prompt"), "{} ")
-            yield Input("3142>", compact=True, id="sample-prompt")
+            yield field("3142>", id="sample-prompt")
             yield Label(" ")
             yield worded_select([(STRATEGY_WORDS[s], s) for s in STRATEGIES], value="greedy", allow_blank=False,
                                 compact=True, id="sample-strategy")
@@ -119,7 +125,7 @@ class SamplePanel(DashboardTab):
         with Horizontal(classes="dash-row"):
             for index, (name, value) in enumerate(KNOB_DEFAULTS.items()):
                 yield worded(Label(), KNOB_WORDS[name], "{} " if index == 0 else " {} ")
-                yield Input(value, compact=True, id=f"sample-{name}", classes="knob")
+                yield field(value, id=f"sample-{name}", classes="knob")
             yield worded(Checkbox("", True, compact=True, id="sample-stop"), N_("stop at ⏎"))
         with Horizontal(id="sample-body"):
             with VerticalScroll(id="sample-output-box"):
@@ -187,6 +193,10 @@ class SamplePanel(DashboardTab):
             return
         event.stop()
 
+    def action_step(self, by: int) -> None:
+        if self.steps and not self.running:
+            self.show_step(self.shown + by)
+
     def request(self) -> SampleRequest:
         def number(name: str, kind, what: str):
             text = self.query_one(f"#sample-{name}", Input).value.strip()
@@ -231,12 +241,10 @@ class SamplePanel(DashboardTab):
         worker = get_current_worker()
         hub = self.app.hub
         try:
-            if request_model == "text":
-                if self.text_model is None:
-                    from tutor.live.hub import load_named
-
-                    self.text_model = load_named("text")
-                model, tokenizer = self.text_model[:2]
+            if request_model == "text":   # one copy, shared with the Attention tab and the lessons
+                text = hub.named("text")
+                self.text_model = (text.model, text.tokenizer, text.label)
+                model, tokenizer = text.model, text.tokenizer
             else:
                 hub.ensure_loaded()
                 with hub.lock:

@@ -7,6 +7,7 @@ a message, so a slow disk never stalls the UI.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from textual import work
@@ -26,8 +27,39 @@ class CheckpointActions:
         if self.training_active:
             self.say(_("Stop the training first."), "yellow")
             return
+        self.unless_unsaved(_("Shipped puts the built-in model in its place."), self.shipped_now)
+
+    def shipped_now(self) -> None:
         self.say(_("Loading the shipped model…"))
         self.reload_shipped()
+
+    def unless_unsaved(self, replacing: str, then: Callable[[], None]) -> None:
+        """Do ``then`` now, or, when it would replace weights trained here and not saved, once the
+        learner has answered the quit question's Keep (saved to a new file first) or Don't keep;
+        Cancel does nothing.  One stray Enter on Shipped (or F5 on the wrong tab) lost a
+        trained model that quitting would have asked about."""
+        if not self.unsaved:
+            then()
+            return
+        from tutor.ui.screens.keep_weights import KeepWeightsScreen
+
+        path = dt.default_save_path(self.app.settings_home, str(self.hub_meta.get("data") or "model"))
+
+        async def answered(choice: str | None) -> None:
+            if choice == "keep":
+                try:
+                    await asyncio.to_thread(dt.save_model, path, self.app.hub.model, self.hub_meta)
+                except (OSError, ValueError) as error:
+                    self.say(_("Could not save: {error}").format(error=error), "bold red")
+                    return
+                self.unsaved = False
+                self.app.notify(_("Kept your weights in {path}.").format(path=path), timeout=8)
+            elif choice != "discard":
+                self.say(_("Nothing changed: the lessons still read your trained weights."), "yellow")
+                return
+            then()
+
+        self.app.push_screen(KeepWeightsScreen(False, str(path), replacing), answered)
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def reload_shipped(self) -> None:
@@ -122,7 +154,8 @@ class CheckpointActions:
             return
         path = self.typed_file(path)
         if path is not None:
-            self.load_from(path)
+            self.unless_unsaved(_("Loading {path} puts that model in its place.").format(path=path),
+                                lambda: self.load_from(path))
 
     @work(thread=True, group="checkpoint", exclusive=True, exit_on_error=False)
     def load_from(self, path: str) -> None:

@@ -25,7 +25,7 @@ from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
 from tutor.ui.messages import TrainingEnded, TrainingProgress
 from tutor.ui.relabel import worded, worded_select
-from tutor.ui.widgets.dashboard_tab import DashboardTab
+from tutor.ui.widgets.dashboard_tab import DashboardTab, field
 from tutor.ui.widgets.live_text import LiveText
 from tutor.ui.widgets.loss_chart import LossChart
 from tutor.ui.widgets.train_checkpoints import CheckpointActions
@@ -84,7 +84,13 @@ class TrainPanel(CheckpointActions, DashboardTab):
         self.refresh_buttons()
 
     def focus_within(self) -> None:
-        self.query_one("#train-go").focus()   # Enter starts with the choices on screen
+        """Enter starts with the choices on screen; while a run goes on (Start greyed) it pauses it.
+        A greyed Start cannot take the focus, which then stayed on the tab left behind."""
+        for button in self.query("#train-go, #train-pause, #train-stop").results(Button):
+            if not button.disabled:
+                button.focus()
+                return
+        super().focus_within()
 
     def model_changed(self) -> None:
         self.refresh_buttons()   # Shipped is greyed while the shipped model is on
@@ -101,10 +107,10 @@ class TrainPanel(CheckpointActions, DashboardTab):
             yield worded_select([(preset_words(preset), name) for name, preset in dt.PRESETS.items()],
                                 value="standard", allow_blank=False, compact=True, id="train-preset")
             yield worded(Label(), N_("LR"), " {} ")
-            yield Input("3e-3", compact=True, id="train-lr")
+            yield field("3e-3", id="train-lr")
         with Horizontal(classes="dash-row"):
             yield worded(Label(), N_("File"), "{} ")
-            yield worded(Input(compact=True, id="train-file"), N_("path of a UTF-8 text file (Data: a text file)"))
+            yield worded(field(id="train-file"), N_("path of a UTF-8 text file (Data: a text file)"))
             yield worded(Label(), N_("From"), " {} ")
             yield worded_select(START_OPTIONS, value="new", allow_blank=False, compact=True, id="train-start")
         with Horizontal(classes="dash-row"):
@@ -115,7 +121,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
                          N_("Shipped"))
             yield worded(Button("", id="train-save", compact=True), N_("Save"))
             yield worded(Button("", id="train-load", compact=True), N_("Load"))
-            yield worded(Input(compact=True, id="train-path"), N_("checkpoint path (Save: a new file)"))
+            yield worded(field(id="train-path"), N_("checkpoint path (Save: a new file)"))
         yield LiveText(Text(_("Choose the data and a size, then Start (F5)."), style="dim"), id="train-status")
         yield LossChart(id="train-chart")
         yield Static(id="train-message")
@@ -158,6 +164,15 @@ class TrainPanel(CheckpointActions, DashboardTab):
         except ValueError as error:
             self.say(translated(message_of(error)), "bold red")
             return
+        if request.start == "new":
+            self.unless_unsaved(_("A run from new weights replaces it at its first evaluation."),
+                                lambda: self.begin(request))
+        else:   # builds on the current weights, which stay in the run
+            self.begin(request)
+
+    def begin(self, request: dt.TrainRequest) -> None:
+        if self.training_active:   # a second F5 while the question was open
+            return
         self.stop_event.clear()
         self.train_points, self.val_points, self.metrics = [], [], None
         self.published_step = 0
@@ -191,6 +206,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
 
     def watch_state(self) -> None:
         self.refresh_buttons()
+        self.screen.refresh_bindings()   # F5 says Resume while paused
 
     def refresh_buttons(self) -> None:
         """Grey every button that could do nothing now (Stop when nothing runs, Load without a path, …)."""
