@@ -30,7 +30,9 @@ async def test_the_float_formats_show_as_a_table_at_80x24(tmp_path):
         app.open_lesson("nu-float-precision")
         await pilot.pause()
         lines = [line.rstrip() for line in text_of(app.screen, "#explanation").split("\n")]
-        rows = [line for line in lines if line.startswith(("format", "float32", "float16", "bfloat16"))]
+        top = next(i for i, line in enumerate(lines) if line.startswith("format"))
+        rows = lines[top:top + 1] + lines[top + 2:top + 5]   # the header, then the three rows under the rule
+        assert set(lines[top + 1]) == {"─"}
         assert [row.split()[0] for row in rows] == ["format", "float32", "float16", "bfloat16"], lines
         assert len({row.index(row.split()[1]) for row in rows[1:]}) == 1   # the exponent bits line up
         assert "65 504" in rows[2] and "bfloat16" not in rows[2]
