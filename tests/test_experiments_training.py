@@ -392,3 +392,14 @@ def test_attention_backward_gives_dv_and_the_softmax_jacobian(hub):
     np.testing.assert_allclose(A * (dA - (A * dA).sum(-1, keepdims=True)), out["attn_grad.dS"], atol=1e-12)
     assert np.all(out["attn_grad.dS"][..., np.triu_indices(9, 1)[0], np.triu_indices(9, 1)[1]] == 0)  # masked keys
     assert np.abs(out["attn_grad.dS"]).max() > 1e-3                          # a real signal, not zeros
+
+
+def test_saddle_walks_from_fresh_to_trained_weights(hub):
+    """The path's endpoints are the fresh and the trained loss; at its top the loss curves down
+    along the path while some random direction curves up: both signs, a saddle."""
+    out = run("saddle", context(hub.model, [TEXT]))
+    assert out["saddle.t"].shape == out["saddle.loss"].shape == out["saddle.grad_norm"].shape == (11,)
+    assert out["saddle.loss"][0] == pytest.approx(math.log(V), abs=0.2) and out["saddle.loss"][-1] < 0.01
+    top = int(round(out["saddle.top"][0] * 10))
+    assert 0 < top < 10 and out["saddle.loss"][top] > out["saddle.loss"][top - 1]
+    assert out["saddle.path_curv"][0] < 0 < out["saddle.random_curv"].max()

@@ -54,6 +54,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "pe_shift": (1, 1),
     "qk_geometry": (1, 1),
     "residual_grad": (1.5, 3),
+    "saddle": (40, 3),
     "sgd_adam": (90, 4),
     "shuffle": (4.5, 2),
     "sinusoid": (1, 1),
