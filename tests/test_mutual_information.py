@@ -47,3 +47,19 @@ def test_information_falls_with_distance(out):
     by_gap = out["mi.by_gap"]
     assert (np.diff(by_gap) < 0).all() and by_gap[0] == pytest.approx(out["mi.I"][0])
     np.testing.assert_allclose(out["mi.gap_ratio"], by_gap / by_gap[0])
+
+
+def test_conditional_entropies_come_from_the_conditional_tables(out):
+    """contentB #21: H(Y|X) is Σ_x p(x)·H(p(y|x)) counted row by row in plain Python, so the
+    symmetry the lesson shows is measured, not an identity of H(X, Y) − H(X)."""
+    text = CharTokenizer().encode(builtin_text())
+    pairs = Counter(zip(text, text[1:]))
+    n = sum(pairs.values())
+    by_first, by_second = Counter(), Counter()
+    for (a, b), c in pairs.items():
+        by_first[a] += c
+        by_second[b] += c
+    h_y_given_x = -sum(c / n * math.log(c / by_first[a]) for (a, b), c in pairs.items())
+    h_x_given_y = -sum(c / n * math.log(c / by_second[b]) for (a, b), c in pairs.items())
+    assert out["mi.H_y_given_x"][0] == pytest.approx(h_y_given_x, rel=1e-9)
+    assert out["mi.H_x_given_y"][0] == pytest.approx(h_x_given_y, rel=1e-9)

@@ -34,6 +34,18 @@ def _entropy(p):
     return -torch.where(p > 0, p * torch.log(p), torch.zeros_like(p)).sum()
 
 
+def conditional_entropy(joint):
+    """H(Y|X) = Σ_x p(x)·H(p(y|x)) in nats, from the rows of p(x, y) (x indexes rows): measured from
+    the conditional tables themselves, not as H(X, Y) − H(X), so that a lesson's symmetry is seen."""
+    import torch
+
+    px = joint.sum(1, keepdim=True)                                          # (V, 1)
+    conditional = torch.where(px > 0, joint / px.clamp_min(1e-300), torch.zeros_like(joint))   # (V, V) p(y|x)
+    row_entropy = -torch.where(conditional > 0, conditional * torch.log(conditional),
+                               torch.zeros_like(conditional)).sum(1)          # (V,)
+    return (px.squeeze(1) * row_entropy).sum()
+
+
 def kl_information(joint):
     """I(X; Y) = KL(p(x, y) ‖ p(x)p(y)) in nats."""
     import torch
@@ -46,7 +58,7 @@ def kl_information(joint):
 @experiment("mi", M_("mutual information between neighbouring characters of the built-in prose, in nats: mi.joint "
                      "(V, V) p(x, y) of a character x and the next one y; mi.px, mi.py (V,) the marginals; mi.H_x, "
                      "mi.H_y, mi.H_xy (1,) entropies of X, Y and the pair; mi.H_x_given_y, mi.H_y_given_x (1,) the "
-                     "conditional entropies; mi.I (1,) KL(p(x, y) ‖ p(x)p(y)); mi.I_from_x (1,) H(X) − H(X|Y), "
+                     "conditional entropies, each Σ p(condition)·H(p(·|condition)) from its own conditional table; mi.I (1,) KL(p(x, y) ‖ p(x)p(y)); mi.I_from_x (1,) H(X) − H(X|Y), "
                      "mi.I_from_y (1,) H(Y) − H(Y|X); mi.I_shuffled (1,) I of the same corpus after a seeded "
                      "shuffle; mi.gaps (5,) = {gaps} and mi.by_gap (5,) I between characters that many apart; "
                      "mi.gap_ratio (5,) mi.by_gap over I; mi.ratio (1,) I over H(Y): the share of the next "
@@ -54,8 +66,8 @@ def kl_information(joint):
                      "(H(X) − H(X|Y)) and mi.asymmetry_abs (1,) its size",
                      gaps=GAPS), passes=1, copies=1,
             derived={"mi.px": ("mi.joint",), "mi.py": ("mi.joint",), "mi.H_x": ("mi.px",), "mi.H_y": ("mi.py",),
-                     "mi.H_xy": ("mi.joint",), "mi.H_x_given_y": ("mi.H_xy", "mi.H_y"),
-                     "mi.H_y_given_x": ("mi.H_xy", "mi.H_x"), "mi.I": ("mi.joint", "mi.px", "mi.py"),
+                     "mi.H_xy": ("mi.joint",), "mi.H_x_given_y": ("mi.joint",),
+                     "mi.H_y_given_x": ("mi.joint",), "mi.I": ("mi.joint", "mi.px", "mi.py"),
                      "mi.I_from_x": ("mi.H_x", "mi.H_x_given_y"), "mi.I_from_y": ("mi.H_y", "mi.H_y_given_x"),
                      "mi.ratio": ("mi.I", "mi.H_y"), "mi.gap_ratio": ("mi.by_gap",),
                      "mi.asymmetry": ("mi.I_from_x", "mi.I_from_y"), "mi.asymmetry_abs": ("mi.asymmetry",)})
@@ -74,7 +86,8 @@ def mutual_information(context: ExperimentContext) -> dict[str, np.ndarray]:
     shuffled = ids[torch.randperm(ids.numel(), generator=generator)]         # (N,) same counts, no order
     information = kl_information(joint)
     by_gap = np.array([float(kl_information(_joint(ids, vocab, gap))) for gap in GAPS])   # (5,)
-    asymmetry = float((h_y - (h_xy - h_x)) - (h_x - (h_xy - h_y)))
+    h_y_given_x, h_x_given_y = conditional_entropy(joint), conditional_entropy(joint.T)
+    asymmetry = float((h_y - h_y_given_x) - (h_x - h_x_given_y))
     return {
         "mi.joint": to_numpy(joint),
         "mi.px": to_numpy(px),
@@ -82,11 +95,11 @@ def mutual_information(context: ExperimentContext) -> dict[str, np.ndarray]:
         "mi.H_x": scalar(h_x),
         "mi.H_y": scalar(h_y),
         "mi.H_xy": scalar(h_xy),
-        "mi.H_x_given_y": scalar(h_xy - h_y),
-        "mi.H_y_given_x": scalar(h_xy - h_x),
+        "mi.H_x_given_y": scalar(h_x_given_y),
+        "mi.H_y_given_x": scalar(h_y_given_x),
         "mi.I": scalar(information),
-        "mi.I_from_x": scalar(h_x - (h_xy - h_y)),
-        "mi.I_from_y": scalar(h_y - (h_xy - h_x)),
+        "mi.I_from_x": scalar(h_x - h_x_given_y),
+        "mi.I_from_y": scalar(h_y - h_y_given_x),
         "mi.I_shuffled": scalar(kl_information(_joint(shuffled, vocab))),
         "mi.gaps": np.array(GAPS, dtype=np.float64),
         "mi.by_gap": by_gap,
