@@ -141,9 +141,10 @@ def _factor_nudge(outcomes: list[Outcome], tolerance: float) -> Nudge | None:
     if math.isclose(factors[0], 1.0, rel_tol=0.01):
         return None   # "1.00× the answer" says nothing: an extra term that is small here (2nF + 1000)
     shown = f"{factors[0]:.2f}" if 0.01 <= abs(factors[0]) < 1000 else f"{factors[0]:.2e}"
+    if name := factor_name(outcomes, factors):   # one sentence pair: Chinese puts no space after 。
+        return Nudge("factor", _("Yours is off by a constant factor: {factor}× the answer at every entry. That factor "
+                                 "is {name}.").format(factor=shown, name=name))
     text = _("Yours is off by a constant factor: {factor}× the answer at every entry.").format(factor=shown)
-    if name := factor_name(outcomes, factors):
-        return Nudge("factor", text + " " + _("That factor is {name}.").format(name=name))
     if all(math.isclose(f, factors[0], rel_tol=1e-3) for f, o in zip(factors, outcomes) if not o.draw.other_sizes):
         return Nudge("factor", text)
     if np.size(outcomes[0].expected) == 1:
