@@ -43,7 +43,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "ln_grad": (9, 1),
     "lr_run": (1, 1),
     "lr_schedule": (1, 1),
-    "mi": (1, 1),
+    "mi": (1.5, 1),
     "mixed_precision": (1, 1),
     "mlp_collapse": (1, 1),
     "momentum": (9, 4),

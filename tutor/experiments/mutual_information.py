@@ -17,6 +17,8 @@ from tutor.common.i18n import M_
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 GAPS = (1, 2, 4, 8, 16)   # distances between the two characters of a pair, for mi.by_gap
+CE_WINDOWS = 16        # mi.model_ce: held-out windows the lesson's model is scored on
+CE_WIDTH = 64          # ... each this many characters (at most the block size)
 
 
 def _joint(ids, vocab: int, gap: int = 1):
@@ -63,8 +65,11 @@ def kl_information(joint):
                      "shuffle; mi.gaps (5,) = {gaps} and mi.by_gap (5,) I between characters that many apart; "
                      "mi.gap_ratio (5,) mi.by_gap over I; mi.ratio (1,) I over H(Y): the share of the next "
                      "character's uncertainty that the current one removes; mi.asymmetry (1,) (H(Y) − H(Y|X)) − "
-                     "(H(X) − H(X|Y)) and mi.asymmetry_abs (1,) its size",
-                     gaps=GAPS), passes=1, copies=1,
+                     "(H(X) − H(X|Y)) and mi.asymmetry_abs (1,) its size; mi.model_ce (1,) the lesson's model's mean "
+                     "-ln p of each next character over {windows} windows of {width} characters from the last tenth "
+                     "of the prose (which the text model never trained on), each predicted from the characters "
+                     "before it in its window; mi.context_gain (1,) = H(Y|X) - mi.model_ce",
+                     gaps=GAPS, windows=CE_WINDOWS, width=CE_WIDTH), passes=1.5, copies=1,
             derived={"mi.px": ("mi.joint",), "mi.py": ("mi.joint",), "mi.H_x": ("mi.px",), "mi.H_y": ("mi.py",),
                      "mi.H_xy": ("mi.joint",), "mi.H_x_given_y": ("mi.joint",),
                      "mi.H_y_given_x": ("mi.joint",), "mi.I": ("mi.joint", "mi.px", "mi.py"),
@@ -88,6 +93,7 @@ def mutual_information(context: ExperimentContext) -> dict[str, np.ndarray]:
     by_gap = np.array([float(kl_information(_joint(ids, vocab, gap))) for gap in GAPS])   # (5,)
     h_y_given_x, h_x_given_y = conditional_entropy(joint), conditional_entropy(joint.T)
     asymmetry = float((h_y - h_y_given_x) - (h_x - h_x_given_y))
+    model_ce = _held_out_cross_entropy(context, ids)
     return {
         "mi.joint": to_numpy(joint),
         "mi.px": to_numpy(px),
@@ -107,4 +113,20 @@ def mutual_information(context: ExperimentContext) -> dict[str, np.ndarray]:
         "mi.asymmetry": scalar(asymmetry),
         "mi.asymmetry_abs": scalar(abs(asymmetry)),
         "mi.gap_ratio": by_gap / by_gap[0],
+        "mi.model_ce": scalar(model_ce),
+        "mi.context_gain": scalar(h_y_given_x - model_ce),
     }
+
+
+def _held_out_cross_entropy(context: ExperimentContext, ids):
+    """The lesson's model on windows from the last tenth of the prose: mean -ln p(next character)."""
+    import torch
+    import torch.nn.functional as F
+
+    width = min(CE_WIDTH, context.model.config.block_size)
+    start = int(ids.numel() * 0.9)
+    windows = torch.stack([ids[start + i * width: start + (i + 1) * width] for i in range(CE_WINDOWS)])  # (W, width)
+    device = next(context.model.parameters()).device
+    with torch.no_grad():
+        logits = context.model(windows.to(device))[:, :-1].double().cpu()     # (W, width-1, V)
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), windows[:, 1:].reshape(-1))
