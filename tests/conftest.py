@@ -2,13 +2,28 @@
 import pytest
 
 
+@pytest.fixture(scope="session")
+def _warm_lesson_cache(tmp_path_factory):
+    """The built-in lessons' cache (tutor/course/cache.py), built once per test session (per xdist
+    worker) in both languages: without it every app a test builds reads and validates all the
+    lesson files again (seconds each on the shared two cores).  Sharing it is safe because the
+    cache is used only when its key matches every lesson file's stamp, the code and the language;
+    a test of the cache itself passes its own ``cache_dir``."""
+    from tutor.course.cache import open_catalog
+
+    cache_home = tmp_path_factory.mktemp("cache")
+    for language in ("en", "zh"):
+        open_catalog(cache_dir=cache_home / "tutor", language=language)
+    return cache_home
+
+
 @pytest.fixture(autouse=True)
-def _private_tutor_home(tmp_path_factory, monkeypatch):
+def _private_tutor_home(tmp_path_factory, monkeypatch, _warm_lesson_cache):
     """Every test gets its own empty TUTOR_HOME: an app built without home= must never read or
     write the developer's real progress (and a reopened lesson would change what tests see)."""
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path_factory.mktemp("tutor-home")))
-    # the lesson cache (tutor/course/cache.py) lives in the user cache dir, which platformdirs reads from here
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    # the lesson cache lives in the user cache dir, which platformdirs reads from here: the warm one
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_warm_lesson_cache))
     # Choices are shuffled per learner, seeded by a random id made with the home: one fixed id makes
     # every test and snapshot see the same order.  This one happens to keep the author's order for
     # the two choice questions that tests answer by letter (the journey lesson's pick and
@@ -48,3 +63,30 @@ def experiment_context(model, rows, seed=0):
     tokens = torch.tensor([tokenizer.encode(row) for row in rows])                 # (B, L)
     sizes = {"B": len(rows), "L": len(rows[0]), "D": model.config.d_model, "H": model.config.n_head}
     return ExperimentContext(model, tokens, tokenizer, sizes, seed)
+
+
+# What makes a test slow, read from the test itself so a new one is marked without anyone
+# remembering: the shipped model run over lessons (the ``hub`` fixture, the built-in lessons
+# checked live), a training run, or another Python process.  ``-m "not slow"`` is the quick
+# run while editing; the default run (the README's command, CI) runs everything.
+SLOW_WORDS = {
+    "content": ("builtin_lessons_dir()", "check_paths(", "every_built_in", "compute_live("),
+    "training": ("Trainer", "train(pilot", "run_training(", "train_command"),
+    "subprocess": ("subprocess.", "sys.executable", "Popen(", "serve_process"),
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    import inspect
+
+    for item in items:
+        function = getattr(item, "function", None)
+        try:
+            source = inspect.getsource(function) if function else ""
+        except (OSError, TypeError):
+            source = ""
+        why = [kind for kind, words in SLOW_WORDS.items() if any(word in source for word in words)]
+        if "hub" in getattr(item, "fixturenames", ()):
+            why.append("content")
+        if why:
+            item.add_marker(pytest.mark.slow(*sorted(set(why))))
