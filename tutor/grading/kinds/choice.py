@@ -167,14 +167,6 @@ def shown_order(question) -> list[int]:
     return list(question._order) if question._order else list(range(len(question.choices)))
 
 
-def truth(question, tensors, sizes) -> Truth:
-    index = answer_index(question, tensors)
-    display = f"{letter(shown_order(question).index(index))}) {question.choices[index]}"
-    reference = None if isinstance(question.answer, int) else rule_probe(question.answer)
-    array = probe_slice(tensors, reference) if reference else None
-    return with_reveal(question, tensors, index, display, array, reference or "")
-
-
 def letter(index: int) -> str:
     """How the learner names choice ``index`` (counting from 0): a, b, c …"""
     return chr(ord("a") + index)
@@ -209,8 +201,12 @@ class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
         order = shown_order(question)
         return order[parse_choice(text, [question.choices[i] for i in order])]
 
-    def truth(self, question, tensors, sizes):
-        return truth(question, tensors, sizes)
+    def truth(self, question, tensors, sizes) -> Truth:
+        index = answer_index(question, tensors)
+        display = f"{letter(shown_order(question).index(index))}) {question.choices[index]}"
+        reference = None if isinstance(question.answer, int) else rule_probe(question.answer)
+        array = probe_slice(tensors, reference) if reference else None
+        return with_reveal(question, tensors, index, display, array, reference or "")
 
     def matches(self, question, given, truth):
         return given == truth.value

@@ -39,22 +39,8 @@ class NumberQuestion(QuestionBase):
         return self
 
 
-def truth(question, tensors, sizes) -> Truth:
-    if question.probe is None:
-        value = parse_number(str(question.answer))
-        return with_reveal(question, tensors, value, format_number(value), None, "")
-    value = reduce_slice(tensors, question.probe, question.reduce)
-    return with_reveal(question, tensors, value, format_number(value), probe_slice(tensors, question.probe),
-                       question.probe)
-
-
 def _tolerance(question, expected: float) -> float:
     return absolute_tolerance(question.tolerance, question.relative, expected)
-
-
-def matches(question, given: float, truth: Truth) -> bool:
-    expected = float(truth.value)
-    return close(given, expected, _tolerance(question, expected))
 
 
 def direction_nudge(given: float, expected: float) -> str:
@@ -79,45 +65,6 @@ def direction_nudge(given: float, expected: float) -> str:
     return _("Too high.") if given > expected else _("Too low.")
 
 
-def nudge(question, given: float, truth: Truth) -> str:
-    """An index or a token id names a thing, not an amount: "too high" would only help to bisect."""
-    if getattr(question, "reduce", None) in ("argmax", "argmin"):
-        return _("Not that index; compare the values it is chosen from again.")
-    if getattr(question, "categorical", False):
-        return _("Not that one; look again at what it is chosen from.")
-    return direction_nudge(given, float(truth.value))
-
-
-def closeness(question, truth: Truth) -> str:
-    return tolerance_in_words(question.tolerance, question.relative, float(truth.value))
-
-
-def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
-    if question.answer is None or question.probe is None or not own_sizes:
-        return []
-    try:
-        given = parse_number(str(question.answer))
-    except AnswerError as error:
-        return [AuthorProblem(("answer",), M_("{error}; write a number such as 0.25, 1/4, -inf, nan", error=message_of(error)))]
-    if matches(question, given, truth):
-        return []
-    return [AuthorProblem(("answer",), M_("answer {given} disagrees with the model: {reduce} of {probe} is {truth} "
-                                          "(tolerance {tolerance})", given=format_number(given), reduce=question.reduce,
-                                          probe=question.probe, truth=truth.display,
-                                          tolerance=format_number(_tolerance(question, float(truth.value)))))]
-
-
-def shown_in(question, text: str, truth: Truth) -> tuple[int, int] | None:
-    """A sum may be stated by 'sums to 1'; a count or an index is never a small whole number in prose."""
-    found = number_shown(text, float(truth.value), is_sum=question.reduce == "sum",
-                         counting=question.reduce in COUNTING)
-    return (found.start, found.end) if found else None
-
-
-def nonfinite(question, truth: Truth) -> bool:
-    return not question.nonfinite and not np.isfinite(float(truth.value))
-
-
 class NumberKind(QuestionKind[NumberQuestion, float]):
     name = "number"
     question = NumberQuestion
@@ -125,26 +72,51 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
     def parse(self, question, text, sizes):
         return parse_number(text)
 
-    def truth(self, question, tensors, sizes):
-        return truth(question, tensors, sizes)
+    def truth(self, question, tensors, sizes) -> Truth:
+        if question.probe is None:
+            value = parse_number(str(question.answer))
+            return with_reveal(question, tensors, value, format_number(value), None, "")
+        value = reduce_slice(tensors, question.probe, question.reduce)
+        return with_reveal(question, tensors, value, format_number(value), probe_slice(tensors, question.probe),
+                           question.probe)
 
-    def matches(self, question, given, truth):
-        return matches(question, given, truth)
+    def matches(self, question, given: float, truth: Truth) -> bool:
+        expected = float(truth.value)
+        return close(given, expected, _tolerance(question, expected))
 
-    def nudge(self, question, given, truth):
-        return nudge(question, given, truth)
+    def nudge(self, question, given: float, truth: Truth) -> str:
+        """An index or a token id names a thing, not an amount: "too high" would only help to bisect."""
+        if getattr(question, "reduce", None) in ("argmax", "argmin"):
+            return _("Not that index; compare the values it is chosen from again.")
+        if getattr(question, "categorical", False):
+            return _("Not that one; look again at what it is chosen from.")
+        return direction_nudge(given, float(truth.value))
 
-    def closeness(self, question, truth):
-        return closeness(question, truth)
+    def closeness(self, question, truth: Truth) -> str:
+        return tolerance_in_words(question.tolerance, question.relative, float(truth.value))
 
-    def check_answer(self, question, truth, tensors, sizes, own_sizes):
-        return check_answer(question, truth, tensors, sizes, own_sizes)
+    def check_answer(self, question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+        if question.answer is None or question.probe is None or not own_sizes:
+            return []
+        try:
+            given = parse_number(str(question.answer))
+        except AnswerError as error:
+            return [AuthorProblem(("answer",), M_("{error}; write a number such as 0.25, 1/4, -inf, nan", error=message_of(error)))]
+        if self.matches(question, given, truth):
+            return []
+        return [AuthorProblem(("answer",), M_("answer {given} disagrees with the model: {reduce} of {probe} is {truth} "
+                                              "(tolerance {tolerance})", given=format_number(given), reduce=question.reduce,
+                                              probe=question.probe, truth=truth.display,
+                                              tolerance=format_number(_tolerance(question, float(truth.value)))))]
 
-    def nonfinite(self, question, truth):
-        return nonfinite(question, truth)
+    def nonfinite(self, question, truth: Truth) -> bool:
+        return not question.nonfinite and not np.isfinite(float(truth.value))
 
-    def shown_in(self, question, text, truth):
-        return shown_in(question, text, truth)
+    def shown_in(self, question, text: str, truth: Truth) -> tuple[int, int] | None:
+        """A sum may be stated by 'sums to 1'; a count or an index is never a small whole number in prose."""
+        found = number_shown(text, float(truth.value), is_sum=question.reduce == "sum",
+                             counting=question.reduce in COUNTING)
+        return (found.start, found.end) if found else None
 
     def reads(self, question):
         return probe_read(question)

@@ -20,20 +20,6 @@ class ShapeQuestion(QuestionBase):
     answer: list[Annotated[int, Field(ge=0)]] | None = None
 
 
-def truth(question, tensors, sizes) -> Truth:
-    array = probe_slice(tensors, question.probe)
-    shape = tuple(int(s) for s in array.shape)
-    return with_reveal(question, tensors, shape, str(shape), array, question.probe)
-
-
-def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
-    if question.answer is None or not own_sizes or tuple(question.answer) == truth.value:
-        return []
-    return [AuthorProblem(("answer",), M_("answer {answer} disagrees with the model: {probe} has shape {shape}; "
-                                          "correct the answer or remove it", answer=tuple(question.answer),
-                                          probe=question.probe, shape=truth.value))]
-
-
 class ShapeKind(QuestionKind[ShapeQuestion, tuple[int, ...]]):
     name = "shape"
     question = ShapeQuestion
@@ -43,8 +29,10 @@ class ShapeKind(QuestionKind[ShapeQuestion, tuple[int, ...]]):
     def parse(self, question, text, sizes):
         return parse_shape(text)
 
-    def truth(self, question, tensors, sizes):
-        return truth(question, tensors, sizes)
+    def truth(self, question, tensors, sizes) -> Truth:
+        array = probe_slice(tensors, question.probe)
+        shape = tuple(int(s) for s in array.shape)
+        return with_reveal(question, tensors, shape, str(shape), array, question.probe)
 
     def matches(self, question, given, truth):
         return given == truth.value
@@ -52,8 +40,12 @@ class ShapeKind(QuestionKind[ShapeQuestion, tuple[int, ...]]):
     def nudge(self, question, given, truth):
         return shape_nudge(given, truth.value)
 
-    def check_answer(self, question, truth, tensors, sizes, own_sizes):
-        return check_answer(question, truth, tensors, sizes, own_sizes)
+    def check_answer(self, question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+        if question.answer is None or not own_sizes or tuple(question.answer) == truth.value:
+            return []
+        return [AuthorProblem(("answer",), M_("answer {answer} disagrees with the model: {probe} has shape {shape}; "
+                                              "correct the answer or remove it", answer=tuple(question.answer),
+                                              probe=question.probe, shape=truth.value))]
 
     def shown_in(self, question, text, truth):
         return shape_shown(text, truth.value)

@@ -32,29 +32,6 @@ class Given(tuple):
     text: str = ""
 
 
-def parse(question, text: str, sizes) -> Given:
-    given = Given(parse_symbolic_shape(text, sizes))
-    given.text = text
-    return given
-
-
-def matches(question, given: Given, truth: Truth) -> bool:
-    return tuple(given) == truth.value and same_symbolic_shape(given.text, question.answer)
-
-
-def truth(question, tensors, sizes) -> Truth:
-    shape = parse_symbolic_shape(question.answer, sizes)
-    reveal = probe_slice(tensors, question.probe) if question.probe else None
-    return with_reveal(question, tensors, shape, f"{question.answer} = {shape}", reveal, question.probe or "")
-
-
-def nudge(question, given, truth: Truth) -> str:
-    if tuple(given) == truth.value:   # right on these sizes only: the order is not what is wrong
-        return formula_nudge(given.text, question.answer)
-    return _("{nudge} With these sizes yours is {shape}.").format(nudge=shape_nudge(tuple(given), truth.value),
-                                                                 shape=tuple(given))
-
-
 def formula_nudge(given: str, answer: str) -> str:
     """Sizes that match here but not as a formula: say which axis would break with other sizes."""
     axes = axes_that_differ(given, answer)
@@ -67,40 +44,43 @@ def formula_nudge(given: str, answer: str) -> str:
                     "write each size with its name.", len(axes)).format(axes=", ".join(str(a + 1) for a in axes))
 
 
-def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
-    """Checked on every variant: the author's formula must hold for any sizes the lesson draws."""
-    if question.probe is None:
-        return []
-    actual = tuple(int(s) for s in probe_slice(tensors, question.probe).shape)
-    if truth.value == actual:
-        return []
-    with_sizes = M_(" (with {sizes})", sizes=", ".join(f"{name}={size}" for name, size in sizes.items())) \
-        if own_sizes else ""
-    return [AuthorProblem(("answer",), M_("answer {answer} gives {value} but {probe} has shape {shape}{sizes}",
-                                          answer=question.answer, value=truth.value, probe=question.probe,
-                                          shape=actual, sizes=with_sizes))]
-
-
 class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
     name = "symbolic_shape"
     question = SymbolicShapeQuestion
     answer_has_axes = True
     repeat_is_predicted = True
 
-    def parse(self, question, text, sizes):
-        return parse(question, text, sizes)
+    def parse(self, question, text: str, sizes) -> Given:
+        given = Given(parse_symbolic_shape(text, sizes))
+        given.text = text
+        return given
 
-    def truth(self, question, tensors, sizes):
-        return truth(question, tensors, sizes)
+    def truth(self, question, tensors, sizes) -> Truth:
+        shape = parse_symbolic_shape(question.answer, sizes)
+        reveal = probe_slice(tensors, question.probe) if question.probe else None
+        return with_reveal(question, tensors, shape, f"{question.answer} = {shape}", reveal, question.probe or "")
 
-    def matches(self, question, given, truth):
-        return matches(question, given, truth)
+    def matches(self, question, given: Given, truth: Truth) -> bool:
+        return tuple(given) == truth.value and same_symbolic_shape(given.text, question.answer)
 
-    def nudge(self, question, given, truth):
-        return nudge(question, given, truth)
+    def nudge(self, question, given, truth: Truth) -> str:
+        if tuple(given) == truth.value:   # right on these sizes only: the order is not what is wrong
+            return formula_nudge(given.text, question.answer)
+        return _("{nudge} With these sizes yours is {shape}.").format(nudge=shape_nudge(tuple(given), truth.value),
+                                                                     shape=tuple(given))
 
-    def check_answer(self, question, truth, tensors, sizes, own_sizes):
-        return check_answer(question, truth, tensors, sizes, own_sizes)
+    def check_answer(self, question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+        """Checked on every variant: the author's formula must hold for any sizes the lesson draws."""
+        if question.probe is None:
+            return []
+        actual = tuple(int(s) for s in probe_slice(tensors, question.probe).shape)
+        if truth.value == actual:
+            return []
+        with_sizes = M_(" (with {sizes})", sizes=", ".join(f"{name}={size}" for name, size in sizes.items())) \
+            if own_sizes else ""
+        return [AuthorProblem(("answer",), M_("answer {answer} gives {value} but {probe} has shape {shape}{sizes}",
+                                              answer=question.answer, value=truth.value, probe=question.probe,
+                                              shape=actual, sizes=with_sizes))]
 
     def shown_in(self, question, text, truth):
         return symbolic_shown(text, question.answer)

@@ -30,58 +30,12 @@ class ValuesQuestion(QuestionBase):
     nonfinite: bool = False   # the truth may hold nan or ±inf on purpose (e.g. masked scores)
 
 
-def truth(question, tensors, sizes) -> Truth:
-    array = probe_slice(tensors, question.probe)
-    if array.size > MAX_VALUES:
-        raise QuestionError(f"{question.probe} selects {array.size} values; ask for at most {MAX_VALUES}")
-    return with_reveal(question, tensors, array.ravel(), format_values(array), array, question.probe)
-
-
-def matches(question, given: list[float], truth: Truth) -> bool:
-    return all_close(given, np.asarray(truth.value, dtype=float).ravel(), question.tolerance)
-
-
 def _is_distribution(values: np.ndarray) -> bool:
     """A spread of non-negative values summing to 1 (a softmax row, say).  A one-hot row also sums
     to 1, but there "the values add up to 1" would all but give it away, and it need not be a
     distribution at all (a row of cosines), so it gets the per-value nudge instead."""
     return values.size > 1 and bool(np.all(np.isfinite(values))) and bool(np.all(values >= 0)) \
         and abs(float(values.sum()) - 1) < 1e-3 and int(np.count_nonzero(values > 1e-6)) >= 2
-
-
-def nudge(question, given: list[float], truth: Truth) -> str:
-    expected = np.asarray(truth.value, dtype=float).ravel()
-    if len(given) != expected.size:
-        return _("This slice holds {count} values; you gave {given}.").format(count=expected.size, given=len(given))
-    if _is_distribution(expected) and not close(sum(given), 1.0, max(question.tolerance, 0.01)):
-        return _("The real values add up to 1; yours add up to {total}.").format(
-            total=format_number(round(sum(given), 4)))
-    wrong = [(g, e) for g, e in zip(given, expected) if not close(g, e, question.tolerance)]
-    if len(wrong) == 1:
-        return _("One of the {count} values is off: {direction}").format(
-            count=expected.size, direction=direction_nudge(*wrong[0]).lower())
-    return _("{wrong} of the {count} values are off.").format(wrong=len(wrong), count=expected.size)
-
-
-def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
-    if question.answer is None or not own_sizes:
-        return []
-    given = []
-    for j, entry in enumerate(question.answer):
-        try:
-            given.append(parse_number(str(entry)))
-        except AnswerError as error:
-            return [AuthorProblem(("answer", j), M_("{error}; write a number such as 0.25, 1/4, -inf, nan", error=message_of(error)))]
-    expected = np.asarray(truth.value, dtype=float).ravel()
-    if len(given) != expected.size:
-        return [AuthorProblem(("answer",), M_("answer has {given} values but {probe} selects {count}: {truth}",
-                                              given=len(given), probe=question.probe, count=expected.size,
-                                              truth=truth.display))]
-    if not all_close(given, expected, question.tolerance):
-        return [AuthorProblem(("answer",), M_("answer disagrees with the model beyond the tolerance {tolerance}: the "
-                                              "model gives {values}", tolerance=format_number(question.tolerance),
-                                              values=format_values(expected)))]
-    return []
 
 
 class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
@@ -92,20 +46,50 @@ class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
     def parse(self, question, text, sizes):
         return parse_values(text)
 
-    def truth(self, question, tensors, sizes):
-        return truth(question, tensors, sizes)
+    def truth(self, question, tensors, sizes) -> Truth:
+        array = probe_slice(tensors, question.probe)
+        if array.size > MAX_VALUES:
+            raise QuestionError(f"{question.probe} selects {array.size} values; ask for at most {MAX_VALUES}")
+        return with_reveal(question, tensors, array.ravel(), format_values(array), array, question.probe)
 
-    def matches(self, question, given, truth):
-        return matches(question, given, truth)
+    def matches(self, question, given: list[float], truth: Truth) -> bool:
+        return all_close(given, np.asarray(truth.value, dtype=float).ravel(), question.tolerance)
 
-    def nudge(self, question, given, truth):
-        return nudge(question, given, truth)
+    def nudge(self, question, given: list[float], truth: Truth) -> str:
+        expected = np.asarray(truth.value, dtype=float).ravel()
+        if len(given) != expected.size:
+            return _("This slice holds {count} values; you gave {given}.").format(count=expected.size, given=len(given))
+        if _is_distribution(expected) and not close(sum(given), 1.0, max(question.tolerance, 0.01)):
+            return _("The real values add up to 1; yours add up to {total}.").format(
+                total=format_number(round(sum(given), 4)))
+        wrong = [(g, e) for g, e in zip(given, expected) if not close(g, e, question.tolerance)]
+        if len(wrong) == 1:
+            return _("One of the {count} values is off: {direction}").format(
+                count=expected.size, direction=direction_nudge(*wrong[0]).lower())
+        return _("{wrong} of the {count} values are off.").format(wrong=len(wrong), count=expected.size)
 
     def closeness(self, question, truth):
         return tolerance_in_words(question.tolerance, False)
 
-    def check_answer(self, question, truth, tensors, sizes, own_sizes):
-        return check_answer(question, truth, tensors, sizes, own_sizes)
+    def check_answer(self, question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+        if question.answer is None or not own_sizes:
+            return []
+        given = []
+        for j, entry in enumerate(question.answer):
+            try:
+                given.append(parse_number(str(entry)))
+            except AnswerError as error:
+                return [AuthorProblem(("answer", j), M_("{error}; write a number such as 0.25, 1/4, -inf, nan", error=message_of(error)))]
+        expected = np.asarray(truth.value, dtype=float).ravel()
+        if len(given) != expected.size:
+            return [AuthorProblem(("answer",), M_("answer has {given} values but {probe} selects {count}: {truth}",
+                                                  given=len(given), probe=question.probe, count=expected.size,
+                                                  truth=truth.display))]
+        if not all_close(given, expected, question.tolerance):
+            return [AuthorProblem(("answer",), M_("answer disagrees with the model beyond the tolerance {tolerance}: the "
+                                                  "model gives {values}", tolerance=format_number(question.tolerance),
+                                                  values=format_values(expected)))]
+        return []
 
     def shown_in(self, question, text, truth):
         return values_shown(text, truth.value, question.tolerance)
