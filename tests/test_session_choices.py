@@ -8,29 +8,14 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
+from journey_helpers import LESSON as JOURNEY
 from session_helpers import lesson_from, service, session
 
 from tutor.grading.kinds import kind_of
 from tutor.progress.records import Mode
 from tutor.session.question import Happened
 
-LESSON = """\
-format_version: 1
-id: zz-choices
-title: "Choices"
-track: la
-position: 999
-concepts: [la.scaled-scores]
-explanation: "A lesson of choices."
-formula:
-  expr: "Q @ K.T"
-  translation: "compare every query with every key"
-model:
-  weights: random
-  text: ["12", "34"]
-  d_model: 8
-  n_head: 2
-probes: ["blocks.0.attn.scores"]
+LESSON = JOURNEY.split("questions:")[0].replace("id: zz-journey", "id: zz-choices") + """\
 questions:
   - id: five
     kind: choice

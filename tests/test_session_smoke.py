@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from journey_helpers import open_live_lesson, text_of, type_answer, wait_for_live
+from session_helpers import Clock
 
 from tutor.grading.attempts import Outcome
 from tutor.progress.store import ProgressStore
@@ -16,8 +17,7 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 
 def app_on(home):
     app = TutorApp(home=home, preload_model=False, watch_interval=None)
-    ticks = iter(range(100_000))
-    app.clock = lambda: T0 + timedelta(seconds=next(ticks))
+    app.clock = Clock(T0)
     return app
 
 
