@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from session_helpers import TENSORS_LESSON, Clock, service, session, tensors_live
+from session_helpers import T0, TENSORS_LESSON, Clock, service, session, tensors_live
 
 from tutor.grading.attempts import Outcome
 from tutor.progress.records import Mode
@@ -155,3 +155,17 @@ def test_a_choice_allows_one_try_fewer_than_its_options():
     pick = session(progress, 1, lesson=journey_lesson())
     assert pick.allowed == 1
     assert pick.submit("b", LIVE).happened is Happened.LAST_WRONG
+
+
+def test_a_try_stamped_before_the_last_one_is_stored_after_it(tmp_path):
+    """Reliability rows 19 and 29: two instances read their clocks before the write lock, so the
+    second try to commit could carry the earlier time; before, its answer row sorted first."""
+    from tutor.progress.records import Answer
+    from tutor.progress.store import ProgressStore
+
+    with ProgressStore(tmp_path) as store:
+        store.record(Answer(LESSON, "embed-shape", "(2, 4)", False, 0, T0 + timedelta(milliseconds=3)))
+        second, record = store.record(Answer(LESSON, "embed-shape", "(2, 4, 8)", True, 0, T0))   # its clock 3 ms behind
+        answers = store.answers()
+    assert [a.attempt for a in sorted(answers, key=lambda a: a.timestamp)] == [1, 2]
+    assert second.timestamp > T0 + timedelta(milliseconds=3) and record.outcome is Outcome.AFTER_RETRY
