@@ -203,3 +203,19 @@ def test_palette_in_chinese(zh_app, snap_compare):
         no_blinking(app.screen)
         await pilot.pause()
     assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_lesson_at_80x24_with_both_hints(app, snap_compare):
+    """Issue 33: la-cbow-skipgram's formula question after a wrong try and two hints: the header
+    gone, the formula on one row, eight rows of text, and hint 2 in view."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("la-cbow-skipgram", 3)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await type_answer(pilot, "(p - y) @ E")
+        await pilot.press("ctrl+t", "ctrl+t")
+        await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "hint 2 scrolled into view")
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -35,6 +35,11 @@ __all__ = ["LessonScreen", "reflow"]
 
 QUIZ_MIN_LINES = 6   # the question's first line, the answer box and a line of feedback
 QUIZ_ASKING_LINES = 7   # the quiz pane before an answer: its rule, a two-line question, the answer box
+# Below this many rows the screen is compact: no header (the title is the text's first line),
+# the formula on one row with its words moved into the text, a one-line answer box, and the
+# text keeps TEXT_LINES rows while a question is open.  At 80x24 the text had 0 to 6 rows.
+COMPACT_BELOW = 30
+TEXT_LINES = 8
 
 
 class QuizPane(VerticalScroll, inherit_bindings=False):
@@ -88,6 +93,15 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
     #translation { color: $text-muted; }
     #formula-check { display: none; }   /* until the live tensors have checked the formula */
     #quiz { height: auto; max-height: 65%; border-top: hkey $primary; padding: 0 1; }   /* until fit_quiz measures */
+    #body-translation { display: none; color: $text-muted; margin-top: 1; }
+    LessonScreen.-compact Header { display: none; }
+    LessonScreen.-compact #live-status { margin: 0; }
+    LessonScreen.-compact #formula { border: none; padding: 0; max-width: 100%; }
+    LessonScreen.-compact #formula-side { display: none; }
+    LessonScreen.-compact #body-translation { display: block; }
+    LessonScreen.-compact #answer { border: none; height: 1; padding: 0 1; background: $boost; }
+    LessonScreen.-compact #answer:focus { background: $accent 30%; }
+    LessonScreen.-compact #choices { border: none; max-height: 6; }
     #answer { margin: 0; }
     #choices { height: auto; max-height: 10; margin: 0; }
     #feedback, #hints { margin: 0 1; }
@@ -104,6 +118,9 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         Binding("ctrl+r", "new_sizes", N_("New sizes"), show=False),   # the question says so where it applies
         Binding("pageup", "scroll_prose(-1)", N_("Scroll the text up"), show=False),
         Binding("pagedown", "scroll_prose(1)", N_("Scroll the text down"), show=False),
+        # the answer box leaves ↑ ↓ alone: they scroll the question, feedback, hints and reveal
+        Binding("up", "scroll_quiz(-1)", N_("Scroll the question, hints and answer up"), show=False),
+        Binding("down", "scroll_quiz(1)", N_("Scroll the question, hints and answer down"), show=False),
         Binding("ctrl+o", "on_shipped", N_("Shipped model"), show=False),
     ]
 
@@ -135,6 +152,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             yield Static(Prose(_("Loading the model… the question opens when the live tensors are ready.")),
                          id="live-status")
             yield Static(Prose(reflow(preview(lesson.explanation))), id="explanation")
+            yield Static(Prose(_("In words: ") + preview(lesson.formula.translation)), id="body-translation")
         with FormulaRow(id="formula-row"):
             yield FormulaBox(lesson.formula.expr, id="formula")
             with Vertical(id="formula-side"):
@@ -162,14 +180,21 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.app.lessons_signal.subscribe(self, self.lessons_changed, immediate=True)
 
     def on_resize(self) -> None:
+        self.set_class(self.size.height < COMPACT_BELOW, "-compact")
         self.fit_quiz()
+
+    @property
+    def compact(self) -> bool:
+        return self.has_class("-compact")
 
     def fit_quiz(self) -> None:
         """The quiz pane grows (feedback, hints, the reveal) into what the header, the footer, the
-        formula row and one line of prose leave, and scrolls beyond that; a fixed percentage would
-        push its last lines under the footer when the formula is tall."""
+        formula row and the text leave, and scrolls beyond that (↑ ↓); a fixed percentage would
+        push its last lines under the footer when the formula is tall.  The text keeps one line,
+        or TEXT_LINES on a compact screen, where it had been squeezed to nothing."""
         used = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer", "#formula-row"))
-        self.query_one("#quiz").styles.max_height = max(QUIZ_MIN_LINES, self.size.height - used - 1)
+        text = TEXT_LINES if self.compact else 1
+        self.query_one("#quiz").styles.max_height = max(QUIZ_MIN_LINES, self.size.height - used - text)
         self.fit_formula()
 
     def fit_formula(self) -> None:
@@ -177,6 +202,9 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         and the quiz its question and answer box; beyond that the box draws the formula on one line.
         Sized from the pane before an answer, so the formula does not change shape on answering."""
         row, box = self.query_one("#formula-row"), self.query_one("#formula", FormulaBox)
+        if self.compact:
+            box.max_rows = 1
+            return
         chrome = sum(self.query_one(selector).outer_size.height for selector in ("Header", "Footer"))
         prose = self.query_one("#explanation").virtual_region.y + 1   # title, weights and input, one line
         rows = self.size.height - chrome - QUIZ_ASKING_LINES - prose - row.styles.gutter.height - box.styles.gutter.height
@@ -283,6 +311,10 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
             body.scroll_page_up()
         else:
             body.scroll_page_down()
+
+    def action_scroll_quiz(self, lines: int) -> None:
+        """↑ ↓: a hint or a reveal taller than the pane is read line by line, without the mouse."""
+        self.query_one("#quiz", QuizPane).scroll_relative(y=lines, animate=False)
 
     def action_new_sizes(self) -> None:
         if not self.lesson.model.vary:

@@ -55,6 +55,7 @@ class LiveMixin:
     def load_live(self) -> None:
         """Torch and SymPy load here, off the UI thread; the screen is usable meanwhile."""
         lesson, generation = self.lesson, self.generation
+        self.live_problem = None   # computing again (Ctrl+O, new sizes, the next card): loading is true now
         try:
             from tutor.formulas.parse import FormulaError
             from tutor.live.compute import compute_live
@@ -135,9 +136,12 @@ class LiveMixin:
             status.append("\n" + problems_text(self.check_problems), style="bold red")
         self.status(status)
 
+    live_problem: str | None = None   # why the live tensors could not be computed, until they are computed again
+
     def on_live_failed(self, message: LiveFailed) -> None:
         if message.generation != self.generation:
             return
+        self.live_problem = message.error   # what Enter says instead of "still loading"
         self.status(Text(_("Could not compute this lesson's tensors: {error}").format(error=message.error),
                          style="bold red"))
 
@@ -155,8 +159,9 @@ class LiveMixin:
     def show_texts(self) -> None:
         """The explanation and the formula's translation, filled from the current live tensors."""
         self.query_one("#explanation", Static).update(Prose(reflow(self.live_text(self.lesson.explanation))))
-        self.query_one("#translation", Static).update(
-            Prose(_("In words: ") + self.live_text(self.lesson.formula.translation)))
+        words = _("In words: ") + self.live_text(self.lesson.formula.translation)
+        self.query_one("#translation", Static).update(Prose(words))
+        self.query_one("#body-translation", Static).update(Prose(words))   # where a compact screen shows it
 
     def lessons_changed(self, reloads) -> None:
         """Hot reload: take the edited lesson in place, or show why the edit could not be used."""

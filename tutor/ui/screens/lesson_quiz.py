@@ -107,6 +107,15 @@ class QuizMixin:
         if box.display:   # a tall formula preview can push a nudge below a 24-line screen: bring it into view
             box.scroll_visible(animate=False)
 
+    def not_ready_text(self) -> Text:
+        """Why Enter cannot grade yet.  "Still loading" only while it is: a Review card whose lesson
+        needs another model answered every Enter with it, and the way out was only in the banner."""
+        if self.live_problem is None:
+            return Text(_("The model is still loading; your answer is kept. Press Enter again in a moment."),
+                        style="yellow")
+        return Text(_("This question cannot be graded on this model: {problem}\nCtrl+N moves on to the next "
+                      "question; your answer is kept.").format(problem=self.live_problem), style="yellow")
+
     def submit(self, text: str) -> None:
         """Enter in the answer box: the session grades and records the try; this draws what it returns."""
         answer_box = self.query_one("#answer", Input)
@@ -116,8 +125,7 @@ class QuizMixin:
             answer_box.value = ""
             self.action_next_question()
         elif happened is Happened.NOT_READY:
-            self.feedback(Text(_("The model is still loading; your answer is kept. Press Enter again in a moment."),
-                               style="yellow"))
+            self.feedback(self.not_ready_text())
         elif happened is Happened.GIVEN_AWAY:
             self.feedback(Text(_("On your model the text already shows this question's answer, so an answer here "
                                  "cannot be scored: Ctrl+O shows the lesson on the shipped model, where it can, and "
@@ -168,6 +176,8 @@ class QuizMixin:
         if seen:
             lines.append("\n").append(seen_text(seen))
         self.say("#hints", lines)
+        # the newest hint is the last line: on 24 rows hint 2 stayed below the pane's edge
+        self.call_after_refresh(self.query_one("#quiz").scroll_end, animate=False)
 
     def enter_goes_to(self) -> str:
         """What Enter does after a reveal, said under the verdict."""

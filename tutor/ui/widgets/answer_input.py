@@ -30,7 +30,9 @@ class AnswerInput(Input):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("max_length", MAX_ANSWER_CHARS)
         super().__init__(*args, **kwargs)
-        for key in ("pageup", "pagedown"):   # a one-line box has no pages: the lesson screen scrolls its prose
+        # a one-line box has no pages nor rows to scroll: the lesson screen scrolls its prose (PageUp/Down)
+        # and its question pane (↑ ↓), where a hint below a 24-line screen's edge was out of reach
+        for key in ("pageup", "pagedown", "up", "down"):
             self._bindings.key_to_bindings.pop(key, None)
 
     def on_mount(self) -> None:

@@ -47,6 +47,8 @@ class FormulaBox(Static):
         folded = fold_picture(self.picture, width)
         if picture_size(folded)[1] <= self._max_rows:
             return folded
+        if self._max_rows == 1:   # a compact screen's one row: the source as far as it goes
+            return self.source if len(self.source) <= width else self.source[:max(1, width - 1)] + "…"
         return "\n".join(textwrap.wrap(self.source, max(width, 8), break_on_hyphens=False)) or self.source
 
     def _limit(self, container: Size, viewport: Size) -> int:
