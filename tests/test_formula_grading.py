@@ -122,9 +122,14 @@ def test_a_missing_sum_is_a_factor_that_follows_the_values(shipped):
 
 
 def test_a_quadratic_fitted_to_the_draw_sizes_is_refused(shipped):
-    """la-scaled-scores: a polynomial in d_k through the three sizes drawn passed (adversary F7)."""
+    """la-scaled-scores: a polynomial in d_k through the three sizes drawn (4, 5, 6) passed (adversary F7);
+    with four draws at other sizes five sizes are checked, more than a quadratic can follow."""
     q, truth = shipped("la-scaled-scores", "scores-formula")
-    assert not grade(q, "Q @ K.T / (0.8293 + 0.338*d_k - 0.01132*d_k**2)", truth, {}).correct
+    assert len({draw.sizes["D_head"] for draw, _expected in truth.value.draws}) >= 5
+    fitted = np.polyfit([4, 5, 6], np.sqrt([4, 5, 6]), 2)
+    exact = f"Q @ K.T / ({fitted[2]!r} + {fitted[1]!r}*d_k + {fitted[0]!r}*d_k**2)".replace("np.float64", "")
+    for text in (exact, "Q @ K.T / (0.8293 + 0.338*d_k - 0.01132*d_k**2)"):
+        assert not grade(q, text, truth, {}).correct, text
 
 
 def test_a_forbidden_name_costs_nothing_and_says_why():

@@ -35,7 +35,10 @@ from tutor.grading.tensor_access import bind_values
 
 SIZED = ("B", "L", "D", "H", "D_head", "V")
 _WORD_SIZES = {"batch": "B", "head": "H", "position": "L", "query": "L", "key": "L", "vocabulary": "V"}
-_NEW_LENGTHS = ((5, 7, 11, 13, 3, 17, 19, 23), (6, 9, 10, 12, 14, 15, 18, 20))
+# four draws at other sizes: with the lesson's own that is five values of every size, more than a
+# polynomial fitted to a few sizes (a quadratic in d_k for √d_k) can follow
+_NEW_LENGTHS = ((5, 7, 11, 13, 3, 17, 19, 23), (6, 9, 10, 12, 14, 15, 18, 20), (8, 12, 15, 21, 22, 25, 26, 27),
+                (7, 10, 13, 17, 20, 24, 28, 30))
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ REDRAWS = 4                        # tries for each draw before it is left out
 
 def formula_draws(bind: dict, tensors: dict[str, np.ndarray], sizes: dict[str, int], seed_text: str,
                   own_expected: np.ndarray, judge: Judge) -> list[tuple[Draw, object]]:
-    """The lesson's own draw first, with the probe's values, then up to eight at other sizes and two
+    """The lesson's own draw first, with the probe's values, then up to four at other sizes and two
     with other values, each with the reference's result; a draw ``judge`` refuses is drawn again."""
     own = bind_values(bind, tensors, sizes)
     pairs: list[tuple[Draw, object]] = [(Draw(own, dict(sizes), False), own_expected)]
