@@ -60,7 +60,7 @@ REVEAL_DEFECTS = [
      'probe: "mixed_precision.example_fp16"', "probe", "questions.0.probe", "'quarter-fp16'"),
     ("la-scaled-scores", [('    show: "blocks.0.attn.scores[0, 0]"\n', "")],
      'probe: "blocks.0.attn.scores"', "probe", "questions.0.probe", "'scores-symbolic'"),
-    ("de-decoding-comparison", [('show: "decoding_compare.logprob[0:2]"', 'show: "decoding_compare.logprob"')],
+    ("de-decoding-comparison", [('show: "decoding_compare.logprob[4:6]"', 'show: "decoding_compare.logprob"')],
      'show: "decoding_compare.logprob"', "show", "questions.4.show", "'least-likely'"),
 ]
 
@@ -79,7 +79,7 @@ def test_a_reveal_that_shows_a_later_answer_is_reported_at_its_field(tmp_path, l
 def test_beam_against_greedy_is_given_away_by_the_two_log_probs_shown_before_it(tmp_path):
     # the order the lesson had: most-likely (showing every strategy's ln p) before beam-vs-greedy
     path, text = copy_of(tmp_path, "de-decoding-comparison",
-                         ('show: "decoding_compare.logprob[0:2]"', 'show: "decoding_compare.logprob"'))
+                         ('show: "decoding_compare.logprob[4:6]"', 'show: "decoding_compare.logprob"'))
     text = moved_after(text, "beam-vs-greedy", "most-likely")
     path.write_text(text, encoding="utf-8")
     found = reported(path, "answers question 5 (questions.4, 'beam-vs-greedy')")
