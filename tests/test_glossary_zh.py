@@ -17,7 +17,7 @@ def flat(value) -> str:
         return " ".join(flat(v) for v in value.values())
     if isinstance(value, list):
         return " ".join(flat(v) for v in value)
-    return value or ""
+    return "" if value is None else str(value)
 
 
 def mentions(text: str, words: list[str]) -> bool:
@@ -41,10 +41,61 @@ def test_every_english_term_in_a_lesson_has_its_chinese_term_in_the_translation(
     assert missing == []
 
 
+def avoided() -> list[tuple[str, str]]:
+    """(form, what to write instead): the glossary terms' avoided forms and the avoided phrases."""
+    return ([(avoid, term["zh"]) for term in GLOSSARY["terms"] for avoid in term.get("avoid", [])]
+            + [(entry["phrase"], entry["use"]) for entry in GLOSSARY.get("avoid_phrases") or []])
+
+
+def msgstrs(po: Path) -> str:
+    """Only the translations: an avoided form may be quoted in an English msgid or a comment."""
+    import babel.messages.pofile
+
+    with po.open("rb") as handle:
+        catalog = babel.messages.pofile.read_po(handle)
+    return " ".join(flat(list(message.string) if isinstance(message.string, tuple) else message.string)
+                    for message in catalog if message.id)
+
+
+def other_chinese_texts():
+    """The Chinese a learner reads outside the lesson overlays: concepts, interface, README, docs."""
+    yield "lessons/zh/index.yaml", flat(yaml.safe_load((builtin_lessons_dir() / "zh" / "index.yaml")
+                                                      .read_text(encoding="utf-8")))
+    yield "tutor.po", msgstrs(ROOT / "tutor" / "locale" / "zh" / "LC_MESSAGES" / "tutor.po")
+    for name in ("README.zh.md", "docs/lessons.zh.md"):
+        yield name, (ROOT / name).read_text(encoding="utf-8")
+
+
 def test_no_translation_uses_an_avoided_form():
-    found = [f"{lesson}: {avoid} (use {term['zh']})" for lesson, _, chinese in overlays()
-             for term in GLOSSARY["terms"] for avoid in term.get("avoid", []) if avoid in chinese]
+    found = [f"{lesson}: {form} (use {use})" for lesson, _, chinese in overlays()
+             for form, use in avoided() if form in chinese]
     assert found == []
+
+
+def test_no_concept_interface_string_or_chinese_doc_uses_an_avoided_form():
+    allowed = GLOSSARY.get("allow_forms") or {}
+    found = [f"{name}: {form} (use {use})" for name, chinese in other_chinese_texts()
+             for form, use in avoided() if form in chinese and form not in allowed.get(name, {})]
+    assert found == []
+
+
+def test_the_avoid_checks_see_each_text(tmp_path):
+    """Each text the check reads is really read: a planted avoided form is found in it."""
+    texts = dict(other_chinese_texts())
+    assert set(texts) == {"lessons/zh/index.yaml", "tutor.po", "README.zh.md", "docs/lessons.zh.md"}
+    assert all("的" in text for text in texts.values())
+    po = tmp_path / "x.po"
+    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                  'msgid "perplexity is an effective branching factor"\nmsgstr "困惑度是一个等效分支数"\n',
+                  encoding="utf-8")
+    assert "等效分支数" in msgstrs(po) and "effective" not in msgstrs(po)
+
+
+def test_allowed_forms_name_real_texts_and_avoided_forms():
+    texts = {name for name, _ in other_chinese_texts()}
+    forms = {form for form, _ in avoided()}
+    for name, allowed in (GLOSSARY.get("allow_forms") or {}).items():
+        assert name in texts and set(allowed) <= forms and all(allowed.values()), name
 
 
 def test_allow_list_names_real_lessons_and_terms():
@@ -52,6 +103,10 @@ def test_allow_list_names_real_lessons_and_terms():
     english_terms = {term["en"][0] for term in GLOSSARY["terms"]}
     for lesson, terms in (GLOSSARY.get("allow") or {}).items():
         assert lesson in lessons and set(terms) <= english_terms, lesson
+
+
+def test_the_docs_list_the_avoided_phrases():
+    assert all(entry["phrase"] in DOC and entry["use"] in DOC for entry in GLOSSARY["avoid_phrases"])
 
 
 def test_the_docs_table_lists_the_same_terms():
