@@ -256,3 +256,21 @@ def test_a_factor_is_found_past_entries_that_are_zero_up_to_round_off():
     assert constant_factor(yours, expected, 1e-6) == pytest.approx(0.5)
     yours[0, 1] = 0.2                            # a real difference is still no factor
     assert constant_factor(yours, expected, 1e-6) is None
+
+
+def test_a_formula_that_cannot_be_computed_is_explained_in_the_learners_language():
+    """Issue 32 U1: the compute nudge kept the evaluator's English message instead of its translation."""
+    from tutor.common.i18n import set_language
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 2))
+    tensors = {"A": a, "B": b, "C": a @ b}
+    question = FormulaQuestion(kind="formula", id="mul", prompt="p", answer="A @ B", bind={"A": "A", "B": "B"},
+                               probe="C")
+    set_language("zh")
+    try:
+        truth = truth_for(question, tensors, {})
+        feedback = grade(question, "A * B", truth, {}).feedback
+    finally:
+        set_language("en")
+    assert "无法广播形状 (2, 3) 和 (3, 2)" in feedback and "broadcast" not in feedback, feedback

@@ -127,7 +127,7 @@ def outcomes(question, given: Given, truth: Truth) -> list[Outcome]:
                                     "multiply-adds); write it with fewer products").format(work=work))
             found.append(Outcome(draw, _as_shaped(evaluate_tree(given.formula.tree, draw.values), expected), expected))
         except FormulaError as error:
-            found.append(Outcome(draw, None, expected, error.message))
+            found.append(Outcome(draw, None, expected, translated(message_of(error))))
     given.outcomes[id(truth)] = found
     return found
 
