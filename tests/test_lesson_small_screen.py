@@ -19,12 +19,17 @@ def visible(pane, widget) -> bool:
     return pane.region.y <= widget.region.y and widget.region.bottom <= pane.region.bottom
 
 
+async def cbow_gradient(pilot):
+    """la-cbow-skipgram's formula question, opened on ``pilot``'s app; its screen."""
+    pilot.app.open_lesson("la-cbow-skipgram", CBOW_GRADIENT)
+    await pilot.pause()
+    return pilot.app.screen
+
+
 async def test_the_text_keeps_8_rows_and_both_hints_are_reached_by_keys_at_80x24(tmp_path):
     app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_lesson("la-cbow-skipgram", CBOW_GRADIENT)
-        await pilot.pause()
-        screen = app.screen
+        screen = await cbow_gradient(pilot)
         await wait_for_live(pilot, screen)
         assert screen.compact and not screen.query_one(Header).display
         assert screen.query_one(FormulaBox).outer_size.height == 1          # folded to one row
@@ -50,9 +55,7 @@ async def test_the_text_keeps_8_rows_and_both_hints_are_reached_by_keys_at_80x24
 async def test_a_tall_screen_keeps_the_header_and_the_boxed_formula(tmp_path):
     app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.open_lesson("la-cbow-skipgram", CBOW_GRADIENT)
-        await pilot.pause()
-        screen = app.screen
+        screen = await cbow_gradient(pilot)
         assert not screen.compact and screen.query_one(Header).display
         assert screen.query_one(FormulaBox).outer_size.height == 3
         assert screen.query_one("#answer").outer_size.height == 3

@@ -1,23 +1,31 @@
 """Issue 33: a Review card whose lesson needs another model says so where the learner answers,
 with the way out (Ctrl+O, or Ctrl+N to the next card); before, every Enter said "The model is
 still loading", which was not true."""
+from contextlib import asynccontextmanager
+
 from journey_helpers import text_of, type_answer, wait_until
 from tutor.live.hub import hub_for_checkpoint
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.review import ReviewScreen
 
 
-async def test_a_card_for_another_model_offers_ctrl_o_and_ctrl_n_at_the_answer(tmp_path):
+@asynccontextmanager
+async def review_on_random_weights(tmp_path):
+    """Review of a card that needs a sort model (pr-confident-wrong), then la-tensors, while the
+    learner's model is not a sort model; yields once the screen knows the first cannot be computed."""
     app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
-    random_hub = hub_for_checkpoint("random")   # the learner's model: not a sort model
+    random_hub = hub_for_checkpoint("random")
     app.hub.replace(random_hub.model, random_hub.tokenizer, random_hub.label, random_hub.meta)
     async with app.run_test(size=(80, 24)) as pilot:
         app.complete_catalog()
-        queue = [(app.catalog.get("pr-confident-wrong"), 0), (app.catalog.get("la-tensors"), 0)]
-        app.push_screen(ReviewScreen(queue))
+        app.push_screen(ReviewScreen([(app.catalog.get("pr-confident-wrong"), 0), (app.catalog.get("la-tensors"), 0)]))
         await pilot.pause()
-        screen = app.screen
-        await wait_until(pilot, lambda: screen.live_problem is not None, "the requirement")
+        await wait_until(pilot, lambda: app.screen.live_problem is not None, "the requirement")
+        yield pilot, app.screen
+
+
+async def test_a_card_for_another_model_offers_ctrl_o_and_ctrl_n_at_the_answer(tmp_path):
+    async with review_on_random_weights(tmp_path) as (pilot, screen):
         await type_answer(pilot, "a")
         said = text_of(screen, "#feedback", width=300)
         assert "still loading" not in said and "needs a model" in said, said
@@ -32,16 +40,7 @@ async def test_a_card_for_another_model_offers_ctrl_o_and_ctrl_n_at_the_answer(t
 
 
 async def test_ctrl_n_skips_the_card_that_cannot_be_graded(tmp_path):
-    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
-    random_hub = hub_for_checkpoint("random")
-    app.hub.replace(random_hub.model, random_hub.tokenizer, random_hub.label, random_hub.meta)
-    async with app.run_test(size=(80, 24)) as pilot:
-        app.complete_catalog()
-        queue = [(app.catalog.get("pr-confident-wrong"), 0), (app.catalog.get("la-tensors"), 0)]
-        app.push_screen(ReviewScreen(queue))
-        await pilot.pause()
-        screen = app.screen
-        await wait_until(pilot, lambda: screen.live_problem is not None, "the requirement")
+    async with review_on_random_weights(tmp_path) as (pilot, screen):
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: screen.lesson.id == "la-tensors" and screen.live is not None, "the next card")
         assert screen.live_problem is None
