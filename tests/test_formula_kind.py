@@ -274,3 +274,25 @@ def test_a_formula_that_cannot_be_computed_is_explained_in_the_learners_language
     finally:
         set_language("en")
     assert "无法广播形状 (2, 3) 和 (3, 2)" in feedback and "broadcast" not in feedback, feedback
+
+
+def test_chinese_formula_messages_read_as_chinese_sentences():
+    """Issue 32 U4, U9, U12: no '？。' after a missing operator, an unknown symbol is not shown as the
+    reading and its list is written with 、, and every entry off reads as 'all of them'."""
+    from tutor.common.i18n import set_language
+    from tutor.grading.formula_nudges import Outcome, nudge
+
+    question = FormulaQuestion(**SCORES)
+    set_language("zh")
+    try:
+        syntax = preview(question, "Q @ K.T / (2 3)")
+        unknown = preview(question, "Q @ K.T / z")
+        yours, expected = np.random.default_rng(1).normal(size=(2, 9, 9))
+        all_off = nudge([Outcome(None, yours, expected)], question.tolerance, False).text
+    finally:
+        set_language("en")
+    assert "运算符" in syntax and "？" not in syntax, syntax
+    lines = unknown.splitlines()
+    assert lines[0] == "Q @ K.T / z" and lines[1].startswith("暂时无法解析：z "), unknown
+    assert "Q、K、d_k" in lines[1], unknown
+    assert all_off == "你的结果 81 个元素全都与答案不同。", all_off

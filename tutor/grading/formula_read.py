@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from functools import reduce
 
-from tutor.common.i18n import _
+from tutor.common.i18n import P_, _
 from tutor.formulas.display import expr_unicode, to_sympy
 from tutor.formulas.evaluate import FormulaError, Node, tree_names
 from tutor.formulas.parse import Formula, parse_formula
@@ -106,7 +106,7 @@ def read(question, text: str) -> Formula:
         if name not in question.bind:
             if _printed(name) not in offered:
                 raise UnknownSymbol(_("{name} is not a symbol this question offers; it offers {offered}").format(
-                    name=name, offered=", ".join(question.bind)))
+                    name=name, offered=P_("between the numbers of a list", ", ").join(question.bind)))
             names[name] = offered[_printed(name)]
     tree, _matrix = _products(_renamed(tree, names), matrices)
     if used := sorted(names_used(tree) & set(question.forbid)):

@@ -178,8 +178,8 @@ def preview(question, text: str) -> str | None:
     except Unreadable as error:
         caret = f"\n{' ' * (error.column - 1)}^" if error.column and error.column <= len(error.folded) + 1 else ""
         return f"{error.folded}{caret}\n" + _("Does not read yet: {problem}").format(problem=translated(message_of(error)))
-    except AnswerError as error:
-        return str(error)
+    except AnswerError as error:   # an unknown or forbidden symbol: not a reading, so not shown as one
+        return f"{text.strip()}\n" + _("Does not read yet: {problem}").format(problem=str(error))
 
 
 def same_printed(question, reference: Formula):
