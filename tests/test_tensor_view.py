@@ -92,7 +92,13 @@ async def test_one_hot_reveal_shows_the_one_at_index_20_at_80_columns():
 
 @pytest.mark.asyncio
 async def test_masked_softmax_reveal_marks_the_asked_row():
-    first, _ = await reveal_text("pr-masked-softmax", 2, "1")
+    """Row 2's question reveals the head's whole causal pattern, row 2 marked."""
+    app = TutorApp(watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_live_lesson(pilot, "pr-masked-softmax", 0)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        first = screen.query_one("#real-tensor", TensorView).content.plain
     marked = [line for line in first.splitlines() if line.startswith("▸")]
     assert len(marked) == 1 and marked[0].startswith("▸ 2 '4'"), first
     assert "query × key" in first
