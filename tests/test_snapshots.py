@@ -219,3 +219,37 @@ def test_lesson_at_80x24_with_both_hints(app, snap_compare):
         await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "hint 2 scrolled into view")
         await pilot.pause()
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_formula_nudge_in_chinese(zh_app, snap_compare):
+    """Issue 32: a formula that cannot be computed on the tensors is explained in Chinese (the
+    matmul shape error was the library's English) and the reading line shows the formula."""
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_lesson("la-scaled-scores", 3)
+        await pilot.pause()
+        await wait_for_live(pilot, app.screen)
+        no_blinking(app.screen)
+        await type_answer(pilot, "Q @ K / sqrt(d_k)")
+        await pilot.pause()
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_dashboard_stopped_in_chinese(zh_app, snap_compare):
+    """Issue 32: after F7 the status line says 已停止 with the step, never the run's status word."""
+    from model.train import TrainMetrics
+    from tutor.common.i18n import M_
+    from tutor.ui.messages import TrainingEnded
+    from tutor.ui.widgets.train_panel import TrainPanel
+
+    steps = dashboard_steps(0)
+
+    async def run_before(pilot):
+        await steps(pilot)
+        metrics = TrainMetrics(step=115, loss=1.2345, val_loss=1.3021, lr=3e-4, grad_norm=0.52, tokens_per_s=20000.0,
+                               accuracy=None, elapsed_s=10.0, eta_s=0.0, total_steps=800)
+        pilot.app.screen.query_one(TrainPanel).post_message(
+            TrainingEnded("stopped", M_("stopped after {count} steps", count=115), metrics=metrics))
+        await pilot.pause()
+        await pilot.pause()
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
