@@ -205,16 +205,21 @@ def test_palette_in_chinese(zh_app, snap_compare):
     assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
 
 
+async def answered(pilot, lesson_id: str, index: int, answer: str) -> None:
+    """Open a lesson at one question, wait for its live tensors and type a wrong answer."""
+    pilot.app.open_lesson(lesson_id, index)
+    await pilot.pause()
+    await wait_for_live(pilot, pilot.app.screen)
+    no_blinking(pilot.app.screen)
+    await type_answer(pilot, answer)
+
+
 def test_lesson_at_80x24_with_both_hints(app, snap_compare):
     """Issue 33: la-cbow-skipgram's formula question after a wrong try and two hints: the header
     gone, the formula on one row, eight rows of text, and hint 2 in view."""
     async def run_before(pilot):
         app = pilot.app
-        app.open_lesson("la-cbow-skipgram", 3)
-        await pilot.pause()
-        await wait_for_live(pilot, app.screen)
-        no_blinking(app.screen)
-        await type_answer(pilot, "(p - y) @ E")
+        await answered(pilot, "la-cbow-skipgram", 3, "(p - y) @ E")
         await pilot.press("ctrl+t", "ctrl+t")
         await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0, "hint 2 scrolled into view")
         await pilot.pause()
@@ -225,12 +230,7 @@ def test_formula_nudge_in_chinese(zh_app, snap_compare):
     """Issue 32: a formula that cannot be computed on the tensors is explained in Chinese (the
     matmul shape error was the library's English) and the reading line shows the formula."""
     async def run_before(pilot):
-        app = pilot.app
-        app.open_lesson("la-scaled-scores", 3)
-        await pilot.pause()
-        await wait_for_live(pilot, app.screen)
-        no_blinking(app.screen)
-        await type_answer(pilot, "Q @ K / sqrt(d_k)")
+        await answered(pilot, "la-scaled-scores", 3, "Q @ K / sqrt(d_k)")
         await pilot.pause()
     assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
 
