@@ -19,7 +19,7 @@ def test_the_largest_sizes_with_eight_experiments_are_refused_with_a_fix():
     with pytest.raises(ValidationError) as error:
         ModelSetup(weights="random", d_model=512, n_head=16, n_layer=8, text=rows(16, 64), experiments=HEAVY)
     message = str(error.value)
-    assert "would need about 427 s" in message and "fewer experiments" in message
+    assert "would need about 430 s" in message and "fewer experiments" in message   # autograd grew a third backward()
 
 
 def test_vary_ranges_count_at_their_largest():
