@@ -14,28 +14,22 @@ import re
 
 from rich.cells import cell_len
 
-from tutor.common.wide_wrap import break_offsets
+from tutor.common.wide_wrap import wrapped_lines
 
 
 # where an overlong line may break: after a space, or after a choice's ',' ({learned,sinusoidal,none})
 USAGE_BREAK = re.compile(r"(?<= )(?=\S)|(?<=,)(?=\S)")
 
 
-def cell_lines(text: str, width: int) -> list[str]:
-    """One paragraph (no newlines) broken to lines of at most ``width`` cells."""
-    offsets = [0, *break_offsets(text, width), len(text)]
-    return [text[a:b].strip() for a, b in zip(offsets, offsets[1:]) if text[a:b].strip()]
-
-
 class CellHelpFormatter(argparse.HelpFormatter):
     """HelpFormatter whose widths are terminal cells (East Asian wide characters count two)."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:
-        return cell_lines(self._whitespace_matcher.sub(" ", text).strip(), width)
+        return wrapped_lines(self._whitespace_matcher.sub(" ", text).strip(), width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         flat = self._whitespace_matcher.sub(" ", text).strip()
-        return "\n".join(indent + line for line in cell_lines(flat, width - cell_len(indent)))
+        return "\n".join(indent + line for line in wrapped_lines(flat, width - cell_len(indent)))
 
     def _format_usage(self, usage, actions, groups, prefix) -> str:
         # argparse wraps the usage after a prefix it counts in characters; "用法：" is 3 of them and

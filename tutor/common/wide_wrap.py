@@ -83,6 +83,13 @@ def break_offsets(text: str, width: int) -> list[int]:
 MIN_ROOM = 16   # cells a text needs beside what starts its line (a short one fits in that); narrower, it goes below
 
 
+def wrapped_lines(text: str, width: int) -> list[str]:
+    """One paragraph (no newlines) as lines of at most ``width`` cells, each without the spaces
+    it was broken at."""
+    offsets = [0, *break_offsets(text, width), len(text)]
+    return [text[a:b].rstrip() for a, b in zip(offsets, offsets[1:])]
+
+
 def hanging_lines(start: str, text: str, width: int | None) -> list[str]:
     """``start`` then ``text``, broken to ``width`` cells with the continuation lines indented under
     the text, so a column of descriptions beside names stays a column; with less than ``MIN_ROOM``
@@ -93,6 +100,5 @@ def hanging_lines(start: str, text: str, width: int | None) -> list[str]:
     lines = []
     if width - indent < MIN_ROOM:
         lines, start, indent = [start.rstrip()], " " * 6, 6
-    offsets = [0, *break_offsets(text, width - indent), len(text)]
-    pieces = [text[a:b].rstrip() for a, b in zip(offsets, offsets[1:])]
+    pieces = wrapped_lines(text, width - indent)
     return lines + [(start + pieces[0]).rstrip()] + [" " * indent + piece for piece in pieces[1:]]
