@@ -242,8 +242,8 @@ def test_export_then_import_twice_adds_nothing_new(tmp_path):
     assert doc["lessons"]["attn"] == {"seen": 1, "finished": 1, "first_try": 0, "after_retry": 0, "missed": 1}
     with ProgressStore(tmp_path / "b") as dst:
         answer_once(dst, "other", "q", "x", True, now=T0)
-        assert import_json(dst, exported) == (3, 2, 2, 0)
-        assert import_json(dst, exported) == (0, 0, 0, 0)
+        assert import_json(dst, exported)[:4] == (3, 2, 2, 0)
+        assert import_json(dst, exported)[:4] == (0, 0, 0, 0)
         assert dst.question_records("attn") == src.question_records("attn")
         assert dst.answer_count() == 4
         assert [a for a in dst.answers() if a.lesson_id != "other"] == src.answers()

@@ -110,7 +110,7 @@ def test_a_good_file_still_imports_and_round_trips(tmp_path):
     with ProgressStore(tmp_path / "home") as store:
         assert import_json(store, path).answers == 1
         assert export_json(store, tmp_path / "again.json") == 1
-        assert import_json(store, tmp_path / "again.json") == (0, 0, 0, 0)
+        assert import_json(store, tmp_path / "again.json")[:4] == (0, 0, 0, 0)
     assert json.loads((tmp_path / "again.json").read_text())["answers"][0]["answer"] == "(2, 3)"
 
 

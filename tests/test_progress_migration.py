@@ -51,7 +51,7 @@ def test_v1_database_migrates_in_place(tmp_path):
 def test_v1_export_imports_and_re_exports_as_version_3(tmp_path):
     with ProgressStore(tmp_path / "home") as store:
         assert import_json(store, FIXTURES / "progress-v1-export.json").answers == 7
-        assert import_json(store, FIXTURES / "progress-v1-export.json") == (0, 0, 0, 0)
+        assert import_json(store, FIXTURES / "progress-v1-export.json")[:4] == (0, 0, 0, 0)
         check_v1_history(store)
         export_json(store, tmp_path / "v3.json")
     doc = json.loads((tmp_path / "v3.json").read_text(encoding="utf-8"))
@@ -111,7 +111,7 @@ def test_v2_database_and_its_v2_export_give_the_same_history(tmp_path):
     shutil.copy(FIXTURES / "progress-v2.db", tmp_path / "progress.db")
     with ProgressStore(tmp_path) as migrated, ProgressStore(tmp_path / "imported") as imported:
         added = import_json(imported, FIXTURES / "progress-v2-export.json")
-        assert added == (14, 9, 8, 0)
+        assert added[:4] == (14, 9, 8, 0)
         check_v2_history(imported)
         assert migrated.answers() == imported.answers() and migrated.outcomes() == imported.outcomes()
         assert migrated.question_records() == imported.question_records()
@@ -120,8 +120,8 @@ def test_v2_database_and_its_v2_export_give_the_same_history(tmp_path):
         # and the migrated home's own export imports into a third home identically
         export_json(migrated, tmp_path / "v3.json")
         with ProgressStore(tmp_path / "third") as third:
-            assert import_json(third, tmp_path / "v3.json") == (14, 9, 8, 0)
+            assert import_json(third, tmp_path / "v3.json")[:4] == (14, 9, 8, 0)
             assert third.question_records() == migrated.question_records()
             assert third.due_reviews(later) == migrated.due_reviews(later)
-        assert import_json(migrated, FIXTURES / "progress-v2-export.json") == (0, 0, 0, 0)   # nothing twice
+        assert import_json(migrated, FIXTURES / "progress-v2-export.json")[:4] == (0, 0, 0, 0)   # nothing twice
         check_v2_history(migrated)

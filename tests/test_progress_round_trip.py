@@ -59,7 +59,7 @@ def test_export_then_import_of_any_stored_history_round_trips(events):
                 import_json(target, folder / "out.json")   # never refused
                 # (an unfinished review encounter is this machine's, not part of the history)
                 assert history(target) == history(source)
-                assert import_json(target, folder / "out.json") == (0, 0, 0, 0)
+                assert import_json(target, folder / "out.json")[:4] == (0, 0, 0, 0)
 
 
 def test_a_pasted_tab_is_stored_folded_and_its_export_imports(tmp_path):
@@ -82,8 +82,8 @@ def test_an_import_reports_the_outcomes_and_records_it_really_added(tmp_path):
         store.record_give_up("a", "q2", Mode.SCORED, 3, None, T0 + timedelta(minutes=1))   # an outcome, no answer
         export_json(store, tmp_path / "two.json")
     with ProgressStore(tmp_path / "b") as store:
-        assert import_json(store, tmp_path / "one.json") == (1, 1, 1, 0)
-        assert import_json(store, tmp_path / "two.json") == (0, 1, 1, 0)   # was "Imported 0 new answers"
+        assert import_json(store, tmp_path / "one.json")[:4] == (1, 1, 1, 0)
+        assert import_json(store, tmp_path / "two.json")[:4] == (0, 1, 1, 0)   # was "Imported 0 new answers"
 
 
 def test_an_import_writes_in_bounded_transactions(tmp_path, monkeypatch):

@@ -35,3 +35,15 @@ def load(con: sqlite3.Connection, lesson_id: str, question_id: str) -> tuple[str
     row = con.execute("SELECT seen_in, seen_where FROM answers_seen WHERE lesson_id = ? AND question_id = ?",
                       (lesson_id, question_id)).fetchone()
     return (row[0], row[1]) if row else None
+
+
+def load_all(con: sqlite3.Connection) -> list[tuple[str, str, str, str, str]]:
+    """Every row as (lesson, question, seen_in, where, time), for an export."""
+    return con.execute("SELECT lesson_id, question_id, seen_in, seen_where, ts FROM answers_seen"
+                       " ORDER BY ts, lesson_id, question_id").fetchall()
+
+
+def add(con: sqlite3.Connection, row: tuple[str, str, str, str, str]) -> bool:
+    """An imported row (lesson, question, seen_in, where, time), unless this home says why already."""
+    return bool(con.execute("INSERT OR IGNORE INTO answers_seen (lesson_id, question_id, seen_in, seen_where, ts)"
+                            " VALUES (?, ?, ?, ?, ?)", row).rowcount)

@@ -25,6 +25,7 @@ from tutor.common.safe_files import UnsafeFileError, read_json_file
 from tutor.common.safe_text import find_unsafe, neutralise
 from tutor.grading.answers import MAX_ANSWER_CHARS
 from tutor.grading.attempts import Outcome
+from tutor.progress.import_histories import check_histories as _check_histories
 from tutor.progress.migrate import by_question, derive_question, v1_outcome
 from tutor.progress.records import Mode, QuestionRecord, Role, fold_answer
 from tutor.progress.review import iso, parse_iso
@@ -132,6 +133,31 @@ class ExportedRecord(BaseModel):
                               self.variant, Outcome(self.outcome) if self.outcome else None, parse_iso(self.updated))
 
 
+class ExportedSighting(BaseModel):
+    """Where the look-ahead rule saw a question's answer before its first try (the answers_seen table)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    lesson_id: Id
+    question_id: Id
+    seen_in: Id
+    where: Annotated[str, Field(min_length=1, max_length=20), PlainText]
+    timestamp: Annotated[str, Field(max_length=64), AfterValidator(_timestamp)]
+
+    def row(self) -> tuple:
+        return (self.lesson_id, self.question_id, self.seen_in, self.where, self.timestamp)
+
+
+class Extras(BaseModel):
+    """What a version-3 export carries beside the history: the learner id that seeds the order of
+    choices, and the answers seen before their question was tried."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    learner_id: Optional[Annotated[str, Field(pattern=r"^[0-9A-Za-z_-]{1,64}$")]] = None
+    answers_seen: Annotated[list[ExportedSighting], Field(max_length=MAX_ANSWERS)] = []
+
+
 @dataclass(frozen=True)
 class ExportContent:
     """A whole export file, validated into rows ready to insert."""
@@ -140,6 +166,8 @@ class ExportContent:
     outcomes: list[tuple]   # (ts, lesson, question, outcome, attempts, hints, variant, role, duration_ms)
     position: list | None
     records: list[QuestionRecord]
+    seen: tuple[tuple, ...] = ()       # (lesson, question, seen_in, where, ts)
+    learner_id: str | None = None
 
 
 class LastPosition(BaseModel):
@@ -202,7 +230,10 @@ def check_export(doc, source: str, export_format: str, max_version: int) -> Expo
         question_records = [_validated(ExportedRecord, record, M_("record #{number}", number=number), fail).record()
                             for number, record in enumerate(records["record"], 1)]
         _check_histories(answers, question_records, fail)
-        return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
+        extras = _validated(Extras, {key: doc[key] for key in ("learner_id", "answers_seen") if key in doc},
+                            M_("the learner id or answers seen"), fail)
+        return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records,
+                             tuple(seen.row() for seen in extras.answers_seen), extras.learner_id)
     answers, outcomes, question_records = derive_old(answers, outcomes)
     return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
 
@@ -221,46 +252,6 @@ def derive_old(answers: list[tuple], outcomes: list[tuple]) -> tuple[list[tuple]
                          for row, (role, outcome) in zip(theirs, roles)]
         question_records.append(record)
     return new_answers, new_outcomes, question_records
-
-
-def _check_histories(answers: list[tuple], question_records: list[QuestionRecord], fail) -> None:
-    """A version-3 file's records must be what its own answers say (the app writes both in one
-    transaction): a record with more tries than scored answers, or right with no right answer, or
-    right first time after a wrong one, is made up; so are scored or review answers with no record,
-    and two scored tries with one attempt number.  Refused, naming the question, before anything is written."""
-    scored: dict[tuple[str, str], list[tuple]] = {}
-    for row in sorted(answers, key=lambda row: row[0]):
-        if row[8] != Mode.PRACTICE.value:   # practice counts nowhere: a try at an unseen question may be one
-            scored.setdefault((row[1], row[2]), [])
-        if row[8] == Mode.SCORED.value:
-            scored[(row[1], row[2])].append(row)
-    recorded = {(r.lesson_id, r.question_id): r for r in question_records}
-    for (lesson_id, question_id), rows in scored.items():
-        named = _named(lesson_id, question_id)
-        if (lesson_id, question_id) not in recorded:
-            raise fail(M_("answers for {question} have no record of that question", question=named))
-        attempts = [row[7] for row in rows]
-        if len(set(attempts)) != len(attempts):
-            repeated = next(a for a in attempts if attempts.count(a) > 1)
-            raise fail(M_("{question} has two scored answers numbered attempt {attempt}", question=named,
-                          attempt=repeated))
-    for (lesson_id, question_id), record in recorded.items():
-        rows = scored.get((lesson_id, question_id), [])
-        named = _named(lesson_id, question_id)
-        right = [bool(row[4]) for row in rows]
-        if record.tries > len(rows):
-            raise fail(M_("the record of {question} counts {tries} tries but the file has {count} scored answers for "
-                          "it", question=named, tries=record.tries, count=len(rows)))
-        if record.outcome in (Outcome.FIRST_TRY, Outcome.AFTER_RETRY) and not any(right):
-            raise fail(M_("the record of {question} says it was answered right, but none of its scored answers is",
-                          question=named))
-        if record.outcome is Outcome.FIRST_TRY and not right[0]:
-            raise fail(M_("the record of {question} says right first time, but its first scored answer is wrong",
-                          question=named))
-
-
-def _named(lesson_id: str, question_id: str) -> str:
-    return f"{neutralise(lesson_id, keep='')}/{neutralise(question_id, keep='')}"
 
 
 # the plural each list's name takes in "holds 20,001 answers"

@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 from tutor.common.i18n import message_of
 from tutor.common.safe_files import UnsafeFileError, write_atomically
-from tutor.progress import record_sql, review
+from tutor.grading.attempts import Outcome
+from tutor.progress import answer_seen, record_sql, review
 from tutor.progress.import_check import MAX_IMPORT_BYTES, ExportContent, ExportFileError, read_export_file
 from tutor.progress.records import Answer, Mode, merge_records
 from tutor.progress.review import iso
@@ -61,11 +62,13 @@ def export_document(store: ProgressStore, now: datetime | None = None,
     lessons = {lesson_id: {"seen": len(s.seen), "finished": len(s.finished), "first_try": len(s.first_try),
                            "after_retry": len(s.after_retry), "missed": len(s.missed)}
                for lesson_id, s in sorted(store.all_lesson_stats(course).items())}
+    seen = [{"lesson_id": l, "question_id": q, "seen_in": s, "where": w, "timestamp": t}
+            for l, q, s, w, t in store.answers_seen()]
     pos = store.last_position()
     return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
-            "exported_at": iso(now or datetime.now(timezone.utc)),
+            "exported_at": iso(now or datetime.now(timezone.utc)), "learner_id": store.known_learner_id(),
             "last_position": list(pos) if pos else None, "answers": answers, "outcomes": outcomes,
-            "records": records, "lessons": lessons}
+            "records": records, "answers_seen": seen, "lessons": lessons}
 
 
 def _attempt_numbers(answers: Sequence[Answer]) -> dict[int, int]:
@@ -115,6 +118,8 @@ class Imported(NamedTuple):
     outcomes: int
     records: int
     changed: int = 0
+    seen: int = 0              # notes of answers seen before a first try, now kept here
+    learner_id: bool = False   # whether this home took the file's learner id (its order of choices)
 
 
 def import_json(store: ProgressStore, path: str | Path) -> Imported:
@@ -132,11 +137,13 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
     outcomes.
     """
     content = read_export(Path(path))
+    took_id = _take_learner_id(store, content.learner_id)
     added_answers = _insert(store, content.answers, "answers (ts, lesson_id, question_id, answer, correct,"
                             " hints_used, variant, attempt, mode)")
     added_outcomes = _insert(store, content.outcomes, "outcomes (ts, lesson_id, question_id, outcome, attempts,"
                              " hints_used, variant, role, duration_ms)")
-    added_records = changed_records = 0
+    added_records = changed_records = added_seen = 0
+    seen = {(row[0], row[1]): row for row in content.seen}
     replayed = Counter((row[1], row[2]) for row in content.outcomes)   # a card replays its question's outcomes
     for batch in _batches(content.records, lambda r: 1 + replayed[(r.lesson_id, r.question_id)]):
         with store.transaction() as con:
@@ -151,12 +158,33 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
                         review_hints=mine.review_hints, review_hints_before_first=mine.review_hints_before_first))
                 _one_score(con, merged)
                 review.replay(con, theirs.lesson_id, theirs.question_id)
+                note = seen.get((theirs.lesson_id, theirs.question_id))
+                if note and (mine is None or not mine.resolved) and merged.outcome is Outcome.MISSED \
+                        and not merged.tries:   # the file's look-ahead resolution is the one kept
+                    added_seen += answer_seen.add(con, note)
     position = content.position
     if position:
         with store.transaction() as con:
             if not con.execute("SELECT 1 FROM meta WHERE key = 'last_position'").fetchone():
                 con.execute("INSERT INTO meta (key, value) VALUES ('last_position', ?)", (json.dumps(position),))
-    return Imported(added_answers, added_outcomes, added_records, changed_records)
+    return Imported(added_answers, added_outcomes, added_records, changed_records, added_seen, took_id)
+
+
+def _take_learner_id(store: ProgressStore, theirs: str | None) -> bool:
+    """A home with no history yet (fresh, or just reset) takes the file's learner id, so the choices
+    come back in the order this learner saw them; a home with answers of its own keeps its id, so
+    the order its learner sees does not change under them (their imported questions then show in
+    this home's order).  Returns whether the file's id was taken."""
+    if theirs is None:
+        return False
+    with store.transaction() as con:
+        mine = con.execute("SELECT value FROM meta WHERE key = 'learner_id'").fetchone()
+        if mine and mine[0] == theirs:
+            return False
+        if mine and con.execute("SELECT 1 FROM answers UNION ALL SELECT 1 FROM question_records LIMIT 1").fetchone():
+            return False
+        con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('learner_id', ?)", (theirs,))
+        return True
 
 
 def _scored_in_order(con, lesson_id: str, question_id: str) -> list[bool]:

@@ -73,6 +73,11 @@ class RecordingMixin:
         with self._lock:
             return answer_seen.load(self._con, lesson_id, question_id)
 
+    def answers_seen(self) -> list[tuple[str, str, str, str, str]]:
+        """Every look-ahead resolution's note: (lesson, question, seen_in, where, time)."""
+        with self._lock:
+            return answer_seen.load_all(self._con)
+
     def question_record(self, lesson_id: str, question_id: str) -> QuestionRecord | None:
         with self._lock:
             return record_sql.load(self._con, lesson_id, question_id)

@@ -276,6 +276,11 @@ class ProgressStore(RecordingMixin):
             con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('learner_id', ?)", (new_learner_id(),))
             return con.execute("SELECT value FROM meta WHERE key = 'learner_id'").fetchone()[0]
 
+    def known_learner_id(self) -> str | None:
+        """The home's learner id if one was made (an export carries it; reading never makes one)."""
+        rows = self._read("SELECT value FROM meta WHERE key = 'learner_id'")
+        return rows[0][0] if rows else None
+
     def set_last_position(self, lesson_id: str, question_index: int) -> None:
         with self.transaction() as con:
             con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_position', ?)",
