@@ -144,3 +144,24 @@ def test_the_export_command_says_when_it_wrote_gzip(tmp_path, monkeypatch, capsy
     assert main(["progress", "--home", str(tmp_path / "home"), "--export", str(tmp_path / "out.json")]) == 0
     assert "gzip-compressed" in capsys.readouterr().out
     assert (tmp_path / "out.json").read_bytes()[:2] == b"\x1f\x8b"
+
+
+def test_every_file_and_folder_the_tutor_makes_in_its_home_is_private_under_a_permissive_umask(tmp_path, open_umask):
+    """Not only the database: the opening lock, settings.json (and a bad one moved aside), the
+    backups folder and its copies, an export written into the home.  Before: progress.lock 0666,
+    settings.json 0666 and backups/ 0777 under umask 0."""
+    home = tmp_path / "home"
+    with ProgressStore(home) as store:
+        answer_once(store, "la-shapes", "q1", "(2, 4)", True, now=T0)
+        export_json(store, home / "mine.json", now=T0)
+        reset(store, now=T0)
+    save_setting(home, "language", "zh")
+    (home / "settings.json").write_text("{not json", encoding="utf-8")
+    save_setting(home, "theme", "textual-light")   # moves the unreadable file aside, writes a new one
+    with ProgressStore(home):
+        pass
+    made = [home, *home.rglob("*")]
+    assert {p.name for p in made} >= {"progress.lock", "settings.json", "settings.json.bad", "backups", "mine.json"}
+    wrong = {str(p.relative_to(tmp_path)): oct(mode_of(p)) for p in made
+             if mode_of(p) != (0o700 if p.is_dir() else 0o600)}
+    assert wrong == {}

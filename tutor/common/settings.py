@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutor.common.i18n import M_, _, message_of, translated
-from tutor.common.safe_files import UnsafeFileError, private_folder, read_json_file
+from tutor.common.safe_files import UnsafeFileError, private_file, private_folder, read_json_file
 from tutor.common.safe_text import one_line
 
 SETTINGS_NAME = "settings.json"
@@ -87,8 +87,10 @@ def save_setting(home: Path, key: str, value) -> None:
     target = home / SETTINGS_NAME
     if read.unreadable:
         os.replace(target, target.with_name(SETTINGS_NAME + ".bad"))
+        private_file(target.with_name(SETTINGS_NAME + ".bad"))
     tmp = target.with_name(f"{SETTINGS_NAME}.{os.getpid()}.tmp")
     try:
+        private_file(tmp)   # 0600 whatever the umask, like everything in the home
         tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
         os.replace(tmp, target)
     finally:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tutor.common.i18n import message_of
-from tutor.common.safe_files import UnsafeFileError, write_atomically
+from tutor.common.safe_files import UnsafeFileError, private_folder, write_atomically
 from tutor.grading.attempts import Outcome
 from tutor.progress import answer_seen, record_sql, review
 from tutor.progress.import_check import MAX_IMPORT_BYTES, ExportContent, ExportFileError, read_export_file
@@ -240,9 +240,13 @@ def reset(store: ProgressStore, backup_dir: str | Path | None = None, now: datet
     or not deleted. The copy reads through a second connection, because
     SQLite's backup cannot read from a connection inside a transaction.
     """
+    chosen = backup_dir
     backup_dir = Path(backup_dir) if backup_dir else store.home / "backups"
     try:
-        backup_dir.mkdir(parents=True, exist_ok=True)
+        if chosen:
+            backup_dir.mkdir(parents=True, exist_ok=True)
+        else:
+            private_folder(backup_dir)   # in the home: as private as the answers it keeps
     except OSError as exc:
         raise ProgressError(f"cannot create backup directory {backup_dir}: {exc.strerror or exc}") from exc
     target = free_name(backup_dir / f"progress-{stamp(now)}.db")

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tutor.common.safe_files import private_file
 from tutor.progress import open_failure
 
 CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -30,6 +31,7 @@ def opening_lock(home: Path) -> Iterator[None]:
         yield
         return
     try:
+        private_file(home / "progress.lock")   # 0600 whatever the umask, like everything in the home
         handle = open(home / "progress.lock", "a")
     except OSError:  # a read-only home: opening will report the real problem
         yield
