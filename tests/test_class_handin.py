@@ -102,9 +102,12 @@ async def test_hand_in_from_the_palette_and_the_lesson_summary(tmp_path, exchang
         seen = record_notifications(app)
         commands = {entry[0]: entry[1] for entry in LessonCommands(app.screen)._commands()}
         commands["Hand in my progress"]()
+        await pilot.pause()
+        assert app.screen.query_one("#name-input").value == login_name()   # the account, not $USER
+        await pilot.press("enter")
         await wait_until(pilot, lambda: any("Handed in" in text for text, _options in seen), "the palette's hand-in")
         (handed,) = hand_ins(exchange)
-        assert hand_in_doc(handed)["learner"] == login_name()   # the account, not $USER
+        assert hand_in_doc(handed)["learner"] == login_name()
         os.remove(handed)
         item = app.catalog.get("zz-journey").lesson
         ids = [question.id for question in item.questions]
@@ -113,7 +116,59 @@ async def test_hand_in_from_the_palette_and_the_lesson_summary(tmp_path, exchang
         await pilot.pause()
         assert app.screen.check_action("hand_in", ()) is True
         await pilot.press("h")
+        await pilot.pause()
+        await pilot.press("enter")
         await wait_until(pilot, lambda: len(hand_ins(exchange)) == 1, "the summary's hand-in")
         assert len(hand_in_doc(hand_ins(exchange)[0])["answers"]) == 1
         monkeypatch.delenv("TUTOR_CLASS_EXCHANGE")
         assert app.screen.check_action("hand_in", ()) is False   # no class: no entry in the footer
+
+
+async def test_the_app_asks_for_the_name_once_and_submit_and_export_use_it(tmp_path, exchange, monkeypatch, capsys):
+    """A hub login (jupyter-u4711) is not a name a teacher knows.  Before, the app handed in under the
+    login only and ``tutor progress --export`` carried no name at all."""
+    from tutor.ui.app import TutorApp
+    from tutor.ui.palette import LessonCommands
+
+    monkeypatch.setenv("TUTOR_CLASS_EXCHANGE", str(exchange))
+    home = tmp_path / "home"
+    play(home, "(2, 4, 8)")
+    app = TutorApp(home=home, lesson_dirs=[write_lesson(tmp_path / "lessons")], preload_model=False,
+                   watch_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = record_notifications(app)
+        palette = {entry[0]: entry[1] for entry in LessonCommands(app.screen)._commands()}
+        palette["Hand in my progress"]()
+        await pilot.pause()
+        field = app.screen.query_one("#name-input")
+        field.value = "bad\x07name"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "plain text" in str(app.screen.query_one("#name-problem").render()) and hand_ins(exchange) == []
+        field.value = "Ana Lima"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("as Ana Lima" in text for text, _options in seen), "the named hand-in")
+        palette["Hand in my progress"]()
+        await pilot.pause()
+        assert app.screen.query_one("#name-input").value == "Ana Lima"   # remembered: asked once
+        await pilot.press("escape")
+    (handed,) = hand_ins(exchange)
+    assert handed.name == "Ana_Lima.json.gz" and hand_in_doc(handed)["learner"] == "Ana Lima"
+    os.remove(handed)
+    assert main(["class", "submit", "--home", str(home), "--exchange", str(exchange)]) == 0
+    assert [path.name for path in hand_ins(exchange)] == ["Ana_Lima.json.gz"]
+    assert main(["progress", "--home", str(home), "--export", str(tmp_path / "mine.json")]) == 0
+    assert json.loads((tmp_path / "mine.json").read_text(encoding="utf-8"))["learner"] == "Ana Lima"
+    assert main(["progress", "--home", str(home), "--export", str(tmp_path / "b.json"), "--name", "Bea"]) == 0
+    assert json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["learner"] == "Bea"
+    learners, _problems = read_class([tmp_path / "mine.json", tmp_path / "b.json"])
+    assert sorted(learner.name for learner in learners) == ["Ana Lima", "Bea"]
+    capsys.readouterr()
+    assert main(["progress", "--home", str(home), "--export", str(tmp_path / "c.json"), "--name", "x\x1b[2J"]) == 1
+    assert "plain text" in capsys.readouterr().err and not (tmp_path / "c.json").exists()
+
+
+def test_an_export_without_a_set_name_carries_the_login(tmp_path):
+    play(tmp_path / "home", "(4, 8)")
+    assert main(["progress", "--home", str(tmp_path / "home"), "--export", str(tmp_path / "out.json")]) == 0
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["learner"] == login_name()

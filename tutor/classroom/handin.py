@@ -50,8 +50,18 @@ def login_name() -> str:
         return getpass.getuser()
 
 
-def learner_name(given: str | None) -> str:
-    name = (given if given is not None else login_name()).strip()
+def chosen_name(home: Path | None) -> str:
+    """The name the learner set once (the app's hand-in asks, and remembers it), else the login."""
+    from tutor.common.settings import load_settings
+    from tutor.progress.store import resolve_home
+
+    saved = load_settings(resolve_home(home)).get("name", "").strip()
+    return saved or login_name()
+
+
+def learner_name(given: str | None, home: Path | None = None) -> str:
+    """``given`` (--name, the app's name field), else :func:`chosen_name`; HandInError if it is not plain text."""
+    name = (given if given is not None else chosen_name(home)).strip()
     if not name or len(name) > MAX_NAME_CHARS or find_unsafe(name, keep=""):
         raise HandInError(M_("a name must be 1 to {most} characters of plain text, not {name}", most=MAX_NAME_CHARS,
                              name=neutralise(repr(name)[:100], keep="")))

@@ -174,7 +174,7 @@ def run_submit(args: argparse.Namespace, now: datetime | None = None) -> int:
 
     try:
         folder = exchange_folder(args.exchange)
-        name = learner_name(args.name)
+        name = learner_name(args.name, getattr(args, "home", None))
         with ProgressStore(getattr(args, "home", None)) as store:
             path, attempts = hand_in(store, folder, name, now or datetime.now(timezone.utc),
                                      course_question_ids(_catalog(args)))

@@ -41,9 +41,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         help=_("write the review log (card, rating, time, duration) as CSV for FSRS tools"))
     action.add_argument("--optimize", action="store_true",
                         help=_("fit FSRS parameters to your own reviews; kept only if they predict better"))
+    parser.add_argument("--name", metavar="NAME",
+                        help=_("with --export: the name your teacher sees (default: the name you set in the app's "
+                               "hand-in, else your login)"))
     parser.add_argument("--yes", "-y", action="store_true", help=_("do not ask before --reset"))
     parser.set_defaults(func=run)
     return parser
+
+
+def _export_name(args: argparse.Namespace) -> str:
+    """The student's name inside an export, so a teacher's report names them whatever the file is called."""
+    from tutor.classroom.handin import HandInError, learner_name
+
+    try:
+        return learner_name(getattr(args, "name", None), getattr(args, "home", None))
+    except HandInError as error:
+        raise ProgressError(message_of(error)) from None
 
 
 def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None = None) -> int:
@@ -58,7 +71,8 @@ def run(args: argparse.Namespace, now: datetime | None = None, tz: tzinfo | None
             if store.message:
                 print(one_line(_("tutor progress: warning: {message}").format(message=store.message)), file=sys.stderr)
             if getattr(args, "export", None):
-                n = export_json(store, args.export, now=now, course=_course(getattr(args, "lessons", None) or []))
+                n = export_json(store, args.export, now=now, course=_course(getattr(args, "lessons", None) or []),
+                                learner=_export_name(args))
                 records = len(store.question_records())
                 out.print(one_line(_("Exported {attempts} attempts and {records} question records to {path}").format(
                     attempts=n, records=records, path=args.export)))

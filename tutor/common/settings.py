@@ -24,7 +24,9 @@ from tutor.common.safe_text import one_line
 SETTINGS_NAME = "settings.json"
 MAX_SETTINGS_BYTES = 64 * 1024          # a few short values; the file the tutor writes is < 1 KB
 # The type each known value must have; unknown keys (from a newer tutor) are kept as they are.
-VALUE_TYPES: dict[str, tuple[type, ...]] = {"theme": (str,), "language": (str,), "model": (str, type(None))}
+# "name": what the learner is called on a hand-in or export (set once in the app; else the login).
+VALUE_TYPES: dict[str, tuple[type, ...]] = {"theme": (str,), "language": (str,), "model": (str, type(None)),
+                                            "name": (str,)}
 
 
 @dataclass(frozen=True)

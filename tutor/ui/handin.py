@@ -1,14 +1,16 @@
 """"Hand in my progress" in the app (the command palette, the lesson summary): the same hand-in as
 ``tutor class submit``, so a student on a hub never needs a terminal to give the teacher their work.
 
-The export runs in a thread worker (it reads every answer and writes a file, which on a network
+The learner says once under what name (HandInNameScreen: filled in with the last one, else the
+login).  The export runs in a thread worker (it reads every answer and writes a file, which on a network
 home takes a moment), and the learner is told where it went, or what to ask their teacher.
 """
 from __future__ import annotations
 
 import os
 
-from tutor.classroom.handin import EXCHANGE_VARIABLE, HandInError, exchange_folder, learner_name
+from tutor.classroom.handin import EXCHANGE_VARIABLE, HandInError, chosen_name, exchange_folder
+from tutor.common.settings import save_setting
 from tutor.common.i18n import _, message_of, translated
 from tutor.progress.store import ProgressError
 
@@ -33,10 +35,29 @@ def start_hand_in(app) -> None:
         return
     try:
         folder = exchange_folder()
-        name = learner_name(None)
     except HandInError as error:
         app.notify(translated(message_of(error)), title=_("Hand in my progress"), severity="error", timeout=15)
         return
+    from tutor.ui.screens.hand_in_name import HandInNameScreen
+
+    def named(name: str | None) -> None:
+        if name is not None:
+            _remember(app, name)
+            _hand_in_as(app, folder, name)
+
+    app.push_screen(HandInNameScreen(chosen_name(app.settings_home), str(folder)), named)
+
+
+def _remember(app, name: str) -> None:
+    """Kept for the next hand-in and for ``tutor class submit`` / ``progress --export``; a home that
+    cannot be written costs only the remembering."""
+    try:
+        save_setting(app.settings_home, "name", name)
+    except OSError:
+        pass
+
+
+def _hand_in_as(app, folder, name: str) -> None:
     from tutor.classroom.handin import hand_in   # the export's modules, only when handing in
     from tutor.classroom.outline import course_question_ids
 
