@@ -140,3 +140,26 @@ async def test_the_roadmaps_tree_connectors_show_in_the_light_theme(tmp_path):
         tree = app.screen.query_one("#roadmap-tree", Tree)
         guides = tree.get_component_rich_style("tree--guides")
         assert contrast(guides) >= 2.0, contrast(guides)   # before: 250 on 251, a ratio of about 1.03
+
+
+async def test_typing_in_a_dashboard_box_repaints_it_without_a_layout_pass(tmp_path, monkeypatch):
+    """Issue 33: each key in a box cost a layout pass of the whole dashboard (Textual's Input
+    re-lays-out the screen when its text's width changes), GIL time taken from a training run.
+    The box must still scroll to its cursor once the text is wider than it."""
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await dashboard(pilot, app)
+        box = screen.query_one("#train-lr", Input)      # 9 columns wide
+        box.value = ""
+        box.focus()
+        await pilot.pause()
+        passes = []
+        layout = screen._refresh_layout
+        monkeypatch.setattr(screen, "_refresh_layout", lambda *args, **kw: (passes.append(1), layout(*args, **kw))[1])
+        for char in "0.000123456789":
+            await pilot.press(char)
+        await pilot.pause()
+        assert box.value == "0.000123456789"
+        assert passes == []
+        shown = "".join(segment.text for segment in box.render_line(0))
+        assert "456789" in shown and not shown.startswith("0.000")   # scrolled to the cursor at the end

@@ -11,16 +11,33 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual.geometry import Size
 from textual.widgets import Input, TabPane
 
 from tutor.common.i18n import _
 from tutor.ui.relabel import WORDS
 
 
+class Field(Input):
+    """A one-row box whose typing repaints the box alone.
+
+    Textual's Input sets its virtual width (the text's) on every change, and that reactive asks
+    for a layout pass of the whole screen: about 6 ms of the GIL per key on the dashboard, taken
+    from the training thread while a run goes on (bench/ui_latency.py types into a box, and its
+    training fell to 0.8-0.9x a bare loop).  The width only sizes scroll bars, which a compact
+    box has none of, so it is stored without the layout pass (as Textual's own ``_size_updated``
+    does) and the box scrolls to its cursor as before.
+    """
+
+    def _watch_value(self, value: str) -> None:
+        self.set_reactive(Input.virtual_size, Size(self.content_width, 1))   # Input's own set is then no change
+        super()._watch_value(value)
+
+
 def field(value: str = "", **options) -> Input:
     """A dashboard text box.  Not select-on-focus, as Textual's boxes are: a learner who tabbed
     through the dashboard wiped its Prompt, beam, max and seed with the next key they typed."""
-    return Input(value, compact=True, select_on_focus=False, **options)
+    return Field(value, compact=True, select_on_focus=False, **options)
 
 
 class DashboardTab(TabPane):
