@@ -177,6 +177,20 @@ def test_lower_layers_never_import_textual():
             assert not text_imports, f"{module} imports {sorted(text_imports)}"
 
 
+# The author's side (tutor lessons check/new/probes, and the live check a hot reload runs for the author
+# on save) is the only way into tutor.authoring: the lesson runtime does not depend on the checker.
+AUTHORING_DOORS = ("tutor.cli", "tutor.ui.reload_check")
+
+
+def test_only_the_authors_doors_import_authoring():
+    found = modules()
+    for module, path in found.items():
+        if module.startswith(("tutor.authoring", *AUTHORING_DOORS)):
+            continue
+        used = {name for name in imports_of(module, path, set(found)) if name.startswith("tutor.authoring")}
+        assert not used, f"{module} imports {sorted(used)}: move what the runtime needs below tutor.authoring"
+
+
 def test_the_wheel_lists_every_package():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])

@@ -1,6 +1,6 @@
 """A lesson whose text the learner's own model does not bear out says so, and where, but not the answers."""
 from journey_helpers import open_live_lesson, text_of, wait_until
-from tutor.authoring.model_claims import BrokenClaims, broken_claims
+from tutor.live.lesson_claims import BrokenClaims, broken_claims
 from tutor.course.catalog import load_catalog
 from tutor.live.compute import compute_live
 from tutor.live.hub import ModelHub, hub_for_checkpoint

@@ -15,7 +15,7 @@ if TYPE_CHECKING:   # the payload types, named without importing torch or numpy 
 
     from tutor.course.cache import CachedCatalog, Validated
     from tutor.live.compute import LiveResult
-    from tutor.authoring.model_claims import BrokenClaims
+    from tutor.live.lesson_claims import BrokenClaims
     from tutor.live.formula_check import FormulaCheck
     from tutor.session.look_ahead import LookAhead
     from tutor.model import GPT, CharTokenizer

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 
-from tutor.authoring.model_claims import BrokenClaims
+from tutor.live.lesson_claims import BrokenClaims
 from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import preview

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual import work
 from textual.widgets import Input, Static
 
-from tutor.authoring.model_claims import BrokenClaims, broken_claims
+from tutor.live.lesson_claims import BrokenClaims, broken_claims
 from tutor.common.i18n import M_, P_, _, error_text, message_of, ngettext, translated
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
@@ -83,7 +83,7 @@ class LiveMixin:
         self.post_message(message)   # its generation is checked on the UI thread, where reloads happen
 
     def claims_on_this_model(self, lesson, live) -> BrokenClaims:
-        """Where the lesson's text stops being true on the learner's own weights (tutor.authoring.model_claims).
+        """Where the lesson's text stops being true on the learner's own weights (tutor.live.lesson_claims).
 
         The shipped model is the one ``tutor lessons check`` vouches for, and a lesson with random or
         text weights never sees the learner's model; an author's answers are written for the lesson's
