@@ -65,7 +65,7 @@ def test_a_description_that_quotes_a_constant_is_translated_with_its_value():
 
     set_language("zh")
     assert f"w = {WINDOW} keys" in DESCRIPTIONS["attn_window"]
-    assert translated(DESCRIPTIONS["attn_window"]).startswith(f"第 0 块上宽 w = {WINDOW} 个键的滑动窗口")
+    assert translated(DESCRIPTIONS["attn_window"]).startswith(f"块 0 上宽 w = {WINDOW} 个键的滑动窗口")
 
 
 def test_every_experiment_and_probe_description_has_a_chinese_translation():

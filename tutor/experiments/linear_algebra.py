@@ -57,7 +57,7 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
                    "svd.U (V, r), svd.S (r,) largest first, svd.Sigma (r, r) = diag(S), svd.V (D, r) "
                    "with r = min(V, D); svd.energy (r,) "
                    "cumulative share of sum(S**2); svd.digit_coords (10, 2): the digits 0-9 on the "
-                   "first two principal directions; svd.stretch (2,) the lengths |W_E @ x| for the unit "
+                   "first two singular directions; svd.stretch (2,) the lengths |W_E @ x| for the unit "
                    "vectors x = V[:, 0] and x = (V[:, 0] + V[:, 1])/sqrt(2), multiplied out with W_E itself",
             passes=1.2, copies=1)
 @one_torch_thread
