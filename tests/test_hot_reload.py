@@ -195,3 +195,85 @@ async def test_the_roadmap_cursor_stays_on_its_lesson_when_one_of_ones_own_appea
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen), "the lesson")
         assert app.screen.lesson.id == "pr-masked-softmax"
+
+
+RENAMED = ("  - id: row-sum\n", "  - id: row-sum-renamed\n")
+
+
+def test_a_question_renamed_by_an_edit_keeps_its_record_and_tries(tmp_path):
+    """2026-12-adversary.md F8: two wrong tries on row-sum, the author renames it while it is on screen,
+    and the next try was a fresh first attempt ("Right", first_try; the old record orphaned).  Now the
+    reload names the rename, and the record (tries, answers, outcome) goes to the new id."""
+    from datetime import datetime, timezone
+
+    from tutor.grading.attempts import Outcome
+    from tutor.progress.records import Answer, Mode
+    from tutor.progress.store import ProgressStore
+
+    path = tmp_path / "mine.yaml"
+    save(path, lesson())
+    catalog = load_catalog([tmp_path])
+    watcher = LessonWatcher(catalog.sources)
+    at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    with ProgressStore(tmp_path / "home") as store:
+        for text in ("2", "3"):
+            store.record(Answer("mine", "row-sum", text, False, 0, at))
+        save(path, lesson().replace(*RENAMED))
+        [reload] = apply_changes(catalog, watcher.poll())
+        assert reload.renamed == ((("mine", "row-sum"), ("mine", "row-sum-renamed")),)
+        for old, new in reload.renamed:
+            assert store.rename_question(old, new)
+        mode, encounter, record = store.encounter_for("mine", "row-sum-renamed", Mode.SCORED, 3, at)
+        assert (mode, encounter.attempts_left, record.tries) == (Mode.SCORED, 1, 2)
+        assert store.question_record("mine", "row-sum") is None          # nothing orphaned
+        _stored, record = store.record(Answer("mine", "row-sum-renamed", "1", True, 0, at))
+        assert record.outcome is Outcome.AFTER_RETRY
+        assert [(a.question_id, a.attempt) for a in store.answers()] == [("row-sum-renamed", n) for n in (1, 2, 3)]
+
+        save(path, lesson())                                              # renamed back: the record follows again
+        [reload] = apply_changes(catalog, watcher.poll())
+        assert store.rename_question(*reload.renamed[0])
+        assert store.question_record("mine", "row-sum").outcome is Outcome.AFTER_RETRY
+
+
+def test_a_rename_never_overwrites_a_history_the_new_id_has(tmp_path):
+    from datetime import datetime, timezone
+
+    from tutor.grading.attempts import Outcome
+    from tutor.progress.records import Answer
+    from tutor.progress.store import ProgressStore
+
+    at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    with ProgressStore(tmp_path / "home") as store:
+        store.record(Answer("mine", "row-sum", "2", False, 0, at))
+        store.record(Answer("mine", "row-sum-renamed", "1", True, 0, at))   # an older version used that id
+        assert not store.rename_question(("mine", "row-sum"), ("mine", "row-sum-renamed"))
+        assert store.question_record("mine", "row-sum").tries == 1
+        assert store.question_record("mine", "row-sum-renamed").outcome is Outcome.FIRST_TRY
+
+
+async def test_renaming_the_question_on_screen_continues_its_tries(tmp_path):
+    """F8 replayed as the adversary did it, in the app: Ctrl+N ×3, two wrong tries, rename, right."""
+    from tutor.grading.attempts import Outcome
+
+    path = tmp_path / "mine.yaml"
+    save(path, lesson())
+    app = TutorApp(home=tmp_path / "home", lesson_dirs=[tmp_path], preload_model=False, watch_interval=0.05)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.open_lesson("mine")
+        await pilot.pause()
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.live is not None, "the live tensors")
+        await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
+        for text in ("2", "3"):
+            await pilot.press(*text, "enter")
+        assert "1 try left" in text_of(screen, "#feedback", width=160)
+        save(path, lesson().replace(*RENAMED))
+        await wait_until(pilot, lambda: screen.lesson.questions[3].id == "row-sum-renamed", "the reload")
+        await wait_until(pilot, lambda: screen.live is not None, "recomputed tensors")
+        assert "already tried this question: 1 try left" in text_of(screen, "#feedback", width=160)
+        await pilot.press("1", "enter")
+        await pilot.pause()
+        record = app.progress.store.question_record("mine", "row-sum-renamed")
+        assert (record.outcome, record.tries) == (Outcome.AFTER_RETRY, 3)
+        assert app.progress.store.question_record("mine", "row-sum") is None

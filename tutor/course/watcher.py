@@ -28,6 +28,8 @@ class Reload:
     # the problems come from running the reloaded lesson on the model: the file loaded and its new
     # version is in use, but a learner would meet these (an unknown probe, a slice out of range)
     checked: bool = False
+    # ((old lesson, old question), (new lesson, new question)): ids an edit renamed (see renamed_questions)
+    renamed: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = ()
 
     @property
     def broken(self) -> bool:
@@ -85,7 +87,24 @@ def apply_changes(catalog: Catalog, changes: list[tuple[Path, bool]]) -> list[Re
     reloads = []
     for path, builtin in changes:
         old_id = next((i for i, item in catalog.lessons.items() if item.path == path), None)
+        old = catalog.lessons[old_id].lesson if old_id else None
         removed = not path.exists()
         new_id, problems = refresh_file(catalog, path, builtin)
-        reloads.append(Reload(path, old_id, new_id, problems, removed))
+        new = catalog.lessons[new_id].lesson if new_id and not problems and not removed else None
+        reloads.append(Reload(path, old_id, new_id, problems, removed, renamed=renamed_questions(old, new)))
     return reloads
+
+
+def renamed_questions(old, new) -> tuple[tuple[tuple[str, str], tuple[str, str]], ...]:
+    """The questions an edit renamed: at the same position, the old (lesson, question) id is gone
+    from the new lesson and the new one was not in the old.  Why by position and whatever else
+    changed: the learner who edits their own lesson while the app runs (2026-12-adversary.md F8)
+    must not turn a question they have tried into a fresh first attempt by renaming it (or the
+    lesson), and the record goes with the place the question holds on screen.  A rename while the
+    app is closed cannot be told from a new question and stays one (renamed ids never inflate a lesson)."""
+    if old is None or new is None:
+        return ()
+    before = {(old.id, q.id) for q in old.questions}
+    after = {(new.id, q.id) for q in new.questions}
+    return tuple(((old.id, o.id), (new.id, n.id)) for o, n in zip(old.questions, new.questions)
+                 if (old.id, o.id) not in after and (new.id, n.id) not in before)

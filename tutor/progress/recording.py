@@ -78,6 +78,25 @@ class RecordingMixin:
         with self._lock:
             return answer_seen.load_all(self._con)
 
+    def rename_question(self, old: tuple[str, str], new: tuple[str, str]) -> bool:
+        """Carry a question's whole history (tries, record, outcomes, card, answer-seen note) to the
+        (lesson, question) id an author's edit gave it, so the renamed question continues its record;
+        unless the new id has a history of its own, which is never overwritten.  Returns whether it moved."""
+        with self.transaction() as con:
+            taken = con.execute("SELECT 1 FROM question_records WHERE lesson_id = ? AND question_id = ? UNION ALL "
+                                "SELECT 1 FROM answers WHERE lesson_id = ? AND question_id = ? LIMIT 1",
+                                new + new).fetchone()
+            if taken:
+                return False
+            moved = 0
+            for table in ("answers", "outcomes", "question_records", "review_cards", "answers_seen"):
+                moved += con.execute(f"UPDATE {table} SET lesson_id = ?, question_id = ? WHERE lesson_id = ?"
+                                     " AND question_id = ?", new + old).rowcount
+            if old[0] == new[0]:   # a note naming the renamed question as where an answer was seen
+                con.execute("UPDATE answers_seen SET seen_in = ? WHERE lesson_id = ? AND seen_in = ?",
+                            (new[1], old[0], old[1]))
+            return bool(moved)
+
     def question_record(self, lesson_id: str, question_id: str) -> QuestionRecord | None:
         with self._lock:
             return record_sql.load(self._con, lesson_id, question_id)

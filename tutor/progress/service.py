@@ -72,6 +72,11 @@ class ProgressService:
         return bool(self._write(lambda: self.store.record_answer_seen(lesson_id, question_id, seen_in, where,
                                                                       allowed, self.clock())))
 
+    def rename_question(self, old: tuple[str, str], new: tuple[str, str]) -> None:
+        """An author's edit renamed a question (hot reload): its record goes with it (see the store)."""
+        self.flush()
+        self._write(lambda: self.store.rename_question(old, new))
+
     def seen_where(self, lesson_id: str, question_id: str) -> tuple[str, str] | None:
         return self.store.answer_seen(lesson_id, question_id)
 

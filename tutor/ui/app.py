@@ -195,6 +195,9 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         if not changes:
             return []
         reloads = apply_changes(self.catalog, changes)
+        for reload in reloads:   # before any screen reopens the question: it continues under its new id
+            for old, new in reload.renamed:
+                self.progress.rename_question(old, new)
         self.lessons_signal.publish(reloads)
         for reload in reloads:
             self.notify(reload.summary(), title=_("Lesson file has a problem") if reload.broken else _("Lesson file"),
