@@ -86,3 +86,24 @@ def test_the_word_to_leave_out_is_quoted_in_chinese_marks():
         assert str(counted.value) == "只写数字，不要带量词“个”，例如 20"
     finally:
         set_language("en")
+
+
+def test_an_unreadable_formula_s_message_ends_one_sentence_once():
+    """Before: "Couldn't read that: syntax error at column 3: invalid syntax. Perhaps you forgot a
+    comma?. Try again.": Python's own question mark, then the screen's full stop."""
+    from tutor.formulas.parse import FormulaError, parse_formula
+    from tutor.ui.screens.lesson_quiz import unreadable_text
+
+    with pytest.raises(FormulaError) as comma:
+        parse_formula("f(a b)")
+    with pytest.raises(FormulaError) as unclosed:
+        parse_formula("softmax(Q")
+    assert unreadable_text(comma.value).plain == ("Couldn't read that: syntax error at column 3: invalid syntax. "
+                                                  "Perhaps you forgot a comma? Try again.")
+    assert unreadable_text(unclosed.value).plain.endswith("'(' was never closed. Try again.")
+    set_language("zh")
+    try:
+        assert unreadable_text(comma.value).plain == \
+            "看不懂这个答案：第 3 列有语法错误：写法无效（可能漏了运算符，如 *，或逗号）。请再试一次。"
+    finally:
+        set_language("en")

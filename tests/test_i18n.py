@@ -320,4 +320,5 @@ async def test_f4_in_review_keeps_its_heading_and_turns_the_questions_to_come_to
         await pilot.pause()
         assert app.screen is review and review.sub_title == "复习 1/2"
         assert text_of(review, "#lesson-title").startswith("复习第 1/2 题 · 张量")
+        assert text_of(review, "#question").startswith("本课第 1/")   # not a second "第 1/N 题" under the heading
         assert [item.lesson.title[:2] for item, _index in review.queue] == ["张量", "静态"]

@@ -37,7 +37,7 @@ def test_interface_words_follow_the_glossary():
     set_language("zh")
     try:
         assert _("vocabulary") == "词汇表"          # 词表 is on the glossary's avoid list
-        assert _("In words: ") == "含义："
+        assert _("In words: ") == "【含义】"   # most translations open "均方误差：…": no second colon after a 含义：
         assert _("temperature") == "温度采样"        # the strategy's name, as greedy is 贪婪搜索
         assert "题所属的题目" not in _("; {count} more for questions no longer in the course (not shown in review)")
         assert _("Keep (k)") == "保留（k）"          # full-width brackets in running Chinese, as elsewhere

@@ -62,9 +62,9 @@ def test_unreadable_answers_are_explained_in_chinese_quoting_what_was_typed():
      "内置默认检查点（在排序任务上训练，1500 步，准确率 100%）"),
     ("random initial weights (seed 3, untrained)", "随机初始权重（种子 3，未训练）"),
     ("your model: sort, 800 steps, accuracy 93%, training, 200 steps to go",
-     "你的模型：排序任务，800 步，准确率 93%，训练中，还剩 200 步"),
+     "你的模型（排序任务，800 步，准确率 93%，训练中，还剩 200 步）"),
     ("your model: reverse, 40 steps, continued from shipped default checkpoint",
-     "你的模型：反转任务，40 步，接着 内置默认检查点 训练"),
+     "你的模型（反转任务，40 步，接着 内置默认检查点 训练）"),
     ("checkpoint my run.pt (trained on text, 12 steps)", "检查点 my run.pt（在 Python 文档文本上训练，12 步）"),
     ("shipped text model (trained on text)", "内置的文本模型（在 Python 文档文本上训练）"),
     ("something nobody wrote (odd, 5 steps)", "something nobody wrote（odd，5 步）"),   # unknown words pass as they are

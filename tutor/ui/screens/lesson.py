@@ -229,12 +229,13 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
         self.show_record()
         self.model_changed()   # weights replaced while the learner was on the last question
 
+    def question_label(self) -> str:
+        return _("Question {number}/{total}").format(number=self.question_index + 1, total=len(self.lesson.questions))
+
     def show_prompt(self) -> None:
         """The question's line (and its choices), in the lesson's language; the attempt state and the
         question's record stay as they are (F4 rewords them, it does not show the question again)."""
-        total = len(self.lesson.questions)
-        text = Text(_("Question {number}/{total}").format(number=self.question_index + 1, total=total) + "  ",
-                    style="bold")
+        text = Text(self.question_label() + "  ", style="bold")
         text.append(self.live_text(self.question.prompt))
         if self.session.seen_in is not None:
             text.append("\n  " + answer_seen_text(self.lesson, self.session.seen_in), style="bold magenta")

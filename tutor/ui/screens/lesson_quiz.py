@@ -29,6 +29,15 @@ def question_problem(error: Exception) -> Text:
     return Text(_("This question has a problem (tell the lesson's author): {error}").format(error=error), style="red")
 
 
+def unreadable_text(error: Exception) -> Text:
+    """An answer that could not be read, and why.  The why may end its own sentence (Python's
+    "Perhaps you forgot a comma?"): then no second full stop follows it ("?." before)."""
+    shown = translated(message_of(error))
+    if shown.endswith(tuple(".?!。？！")):
+        return Text(_("Couldn't read that: {error} Try again.").format(error=shown), style="yellow")
+    return Text(_("Couldn't read that: {error}. Try again.").format(error=shown), style="yellow")
+
+
 def seen_text(numbers: tuple[int, ...]) -> Text:
     """The look-ahead rule, said where it applied: these untried questions now count as not got."""
     listed = P_("between the numbers of a list", ", ").join(str(index + 1) for index in numbers)
@@ -132,8 +141,7 @@ class QuizMixin:
                                  "Ctrl+G gives up."), style="yellow"))
         elif happened is Happened.UNREADABLE:   # unreadable text costs no attempt
             answer_box.offer_for_replacing()   # as after a wrong try: `约 4.56` then `4.56` is not `约 4.564.56`
-            self.feedback(Text(_("Couldn't read that: {error}. Try again.").format(
-                error=translated(message_of(step.error))), style="yellow"))
+            self.feedback(unreadable_text(step.error))
         elif happened is Happened.QUESTION_PROBLEM:
             self.feedback(question_problem(step.error))
         elif happened is Happened.RIGHT:

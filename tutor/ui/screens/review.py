@@ -75,6 +75,12 @@ class ReviewScreen(LessonScreen):
         super().change_language(item)
         self._show_step()
 
+    def question_label(self) -> str:
+        """The heading already numbers the review ("Review 1 of 3"): the question's place in its
+        lesson says so, or the two counts read as one ("复习第 1/1 题" over "第 1/5 题")."""
+        return _("Question {number}/{total} of the lesson").format(number=self.question_index + 1,
+                                                                   total=len(self.lesson.questions))
+
     def enter_goes_to(self) -> str:
         if self.step + 1 >= len(self.queue):
             return _("Enter: finish the review.")
