@@ -86,10 +86,17 @@ async def wait_for_live(pilot, screen) -> None:
         raise AssertionError(f"{error}: {text_of(screen, '#live-status')}") from None
 
 
+async def graded(pilot) -> None:
+    """Until every answer being graded has its verdict drawn: the lesson screen grades in a worker
+    thread (tutor.ui.screens.lesson_quiz), which ``pilot.pause()`` does not wait for."""
+    await pilot.app.workers.wait_for_complete([worker for worker in pilot.app.workers if worker.group == "grade"])
+    await pilot.pause()
+
+
 async def type_answer(pilot, text: str) -> None:
     await pilot.press(*list(text))
     await pilot.press("enter")
-    await pilot.pause()
+    await graded(pilot)
 
 
 def record_notifications(app) -> list[tuple[str, dict]]:

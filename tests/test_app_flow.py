@@ -2,7 +2,7 @@
 
 from textual.widgets import Input, Tree
 
-from journey_helpers import text_of, type_answer, wait_for_live
+from journey_helpers import graded, text_of, type_answer, wait_for_live
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.lesson import LessonScreen
 
@@ -35,6 +35,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         assert "blocks.0.attn.scores[0, 0]  shape (5, 5)" in text_of(screen, "#real-tensor")
 
         await pilot.press("enter")           # empty line: next question
+        await graded(pilot)
         await pilot.pause()
         assert "Question 2/4" in text_of(screen, "#question")
         await type_answer(pilot, "(B, H, L, D)")
@@ -55,6 +56,7 @@ async def test_roadmap_opens_a_lesson_with_enter(tmp_path):
     app = TutorApp(preload_model=False, home=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         assert isinstance(app.screen, LessonScreen)
         assert app.screen.query_one(Input).has_focus

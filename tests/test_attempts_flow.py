@@ -2,7 +2,7 @@
 import json
 from datetime import datetime, timedelta, timezone
 
-from journey_helpers import text_of, type_answer, wait_for_live, write_lesson
+from journey_helpers import graded, text_of, type_answer, wait_for_live, write_lesson
 from textual.widgets import Input, OptionList
 
 from tutor.progress.io import export_json
@@ -79,12 +79,14 @@ async def test_three_wrong_answers_reveal_and_a_choice_can_be_picked_from_the_li
             await type_answer(pilot, "(B, L)")
         assert "here is the real answer" in text_of(lesson, "#feedback") and lesson.query_one("#reveal").display
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         options = lesson.query_one("#choices", OptionList)
         assert options.display and options.option_count == 2
         options.focus()
         options.highlighted = 1
         await pilot.press("enter")   # "not this one"
+        await graded(pilot)
         await pilot.pause()
         # two options: one try, else trying both would always win
         assert "Not quite" in text_of(lesson, "#feedback") and "this one" in text_of(lesson, "#your-answer")

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 from textual import events
 from textual.keys import _character_to_key
 
-from journey_helpers import open_live_lesson, text_of, wait_for_live
+from journey_helpers import graded, open_live_lesson, text_of, wait_for_live
 from tutor.grading.answers import AnswerError, parse_choice, parse_number, parse_shape, parse_symbolic_shape, \
     parse_values
 from tutor.grading.fullwidth import normalize_answer_text
@@ -63,6 +63,7 @@ async def type_as_an_input_method_does(pilot, text: str) -> None:
         pilot.app.screen.focused.post_message(events.Key(_character_to_key(character), character))
     await pilot.pause()
     await pilot.press("enter")
+    await graded(pilot)
     await pilot.pause()
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from textual.widgets import Tree
 
-from journey_helpers import text_of, wait_until
+from journey_helpers import graded, text_of, wait_until
 from tutor.ui.app import TutorApp
 from tutor.course.catalog import load_catalog
 from tutor.course.watcher import LessonWatcher, apply_changes
@@ -186,6 +186,7 @@ async def test_the_roadmap_cursor_stays_on_its_lesson_when_one_of_ones_own_appea
         tree.move_cursor(target)
         await wait_until(pilot, lambda: tree.cursor_node is target, "the cursor on pr-masked-softmax")
         await pilot.press("enter")
+        await graded(pilot)
         await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen), "the lesson")
         save(tmp_path / "mine.yaml", lesson(title="Mine"))   # track pr, position 5: above the cursor
         await wait_until(pilot, lambda: any("Mine" in label for label in _labels(tree)), "the new lesson")
@@ -193,6 +194,7 @@ async def test_the_roadmap_cursor_stays_on_its_lesson_when_one_of_ones_own_appea
         await wait_until(pilot, lambda: app.screen is roadmap and roadmap._wanted is None, "the roadmap, settled")
         assert tree.cursor_node.data == "pr-masked-softmax"
         await pilot.press("enter")
+        await graded(pilot)
         await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen), "the lesson")
         assert app.screen.lesson.id == "pr-masked-softmax"
 

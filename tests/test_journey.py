@@ -3,7 +3,7 @@ that cannot be used never stops the app."""
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
-from journey_helpers import record_notifications, text_of, type_answer, wait_for_live, write_lesson
+from journey_helpers import graded, record_notifications, text_of, type_answer, wait_for_live, write_lesson
 from textual.widgets import Tree
 
 from progress_helpers import answer_once
@@ -45,6 +45,7 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         await pilot.pause()
         assert "(B, H, L, L)" in text_of(lesson, "#your-answer")
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         assert "Question 2/2" in text_of(lesson, "#question")
         await type_answer(pilot, "a")
@@ -79,6 +80,7 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         assert tree.cursor_node is not None and tree.cursor_node.data == "@review"   # due first
 
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         review = app.screen
         assert isinstance(review, ReviewScreen)
@@ -90,6 +92,7 @@ async def test_answer_quit_reopen_resume_and_review(tmp_path):
         await type_answer(pilot, "(B, H, L, L)")
         assert "✓ Right." in text_of(review, "#feedback")
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         assert "Review finished" in text_of(review, "#feedback")
         await pilot.press("escape")

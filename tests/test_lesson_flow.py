@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Tree
 
-from journey_helpers import text_of, type_answer, wait_for_live, wait_until, write_lesson
+from journey_helpers import graded, text_of, type_answer, wait_for_live, wait_until, write_lesson
 from tutor.progress.records import Mode
 from tutor.ui.app import TutorApp
 from tutor.ui.messages import ModelReady
@@ -49,11 +49,13 @@ async def test_the_last_question_leads_to_a_summary_and_enter_opens_the_next_les
         await type_answer(pilot, "(B, H, L, L)")            # right first time
         assert "Enter: next question." in text_of(lesson, "#feedback")
         await pilot.press("enter")
+        await graded(pilot)
         clock.now += timedelta(minutes=3, seconds=5)
         await pilot.press("ctrl+g")                          # the second question: given up, so it comes back
         await pilot.pause()
         assert "Enter: the lesson's summary." in text_of(lesson, "#feedback")
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
 
         summary = app.screen
@@ -68,6 +70,7 @@ async def test_the_last_question_leads_to_a_summary_and_enter_opens_the_next_les
         assert app.store.last_position() == (following.id, 0)            # 'tutor' goes on from there
 
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         assert isinstance(app.screen, LessonScreen) and app.screen.lesson.id == following.id
         assert [type(s).__name__ for s in app.screen_stack] == ["RoadmapScreen", "LessonScreen"]
@@ -108,6 +111,7 @@ async def test_escape_from_a_lesson_opened_with_the_palette_goes_to_the_roadmap(
         await pilot.press(*"journey test")
         await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count, "the palette's matches")
         await pilot.press("enter")
+        await graded(pilot)
         await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen) and app.screen.lesson.id == "zz-journey",
                          "the lesson from the palette")
         assert sum(isinstance(s, LessonScreen) for s in app.screen_stack) == 1   # the first lesson was closed

@@ -5,7 +5,7 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from journey_helpers import open_live_lesson, text_of, wait_for_live
+from journey_helpers import graded, open_live_lesson, text_of, wait_for_live
 from tutor.progress.store import ProgressStore
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.lesson import LessonScreen
@@ -129,5 +129,6 @@ async def test_enter_in_the_reveal_table_moves_on_and_shift_tab_goes_back(tmp_pa
         await pilot.press("shift+tab")
         assert screen.query_one("#answer", Input).has_focus
         await pilot.press("tab", "enter")
+        await graded(pilot)
         await pilot.pause()
         assert screen.question_index == 1 and screen.query_one("#answer", Input).has_focus

@@ -1,5 +1,5 @@
 """A lesson whose text the learner's own model does not bear out says so, and where, but not the answers."""
-from journey_helpers import open_live_lesson, text_of, wait_until
+from journey_helpers import graded, open_live_lesson, text_of, wait_until
 from tutor.live.lesson_claims import BrokenClaims, broken_claims
 from tutor.course.catalog import load_catalog
 from tutor.live.compute import compute_live
@@ -79,6 +79,7 @@ async def test_a_question_given_away_on_the_learner_s_model_is_not_scored_there(
         assert 3 in screen.claims.given_away
         screen.query_one("#answer").value = "1"
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         assert "cannot be scored" in text_of(screen, "#feedback", width=300)
         assert screen.session.encounter.attempts_left == screen.session.encounter.allowed and not screen.session.encounter.revealed
@@ -89,5 +90,6 @@ async def test_a_question_given_away_on_the_learner_s_model_is_not_scored_there(
         assert not screen.session.given_away
         screen.query_one("#answer").value = "1"
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         assert app.store.answer_count() == 1 and screen.session.mode.value == "scored"   # the one first attempt

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from journey_helpers import record_notifications, text_of, wait_until, write_lesson
+from journey_helpers import graded, record_notifications, text_of, wait_until, write_lesson
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable, Sparkline
 
@@ -63,6 +63,7 @@ async def test_the_command_palette_finds_a_lesson_by_name(tmp_path):
         await pilot.press(*"journey test")
         await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count, "the palette's matches")
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         await pilot.pause()
         assert isinstance(app.screen, LessonScreen)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from journey_helpers import text_of, wait_until
+from journey_helpers import graded, text_of, wait_until
 from tutor.ui.app import TutorApp
 from tutor.cli.lessons import template_text
 from tutor.ui.screens.lesson import LessonScreen
@@ -65,6 +65,7 @@ async def test_a_lesson_shows_live_numbers_and_refills_them_for_new_sizes(tmp_pa
         await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
         screen.query_one(Input).value = "1"
         await pilot.press("enter")
+        await graded(pilot)
         await pilot.pause()
         row = live.tensors["blocks.0.attn.pattern"][0, 0, 1, 0:2]
         assert f"1: its two weights, {row[0]:.3f}, {row[1]:.3f}, always add up to 1." in _text(screen, "#feedback")

@@ -2,7 +2,7 @@
 its record, so a question got wrong first is never recorded "right first time" (Pilot, as a learner)."""
 from datetime import datetime, timedelta, timezone
 
-from journey_helpers import text_of, type_answer, wait_for_live, wait_until, write_lesson
+from journey_helpers import graded, text_of, type_answer, wait_for_live, wait_until, write_lesson
 from textual.widgets import Input
 
 from tutor.common.i18n import set_language
@@ -164,6 +164,7 @@ async def test_give_up_reopen_and_type_the_revealed_answer_is_practice(tmp_path)
         with ProgressStore(tmp_path / "home") as store:
             due = store.card("zz-journey", "sym").due
         await press(pilot, "enter")
+        await graded(pilot)
         await press(pilot, "escape")
         screen = await open_question(pilot, app)
         assert screen.session.mode is Mode.PRACTICE and "Practice" in text_of(screen, "#question")
@@ -197,8 +198,10 @@ async def test_reopening_a_finished_lesson_never_adds_to_its_counts(tmp_path):
             await answer(pilot, screen, WRONG if visit == 0 else RIGHT)
             await press(pilot, "ctrl+g")
             await press(pilot, "enter")
+            await graded(pilot)
             await type_answer(pilot, "a")
             await pilot.press("enter")   # the summary
+            await graded(pilot)
             await pilot.pause()
             summary = " ".join(text_of(app.screen, "#summary-text", width=200).split())
             assert "Right first time: 1 of 2 questions" in summary and "not finished" not in summary

@@ -3,7 +3,7 @@ with the way out (Ctrl+O, or Ctrl+N to the next card); before, every Enter said 
 still loading", which was not true."""
 from contextlib import asynccontextmanager
 
-from journey_helpers import text_of, type_answer, wait_until
+from journey_helpers import graded, text_of, type_answer, wait_until
 from tutor.live.hub import hub_for_checkpoint
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.review import ReviewScreen
@@ -34,6 +34,7 @@ async def test_a_card_for_another_model_offers_ctrl_o_and_ctrl_n_at_the_answer(t
         await pilot.press("ctrl+o")                       # the fix in place: the shipped model
         await wait_until(pilot, lambda: screen.live is not None, "the card on the shipped model")
         await pilot.press("enter")                        # the kept answer is graded now
+        await graded(pilot)
         await wait_until(pilot, lambda: "cannot be graded" not in text_of(screen, "#feedback", width=300)
                          and text_of(screen, "#feedback", width=300).strip(), "the answer graded")
         assert "✓" in text_of(screen, "#feedback", width=300) or "✗" in text_of(screen, "#feedback", width=300)

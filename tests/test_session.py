@@ -169,3 +169,39 @@ def test_a_try_stamped_before_the_last_one_is_stored_after_it(tmp_path):
         answers = store.answers()
     assert [a.attempt for a in sorted(answers, key=lambda a: a.timestamp)] == [1, 2]
     assert second.timestamp > T0 + timedelta(milliseconds=3) and record.outcome is Outcome.AFTER_RETRY
+
+
+def test_grading_writes_nothing_and_the_record_step_stores_the_verdict():
+    """Issue 30: the grade step runs off the UI thread, so it must not touch the store."""
+    progress = service()
+    question = session(progress, 0)
+    graded = question.grade("(2, 4, 8)", LIVE)
+    assert graded.correct and record_of(progress) is None and progress.store.answers() == []
+    step = question.record(graded)
+    assert step.happened is Happened.RIGHT and record_of(progress).outcome is Outcome.FIRST_TRY
+
+
+def test_a_verdict_arriving_after_a_give_up_records_nothing():
+    progress = service()
+    question = session(progress, 0)
+    graded = question.grade("(2, 4)", LIVE)   # graded in the worker while the learner presses Ctrl+G
+    question.give_up(LIVE)
+    assert question.record(graded).happened is Happened.NOTHING
+    assert [answer.attempt for answer in progress.store.answers() if answer.text == "(2, 4)"] == []
+
+
+def test_a_verdict_is_never_recorded_on_another_question():
+    import pytest
+
+    progress = service()
+    graded = session(progress, 0).grade("(2, 4, 8)", LIVE)
+    with pytest.raises(ValueError):
+        session(progress, 1).record(graded)
+    assert record_of(progress) is None and record_of(progress, "one-token") is None
+
+
+def test_unreadable_text_is_graded_as_said_and_never_recorded():
+    progress = service()
+    question = session(progress, 0)
+    graded = question.grade("two by four", LIVE)
+    assert question.record(graded).happened is Happened.UNREADABLE and progress.store.answers() == []

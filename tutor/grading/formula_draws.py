@@ -57,14 +57,14 @@ def axis_sizes(reference: str, tensors: dict[str, np.ndarray], sizes: dict[str, 
     """The size name of each axis of a probe slice (None: a fixed length, or a part of an axis).
 
     Named from what the probe's axes mean, not from their lengths, so L and D_head stay apart
-    when both are 4; other tensors (params, experiments) by a length that only one size has."""
+    when both are 4; other tensors (params, experiments) by a length other than 1 that only one size has."""
     ref = parse_probe_ref(reference)
     full = tuple(np.shape(tensors[ref.name]))
     named = []
     for axis, word in enumerate(axis_names(ref.name, full, sizes)):
         size = _WORD_SIZES.get(word) or (_feature_size(ref.name) if word == "feature" else None)
         if size is None:
-            matches = [s for s in SIZED if sizes.get(s) == full[axis]]
+            matches = [s for s in SIZED if sizes.get(s) == full[axis]] if full[axis] > 1 else []   # as axis_names
             size = matches[0] if len(matches) == 1 else None
         named.append(size if size and sizes.get(size) == full[axis] else None)
     kept = []
@@ -171,8 +171,18 @@ def _in_domain(real: np.ndarray, new: np.ndarray) -> np.ndarray:
     return new
 
 
-def size_names(shape: tuple[int, ...], draw: Draw) -> str:
-    """A shape in size names where the draw tells them apart: (L, D_head); lengths otherwise."""
+def size_names(shape: tuple[int, ...], draw: Draw, held: tuple[tuple[tuple[int, ...], Draw], ...] = ()) -> str:
+    """A shape in size names where the draw tells them apart: (L, D_head); lengths otherwise.
+
+    ``held``: the same result's shape on the other draws.  An axis is named by a size only when its
+    length is that size on every one of them: a perplexity of shape (1,) drawn where B was 1 is not (B,)."""
     by_length = {draw.sizes[name]: name for name in draw.named}
-    parts = [by_length.get(n, str(n)) for n in shape]
+    parts = []
+    for axis, length in enumerate(shape):
+        name = by_length.get(length)
+        if name is not None and all(len(other) == len(shape) and other[axis] == where.sizes.get(name)
+                                    for other, where in held):
+            parts.append(name)
+        else:
+            parts.append(str(length))
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"

@@ -17,8 +17,8 @@ from tutor.common.i18n import _
 from tutor.grading.formula_draws import SIZED, Draw, size_names
 
 ROUND_OFF = 1e-12   # relative to the answer's largest entry: below it an entry counts as zero for ratios
-WORDS = ("compute", "shape", "coincidence", "sign", "transposed", "factor", "mask", "small", "differs", "symbol",
-         "forbidden")
+WORDS = ("compute", "shape", "coincidence", "size", "sign", "transposed", "factor", "mask", "small", "differs",
+         "symbol", "forbidden")
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,8 @@ def nudge(outcomes: list[Outcome], tolerance: float, has_number: bool = True) ->
     if misfit is not None:
         named = next((o for o in outcomes if o.draw.other_sizes), None)
         if named is not None:
-            mine, theirs = size_names(named.yours.shape, named.draw), size_names(named.expected.shape, named.draw)
+            mine = size_names(named.yours.shape, named.draw, tuple((o.yours.shape, o.draw) for o in outcomes))
+            theirs = size_names(named.expected.shape, named.draw, tuple((o.expected.shape, o.draw) for o in outcomes))
         else:
             mine, theirs = str(tuple(misfit.yours.shape)), str(tuple(misfit.expected.shape))
         return Nudge("shape", _("Yours has the shape {yours}; the answer's shape is {answer}.").format(

@@ -77,7 +77,8 @@ def axis_names(name: str, shape: tuple[int, ...], sizes: dict[str, int]) -> tupl
         return tuple(word or f"axis {axis}" for axis, word in enumerate(declared))
     names = []
     for axis, length in enumerate(shape):
-        matches = [word for size, word in _BY_SIZE if sizes.get(size) == length]
+        # a length of 1 is no sign of a size: an experiment's one-number result is not a batch of 1
+        matches = [word for size, word in _BY_SIZE if sizes.get(size) == length] if length > 1 else []
         names.append(matches[0] if len(matches) == 1 else f"axis {axis}")
     return tuple(names)
 

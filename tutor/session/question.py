@@ -10,6 +10,7 @@ counts nowhere, keeps its tries here.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,6 +59,22 @@ class Step:
     @property
     def revealed(self) -> bool:
         return self.truth is not None
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One typed answer judged, not yet recorded: what the grade step (any thread, no writes) hands
+    the record step (the UI thread).  It names its question, so a verdict can never be recorded
+    on another one."""
+
+    lesson_id: str
+    question_id: str
+    text: str
+    variant: str                   # the sizes it was graded at, recorded with the try
+    truth: Truth | None = None
+    correct: bool = False
+    feedback: str = ""
+    unrecorded: Step | None = None   # unreadable text or a broken question: said, never recorded
 
 
 class QuestionSession:
@@ -130,27 +147,53 @@ class QuestionSession:
         return None if self.revealed else kind_of(self.question).preview(self.question, text)
 
     def submit(self, text: str, live) -> Step:
-        """Grade one typed answer; the store records it before the step says anything."""
+        """Grade one typed answer and record it, in one call (the session's tests, and any caller
+        for which a grade is never slow); the screens run :meth:`grade` in a worker instead."""
+        return self.before_grading(text, live) or self.record(self.grade(text, live))
+
+    def before_grading(self, text: str, live) -> Step | None:
+        """What Enter does without grading (move on after the reveal, wait for the tensors, refuse a
+        given-away try), or None: the text is to be graded."""
         if self.revealed:
             return Step(Happened.MOVE_ON, self.mode)
         if live is None:
             return Step(Happened.NOT_READY, self.mode)
         if self.given_away and self.mode is not Mode.PRACTICE:
             return Step(Happened.GIVEN_AWAY, self.mode)
+        return None
+
+    def grade(self, text: str, live) -> Graded:
+        """The verdict on ``text`` against ``live``, written nowhere: a formula's grade can take a
+        second and a half of symbolic work (tutor.formulas.budget), so the screens run this in a
+        worker thread while the learner can still scroll, ask for a hint or leave."""
+        graded = Graded(self.lesson.id, self.question.id, text, live.variant)
         try:
             truth = self.truth(live)
             result = grade(self.question, text, truth, live.sizes)
         except AnswerError as error:   # unreadable text costs no attempt
-            return Step(Happened.UNREADABLE, self.mode, error=error)
+            return dataclasses.replace(graded, unrecorded=Step(Happened.UNREADABLE, self.mode, error=error))
         except QuestionError as error:
-            return Step(Happened.QUESTION_PROBLEM, self.mode, error=error)
-        self.acted = True
-        mode = self._store_try(text, result.correct, live.variant)
-        if result.correct:
-            return Step(Happened.RIGHT, mode, result.feedback, 0, truth, text, seen=self._see(Where.REVEAL))
+            return dataclasses.replace(graded, unrecorded=Step(Happened.QUESTION_PROBLEM, self.mode, error=error))
+        return dataclasses.replace(graded, truth=truth, correct=result.correct, feedback=result.feedback)
+
+    def record(self, graded: Graded) -> Step:
+        """Apply a verdict from :meth:`grade` to the store (on the UI thread, where the store is
+        written); the step says only what the store recorded.  A verdict that arrives after the
+        question was given up meanwhile records nothing: the reveal is already on screen."""
+        if (graded.lesson_id, graded.question_id) != (self.lesson.id, self.question.id):
+            raise ValueError(f"a verdict on {graded.question_id} cannot be recorded on {self.question.id}")
+        if graded.unrecorded is not None:
+            return graded.unrecorded
         if self.revealed:
-            return Step(Happened.LAST_WRONG, mode, result.feedback, 0, truth, text, seen=self._see(Where.REVEAL))
-        return Step(Happened.WRONG, mode, result.feedback, self.encounter.attempts_left)
+            return Step(Happened.NOTHING, self.mode)
+        self.acted = True
+        mode = self._store_try(graded.text, graded.correct, graded.variant)
+        truth, text = graded.truth, graded.text
+        if graded.correct:
+            return Step(Happened.RIGHT, mode, graded.feedback, 0, truth, text, seen=self._see(Where.REVEAL))
+        if self.revealed:
+            return Step(Happened.LAST_WRONG, mode, graded.feedback, 0, truth, text, seen=self._see(Where.REVEAL))
+        return Step(Happened.WRONG, mode, graded.feedback, self.encounter.attempts_left)
 
     def _store_try(self, text: str, correct: bool, variant: str) -> Mode:
         """Write the try, then take the encounter from what was stored: a question resolved in another

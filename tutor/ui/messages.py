@@ -18,6 +18,7 @@ if TYPE_CHECKING:   # the payload types, named without importing torch or numpy 
     from tutor.live.lesson_claims import BrokenClaims
     from tutor.live.formula_check import FormulaCheck
     from tutor.session.look_ahead import LookAhead
+    from tutor.session.question import Graded, QuestionSession
     from tutor.model import GPT, CharTokenizer
     from tutor.model.train import TrainMetrics
     from tutor.training.sampling import SampleStep
@@ -62,6 +63,15 @@ class LiveReady(AppMessage):
     check: FormulaCheck | None = None   # the formula against the model; the screen words it for learners
     claims: BrokenClaims | None = None  # where the lesson's text may not hold on the learner's own model
     look_ahead: LookAhead | None = None  # what each question's screen shows of the others' answers (this draw)
+
+
+@dataclass
+class AnswerGraded(AppMessage):
+    """A typed answer graded off the UI thread, for the question session that asked: the screen
+    records it only while that session is still the one on screen."""
+
+    session: QuestionSession
+    graded: Graded
 
 
 @dataclass

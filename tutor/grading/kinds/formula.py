@@ -22,6 +22,7 @@ from pydantic import Field, model_validator
 from tutor.common.i18n import M_, N_, _, message_of, translated
 from tutor.formulas.budget import CPU_SECONDS, within_budget
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
+from tutor.formulas.display import to_sympy
 from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, evaluate_tree, tree_names
 from tutor.formulas.parse import Formula, render_formula
 from tutor.grading.answer_text import formula_shown
@@ -29,13 +30,15 @@ from tutor.grading.answers import AnswerError
 from tutor.grading.fields import ProbeRefText, QuestionBase, Strict
 from tutor.grading.formula_draws import formula_draws
 from tutor.grading.formula_read import Unreadable, read
-from tutor.grading.formula_nudges import WORDS, Outcome, close_enough, nudge as nudge_for
+from tutor.grading.formula_written_size import written_size
+from tutor.grading.formula_nudges import WORDS, Nudge, Outcome, close_enough, nudge as nudge_for
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
 SymbolName = Annotated[str, Field(min_length=1, max_length=40)]
 Expression = Annotated[str, Field(min_length=1, max_length=500)]
 MAX_SYMBOLIC_OPS = 60   # larger formulas are left to the draws: SymPy would spend its budget for nothing
+HIGH_PRECISION_GAP = 1e-20   # of the answer's size, at 30 digits: rounding of an identity stays far below it
 
 
 class WrongAnswer(Strict):
@@ -132,12 +135,29 @@ def outcomes(question, given: Given, truth: Truth) -> list[Outcome]:
     return found
 
 
-def _difference(mine: sp.Expr, reference: sp.Expr) -> bool | None:
-    """Run under the CPU budget (tutor.formulas.budget): simplify can grow without end."""
+def _difference(mine: sp.Expr, reference: sp.Expr, points: list[dict]) -> bool | None:
+    """Run under the CPU budget (tutor.formulas.budget): simplify can grow without end.
+
+    When simplify leaves a difference it cannot reduce, the two are compared at 30 digits on the
+    draws' values: an identity SymPy missed (a log rule) vanishes there, while a small extra term
+    (``+ 1e-7*H_x``), far inside any float tolerance, does not."""
     difference = sp.simplify(mine.doit() - reference.doit())
     if difference == 0:
         return True
-    return False if difference.is_number and difference.is_finite else None
+    if difference.is_number:
+        return False if difference.is_finite else None
+    for point in points:
+        gap, scale = difference.evalf(30, subs=point), reference.doit().evalf(30, subs=point)
+        if gap.is_real and scale.is_real and gap.is_finite and scale.is_finite and \
+                abs(gap) > HIGH_PRECISION_GAP * max(1, abs(scale)):
+            return False
+    return None
+
+
+def _exact(expr: sp.Expr) -> sp.Expr:
+    """Numbers as the exact decimals written: a Float printed for the preview keeps only the digits
+    typed, so ``1e-7`` had one digit of precision and ``H_x + 1e-7*H_x`` summed back to ``H_x``."""
+    return expr.replace(lambda atom: atom.is_Float, lambda number: sp.Rational(str(number)))
 
 
 def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = CPU_SECONDS) -> bool | None:
@@ -146,10 +166,12 @@ def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = 
     own = truth.value.draws[0][0]
     if question.matrices or any(np.size(value) != 1 for value in own.values.values()):
         return None
-    mine, reference = given.formula.expr, truth.value.formula.expr
+    mine, reference = _exact(given.formula.expr), _exact(truth.value.formula.expr)
     if sp.count_ops(mine) + sp.count_ops(reference) > MAX_SYMBOLIC_OPS:
         return None
-    return within_budget(_difference, mine, reference, cpu_seconds=cpu_seconds)
+    points = [{to_sympy(Node("name", name), frozenset()): float(np.asarray(value).ravel()[0])
+               for name, value in draw.values.items()} for draw, _expected in truth.value.draws]
+    return within_budget(_difference, mine, reference, points, cpu_seconds=cpu_seconds)
 
 
 def matches(question, given: Given, truth: Truth) -> bool:
@@ -160,9 +182,13 @@ def matches(question, given: Given, truth: Truth) -> bool:
 def nudge_of(question, given: Given, truth: Truth):
     found = outcomes(question, given, truth)
     if all(close_enough(o.yours, o.expected, question.tolerance) for o in found):
-        from tutor.grading.formula_nudges import Nudge
         return Nudge("coincidence", _("Yours equals the answer on these numbers, but not as a formula."))
-    return nudge_for(found, question.tolerance, _has_number(given.formula.tree))
+    found_nudge = nudge_for(found, question.tolerance, _has_number(given.formula.tree))
+    if found_nudge.word == "coincidence" and (written := written_size(given.formula.tree, found, question.tolerance)):
+        return Nudge("size", _("Yours equals the answer for these sizes only by coincidence: the {number} in it is "
+                               "{name} here. Write it as {name}, so that it holds at every size.").format(
+            number=written[0], name=written[1]))
+    return found_nudge
 
 
 def _has_number(node: Node) -> bool:

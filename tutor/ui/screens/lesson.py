@@ -12,6 +12,7 @@ import random
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
@@ -83,6 +84,7 @@ class RevealTable(TensorView):
 
 class LessonScreen(LiveMixin, QuizMixin, Screen):
     wanted_mode = Mode.SCORED   # a question not yet resolved is scored; Review asks for review
+    checking = reactive(False, init=False)   # an answer is being graded (QuizMixin): Enter waits for its verdict
     DEFAULT_CSS = """
     LessonScreen { overflow: hidden; }   /* the panes scroll, never the screen (its scrollbar would shift every line) */
     #lesson-body { height: 1fr; min-height: 1; padding: 0 1; }
@@ -103,6 +105,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
     LessonScreen.-compact #answer:focus { background: $accent 30%; }
     LessonScreen.-compact #choices { border: none; max-height: 6; }
     #answer { margin: 0; }
+    #answer.-checking { color: $text-muted; }   /* graded now: Enter waits for the verdict */
     #choices { height: auto; max-height: 10; margin: 0; }
     #feedback, #hints { margin: 0 1; }
     #reveal { height: auto; }
@@ -218,6 +221,7 @@ class LessonScreen(LiveMixin, QuizMixin, Screen):
 
     def show_question(self) -> None:
         self.remember_position()
+        self.checking = False   # a verdict still being graded belongs to the session replaced here
         self.open_session()
         self.show_prompt()
         self.feedback("")

@@ -12,6 +12,7 @@ import dataclasses
 
 from rich.console import Group
 from rich.text import Text
+from textual import work
 from textual.widgets import Input, OptionList, Static
 
 from tutor.common.i18n import P_, _, message_of, ngettext, translated
@@ -20,6 +21,7 @@ from tutor.grading.quiz import QuestionError
 from tutor.grading.reveal_focus import question_reveal
 from tutor.progress.records import Mode
 from tutor.session.question import Happened, QuestionSession, Step
+from tutor.ui.messages import AnswerGraded
 from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.prose import Prose
 from tutor.ui.widgets.tensor_view import TensorView
@@ -126,9 +128,40 @@ class QuizMixin:
                       "question; your answer is kept.").format(problem=self.live_problem), style="yellow")
 
     def submit(self, text: str) -> None:
-        """Enter in the answer box: the session grades and records the try; this draws what it returns."""
+        """Enter in the answer box: grading runs in a worker (a formula's can take a second and a
+        half), and the screen stays live meanwhile; a second Enter before the verdict is ignored, so
+        one answer is never two tries."""
+        if self.checking:
+            return
+        step = self.session.before_grading(text, self.live)
+        if step is not None:
+            self.draw_step(step)
+            return
+        self.checking = True
+        self.grade_answer(self.session, text, self.live)
+
+    @work(thread=True, group="grade")
+    def grade_answer(self, session: QuestionSession, text: str, live) -> None:
+        """The grade step, off the UI thread; it writes nothing (the store is written on the UI thread)."""
+        self.post_message(AnswerGraded(session, session.grade(text, live)))
+
+    def on_answer_graded(self, message: AnswerGraded) -> None:
+        """The record step.  A verdict for a question the learner has left (Escape, Ctrl+N/B, Ctrl+R,
+        a reload, the next Review card: each opens a new session) is dropped unrecorded: its verdict was
+        never seen, so the try is not counted and the question asks again when it comes back."""
+        if message.session is not self.session:
+            return
+        self.checking = False
+        self.draw_step(self.session.record(message.graded))
+
+    def watch_checking(self, checking: bool) -> None:
+        self.query_one("#answer", Input).set_class(checking, "-checking")
+        if checking:
+            self.feedback(Text(_("Checking your answer…"), style="italic"))
+
+    def draw_step(self, step: Step) -> None:
+        """What an Enter did, as the session returned it."""
         answer_box = self.query_one("#answer", Input)
-        step = self.session.submit(text, self.live)
         happened = step.happened
         if happened is Happened.MOVE_ON:   # nothing is graded after the reveal
             answer_box.value = ""
