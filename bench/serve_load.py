@@ -57,7 +57,7 @@ import aiohttp
 
 ROADMAP_MARK = "lessons in"          # the roadmap's status line
 MODEL_MARKS = ("model ready", "model failed")
-LESSON_MARK = "your prediction"      # the answer box's placeholder
+LESSON_MARK = "our prediction"       # the answer box's placeholder; its first letter may be under the cursor
 LETTERS = "xzqjvwky"                 # letters that escape sequences do not use
 ANSWER = "\x15(2, 4)\r"              # ctrl+u clears the box, then an answer and Enter
 

@@ -36,6 +36,8 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         Binding("f4", "toggle_language", N_("Language: {languages}"), show=False),   # names from the catalogs
     ]
 
+    focus_reported = False   # whether a terminal or browser has said the app has focus (on_app_blur)
+
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
                  preload_model: bool = True, watch_interval: float | None = 1.0, files_in_home: bool = False) -> None:
         super().__init__()
@@ -110,6 +112,21 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
             return
         if self.opened_catalog.complete(validated):   # the cache was bad: the files were read instead
             self.lessons_signal.publish([])  # the roadmap redraws from the catalog
+
+    def on_app_focus(self, _event) -> None:
+        self.focus_reported = True
+
+    def on_app_blur(self, event) -> None:
+        """Ignore the blur Textual's web driver posts as a served tab starts, before any focus.
+
+        Why: every change of app focus restyles the whole screen and rebuilds the footer (Textual's
+        ``_watch_app_focus``), 50-140 ms of CPU.  Started blurred, a tab paid that on its first key
+        (Textual focuses the app on a key), or when the browser reported focus; ten learners typing
+        at once queued ~1 CPU-s on two cores and the first keys took 150-180 ms (bench/serve_load.py).
+        The app starts focused (Textual's default) and stays so until the browser reports a real blur,
+        which comes only after a focus."""
+        if not self.focus_reported:
+            event.prevent_default()
 
     def get_driver_class(self):
         """Textual's driver, reading stray non-UTF-8 bytes as U+FFFD and a paste as text (tutor.ui.terminal_input)."""
