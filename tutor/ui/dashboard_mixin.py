@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.screen import ModalScreen
 
-from tutor.common.i18n import _
+from tutor.common.i18n import _, ngettext
 from tutor.common.safe_text import one_line
 from tutor.live.weights_label import localized_label
 from tutor.ui.messages import KeptModelLoaded
@@ -39,6 +39,33 @@ class DashboardMixin:
                 self.pop_screen()
         else:
             self.push_screen(screen)
+
+    def sample_shown(self, prompt: str, tokens: list[str], model_used: str) -> None:
+        """The Sample tab showed the next-token distributions after ``prompt`` and each token: on the
+        app's model, that may answer an open lesson's untried questions (tutor.session.sample_sight),
+        which then count as not got (answer seen); the learner is told here, and again on the question."""
+        if model_used != "current":   # the separate text model answers no lesson
+            return
+        from tutor.session.sample_sight import contexts, sample_seen
+
+        for screen in list(self.screen_stack):
+            lesson = getattr(screen, "lesson", None)
+            if lesson is None or getattr(screen, "on_shipped", False):
+                continue
+            seen = sample_seen(self.progress, lesson, contexts(prompt, tokens))
+            if not seen:
+                continue
+            listed = ", ".join(str(index + 1) for index in seen)
+            self.notify(ngettext("The Sample tab showed the model's next tokens after the text of “{lesson}”: question "
+                                 "{numbers}, which you have not tried, now counts as not got (answer seen) and "
+                                 "comes back in Review.",
+                                 "The Sample tab showed the model's next tokens after the text of “{lesson}”: "
+                                 "questions {numbers}, which you have not tried, now count as not got (answer seen) "
+                                 "and come back in Review.", len(seen)).format(lesson=one_line(lesson.title),
+                                                                                numbers=listed),
+                        severity="warning", timeout=12, markup=False)
+            if getattr(screen, "question_index", None) in seen:
+                screen.show_question()   # its prompt says why, and a try there is practice
 
     def publish_model(self, model, tokenizer, label: str, meta: dict | None = None) -> None:
         """Make ``model`` the app's model (on the UI thread) and tell the screens that show it;

@@ -56,7 +56,9 @@ def answer_seen_text(lesson, seen_in: tuple[str, str]) -> str:
     number = next((i + 1 for i, question in enumerate(lesson.questions) if question.id == question_id), None)
     place = {"prompt": _("the text of question {number}"), "hint": _("a hint of question {number}"),
              "reveal": _("the answer shown after question {number}")}.get(where, _("the text of question {number}"))
-    if number is None:
+    if where == "sample":   # tutor.session.sample_sight
+        place = _("the dashboard's Sample tab")
+    elif number is None:
         place = _("another question")
     return _("You saw this question's answer before trying it, in {place}, so it counts as not got (answer "
              "seen) and comes back in Review. Answers here are practice.").format(place=place.format(number=number))

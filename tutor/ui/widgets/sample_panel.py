@@ -279,6 +279,7 @@ class SamplePanel(DashboardTab):
         if message.error:
             self.say(message.error, "bold red")
             return
+        self.app.sample_shown(self.prompt_used, [step.text for step in self.steps], self.model_used)
         source = self.text_model[2] if self.model_used == "text" and self.text_model else self.app.hub.label
         self.say(_("{count} tokens from {source}. ◀ ▶ show each token's distribution.").format(
             count=len(self.steps), source=localized_label(source)), "dim")
