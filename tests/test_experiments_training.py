@@ -388,3 +388,19 @@ def test_saddle_walks_from_fresh_to_trained_weights(hub):
     top = int(round(out["saddle.top"][0] * 10))
     assert 0 < top < 10 and out["saddle.loss"][top] > out["saddle.loss"][top - 1]
     assert out["saddle.path_curv"][0] < 0 < out["saddle.random_curv"].max()
+    # the loss's own finite difference in t is the unit-direction curvature times the path's length squared
+    length = out["saddle.length"][0]
+    assert length > 1
+    assert out["saddle.t_curv"][0] == pytest.approx(out["saddle.path_curv"][0] * length ** 2, rel=0.01)
+
+
+def test_order_scores_each_row_whole_and_their_gap(hub):
+    """pr-sequence-order grades e^(Σ log p − Σ log q) against this ratio, taken from the loss, not from p."""
+    out = run("order", context(hub.model, [TEXT, "1234>3142"]))
+    nll = run("nll", context(hub.model, [TEXT, "1234>3142"]))
+    np.testing.assert_allclose(out["order.logp"], nll["nll.cum_logp"][:, -1], atol=1e-9)
+    logs = np.log(nll["nll.p_true"]).sum(-1)                                  # (2,)
+    assert out["order.gap"][0] == pytest.approx(logs[0] - logs[1], abs=1e-6)
+    assert out["order.ratio"][0] == pytest.approx(math.exp(out["order.gap"][0]), rel=1e-9)
+    with pytest.raises(ValueError, match="two rows"):
+        run("order", context(hub.model, [TEXT]))

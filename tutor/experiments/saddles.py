@@ -16,6 +16,7 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 
 PATH_POINTS = 11     # t = 0, 0.1, …, 1
 RANDOM_DIRECTIONS = 6
+T_STEP = 1e-3        # the finite difference in t at the top: float64 keeps its rounding near 1e-10
 
 
 @experiment("saddle", "walking the straight path (1-t)*W0 + t*W from fresh weights W0 (same size, seed) to the "
@@ -23,8 +24,10 @@ RANDOM_DIRECTIONS = 6
                       "saddle.grad_norm (11,) the gradient's length |∇L| there, by backward(); saddle.top (1,) the t "
                       "of the path's highest interior point (where the path is flattest, if it only falls); "
                       "saddle.path_curv (1,) uᵀHu at that point for u the unit path direction, by a Hessian-vector "
-                      "product; saddle.random_curv (6,) the same for 6 random unit directions (seeded)",
-            passes=40, copies=3)
+                      "product; saddle.random_curv (6,) the same for 6 random unit directions (seeded); "
+                      "saddle.length (1,) the path's length |W - W0|; saddle.t_curv (1,) d²L/dt² at the top, by "
+                      "a finite difference of the loss at t ± 0.001",
+            passes=43, copies=3)
 @one_torch_thread
 def saddle(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -62,6 +65,13 @@ def saddle(context: ExperimentContext) -> dict[str, np.ndarray]:
     # the bump's top if the path climbs anywhere, else the flattest interior point
     top = 1 + (int(np.argmax(np.where(rises, interior, -np.inf))) if rises.any()
                else int(np.argmin(np.array(norms)[1:-1])))
+    # d²L/dt² measured on the loss itself, three forward passes: evidence independent of the Hessian
+    around = []
+    for s in (t[top] - T_STEP, t[top], t[top] + T_STEP):
+        move_to(float(s))
+        with torch.no_grad():
+            around.append(float(loss_on(model, tokens, targets)))
+    t_curv = (around[0] - 2 * around[1] + around[2]) / T_STEP ** 2
     move_to(float(t[top]))
     with torch.enable_grad():
         loss = loss_on(model, tokens, targets)
@@ -86,4 +96,6 @@ def saddle(context: ExperimentContext) -> dict[str, np.ndarray]:
         "saddle.top": np.array([float(t[top])]),
         "saddle.path_curv": np.array([path_curv]),
         "saddle.random_curv": np.array(random_curv),
+        "saddle.length": np.array([float(length)]),
+        "saddle.t_curv": np.array([t_curv]),
     }
