@@ -90,3 +90,22 @@ def pytest_collection_modifyitems(config, items):
             why.append("content")
         if why:
             item.add_marker(pytest.mark.slow(*sorted(set(why))))
+
+
+@pytest.fixture(scope="module")
+def scores(hub):
+    """la-scaled-scores' formula question on its live tensors (d_k is 4 at the lesson's sizes):
+    (question, live result, truth)."""
+    from pathlib import Path
+
+    import yaml
+
+    from tutor.course.schema import Lesson
+    from tutor.grading.quiz import truth_for
+    from tutor.live.compute import compute_live
+
+    path = Path(__file__).resolve().parents[1] / "lessons" / "la-scaled-scores.yaml"
+    lesson = Lesson.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    live = compute_live(lesson, hub)
+    question = next(q for q in lesson.questions if q.kind == "formula")
+    return question, live, truth_for(question, live.tensors, live.sizes)

@@ -6,8 +6,7 @@ import pytest
 import yaml
 from textual.widgets import Input
 
-from journey_helpers import graded, open_live_lesson, text_of, type_answer, wait_for_live
-from tutor.course.schema import Lesson
+from journey_helpers import graded, open_live_lesson, text_of, type_answer
 from tutor.formulas.parse import parse_formula, render_formula
 from tutor.grading.answer_text import formula_shown
 from tutor.grading.answers import AnswerError
@@ -60,16 +59,6 @@ def test_the_preview_prints_as_the_lessons_formula_prints():
     question = FormulaQuestion(**SCORES)
     lesson_formula = render_formula(parse_formula("Q @ K.T / sqrt(d_k)", matrices=["Q", "K"]))
     assert preview(question, "Q·Kᵀ/√d_k") == lesson_formula
-
-
-@pytest.fixture(scope="module")
-def scores(hub):
-    from tutor.live.compute import compute_live
-
-    lesson = Lesson.model_validate(yaml.safe_load((LESSONS / "la-scaled-scores.yaml").read_text(encoding="utf-8")))
-    live = compute_live(lesson, hub)
-    question = next(q for q in lesson.questions if q.kind == "formula")
-    return question, live, truth_for(question, live.tensors, live.sizes)
 
 
 @pytest.mark.parametrize("text", ["Q @ K.T / sqrt(d_k)", "Q·Kᵀ/√d_k", "Q @ K.T * (1 / sqrt(d_k))",

@@ -2,32 +2,16 @@
 formula of single numbers, and a one-number result taken for a batch axis.  Each failed before:
 the first got only "a number in it should be a size", the second was graded right, the third got
 "Yours has the shape (); the answer's shape is (B,)" (contentB #6)."""
-from pathlib import Path
-
 import numpy as np
 import pytest
-import yaml
 
-from tutor.course.schema import Lesson
 from tutor.grading.formula_draws import axis_sizes
 from tutor.grading.kinds.formula import FormulaQuestion
 from tutor.grading.quiz import grade, truth_for
 
-LESSONS = Path(__file__).resolve().parents[1] / "lessons"
 ENTROPIES = {"H_x": np.array([2.1]), "H_y": np.array([2.3]), "H_xy": np.array([3.9]), "I": np.array([0.5])}
 MUTUAL = FormulaQuestion(kind="formula", id="mi", prompt="p", answer="H_x + H_y - H_xy",
                          bind={"H_x": "H_x", "H_y": "H_y", "H_xy": "H_xy"}, probe="I")
-
-
-@pytest.fixture(scope="module")
-def scores(hub):
-    """la-scaled-scores' formula question on its live tensors (d_k is 4 at the lesson's sizes)."""
-    from tutor.live.compute import compute_live
-
-    lesson = Lesson.model_validate(yaml.safe_load((LESSONS / "la-scaled-scores.yaml").read_text(encoding="utf-8")))
-    live = compute_live(lesson, hub)
-    question = next(q for q in lesson.questions if q.kind == "formula")
-    return question, live, truth_for(question, live.tensors, live.sizes)
 
 
 @pytest.mark.parametrize(("text", "said"), [("Q @ K.T / 2", "the 2 in it is √d_k here. Write it as √d_k"),
