@@ -383,3 +383,16 @@ def test_beam_kept_pairs_read_back_in_one_pass_score_what_beam_search_summed(hub
     assert np.allclose(out["beam.seq_logprob"], out["beam.step2_scores"], atol=1e-5)
     assert not np.array_equal(out["beam.seq_logprob"], out["beam.step2_scores"])   # computed apart, float32 noise
     assert out["beam.parents"].sum() == 3 and list(out["beam.parents"]) == [2, 1, 0]   # '0' fills two places here
+
+
+def test_the_length_penalty_switch_found_on_the_search_is_where_the_scores_tie(hub):
+    """de-beam-length: after '5024>8' the plain sum ends at once, α = 0.5 and 1 return the 4-token answer,
+    and the α where beam_search's answer switches (bisection on the search) solves S0/n0^α = S1/n1^α."""
+    out = run("beam_length", context(hub.model, ["5024>8"]))
+    newline = TOKENIZER.encode("\n")[0]
+    assert out["beam_length.answers"][0, 0] == newline and out["beam_length.lengths"].tolist() == [1, 4, 4]
+    s0, s1 = out["beam_length.sums"][[0, 2]]
+    n0, n1 = out["beam_length.lengths"][[0, 2]]
+    assert out["beam_length.alpha_star"][0] == pytest.approx(math.log(s1 / s0) / math.log(n1 / n0), abs=1e-4)
+    assert np.prod(out["beam_length.p"]) == pytest.approx(math.exp(out["beam_length.sums"][1]), rel=1e-9)
+    assert out["beam_length.plain_extra"][0] == 0 and out["beam_length.length_gain"][0] == 3
