@@ -253,3 +253,20 @@ def test_dashboard_stopped_in_chinese(zh_app, snap_compare):
         await pilot.pause()
         await pilot.pause()
     assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_open_menu_in_chinese(zh_app, snap_compare):
+    """Issue 32 U8: the sampling tab's open model menu shows 课程用的模型 whole; the edges of the
+    boxes beneath the menu cut its wide characters into spaces before ("程用  模型")."""
+    from textual.widgets import Select
+
+    steps = dashboard_steps(1)
+
+    async def run_before(pilot):
+        await steps(pilot)
+        menu = pilot.app.screen.query_one("#sample-model", Select)
+        menu.focus()
+        menu.expanded = True
+        await pilot.pause()
+        await pilot.pause()
+    assert snap_compare(zh_app, terminal_size=SIZE, run_before=run_before)

@@ -21,6 +21,7 @@ from tutor.ui.palette import PLACEHOLDER, BilingualSystemCommands, LessonCommand
 from tutor.ui.messages import LessonsValidated, ModelFailed, ModelReady
 from tutor.live.hub import ModelHub
 from tutor.ui.screens.roadmap import RoadmapScreen
+from tutor.ui.wide_chops import keep_wide_characters_whole
 
 
 class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
@@ -41,6 +42,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
     def __init__(self, catalog: Catalog | None = None, lesson_dirs: list[Path] = (), home: Path | None = None,
                  preload_model: bool = True, watch_interval: float | None = 1.0, files_in_home: bool = False) -> None:
         super().__init__()
+        keep_wide_characters_whole()   # Chinese in an open menu over other boxes (Textual cuts it at their edges)
         self.files_in_home = files_in_home   # served to others (tutor serve --public): files stay in the home
         # from the lesson cache: outlines for the roadmap until complete_catalog() (after the first paint)
         self.opened_catalog: CachedCatalog | None = None if catalog else open_catalog(list(lesson_dirs))
