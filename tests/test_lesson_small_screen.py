@@ -8,7 +8,7 @@ from textual.widgets import Header
 
 from journey_helpers import text_of, type_answer, wait_for_live, wait_until
 from tutor.ui.app import TutorApp
-from tutor.ui.screens.lesson import TEXT_LINES
+from tutor.ui.screens.question_screen import TEXT_LINES
 from tutor.ui.widgets.formula_box import FormulaBox
 
 CBOW_GRADIENT = 3   # la-cbow-skipgram's formula question

@@ -1,4 +1,4 @@
-"""The lesson screen's live tensors (a mixin of ``LessonScreen``): computed off the UI thread,
+"""The lesson screen's live tensors (a mixin of ``QuestionScreen``, the lesson's and Review's): computed off the UI thread,
 recomputed when the app's model or the lesson file changes, and poured into the lesson's text.
 
 Every number a lesson shows or grades comes from here, so the learner always sees the model

@@ -1,4 +1,4 @@
-"""The lesson screen's question loop drawn: predict, try again, then reveal (a mixin of ``LessonScreen``).
+"""The lesson screen's question loop drawn: predict, try again, then reveal (a mixin of ``QuestionScreen``, the lesson's and Review's).
 
 The rules are the question session's (:class:`tutor.session.question.QuestionSession`): it grades,
 records every try in the store before answering, and returns a :class:`~tutor.session.question.Step`

@@ -1,7 +1,8 @@
-"""Review: the due questions, one after another, on the lesson screen the learner already knows.
+"""Review: the due questions, one after another, on the question screen the learner knows from lessons.
 
-A subclass rather than a new screen, so grading, hints, the reveal and hot reload behave
-exactly as in a lesson; only the order of questions differs.  Lessons that vary their sizes
+The question screen (tutor.ui.screens.question_screen) draws what the question session returns,
+so grading, hints, the reveal and hot reload behave exactly as in a lesson; Review says only
+which question comes next, and remembers no place.  Lessons that vary their sizes
 get a fresh seed for each review question, so the learner re-derives the answer instead of
 remembering the numbers.  Tries here are review tries: a due card is rated once, by the first
 encounter with it in review (kept in its record, so Ctrl+R or a restart continues it); once
@@ -19,7 +20,7 @@ from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.progress.records import Mode
 from tutor.ui.messages import LiveReady
-from tutor.ui.screens.lesson import LessonScreen
+from tutor.ui.screens.question_screen import QuestionScreen
 from tutor.ui.widgets.prose import Prose
 
 MAX_REDRAWS = 5   # a lesson whose ranges allow few sizes may have to repeat one
@@ -29,7 +30,7 @@ def fresh_seed(item: LoadedLesson) -> int | None:
     return random.randrange(1, 2**31) if item.lesson.model.vary else None
 
 
-class ReviewScreen(LessonScreen):
+class ReviewScreen(QuestionScreen):
     wanted_mode = Mode.REVIEW
     BINDINGS = [
         Binding("ctrl+n", "next_question", N_("Skip")),
@@ -44,17 +45,17 @@ class ReviewScreen(LessonScreen):
         super().__init__(item, variant_seed=fresh_seed(item), question_index=index)   # localizes the keys
 
     def on_mount(self) -> None:
-        # Textual then runs LessonScreen.on_mount too (handlers run along the MRO): no super() here
+        # Textual then runs QuestionScreen.on_mount too (handlers run along the MRO): no super() here
         self._show_step()
 
     def on_live_ready(self, message: LiveReady) -> None:
-        """Runs before LessonScreen's handler: sizes that repeat the last answer's are drawn again."""
+        """Runs before the question screen's handler: sizes that repeat the last answer's are drawn again."""
         if getattr(message, "generation", self.generation) != self.generation or not self.lesson.model.vary:
             return
         if self.redraws < MAX_REDRAWS and \
                 message.live.variant == self.app.last_variant(self.lesson.id, self.question.id):
             self.redraws += 1
-            message.prevent_default()   # LessonScreen never shows the repeated sizes
+            message.prevent_default()   # the question screen never shows the repeated sizes
             self.variant_seed = fresh_seed(self.item)
             self.load_live()
 
