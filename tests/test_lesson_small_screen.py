@@ -59,3 +59,36 @@ async def test_a_tall_screen_keeps_the_header_and_the_boxed_formula(tmp_path):
         assert not screen.compact and screen.query_one(Header).display
         assert screen.query_one(FormulaBox).outer_size.height == 3
         assert screen.query_one("#answer").outer_size.height == 3
+
+
+async def test_the_roadmap_keeps_a_lessons_score_at_80_columns(tmp_path):
+    """Issue 33: a long title pushed "· 50% first time" past the right edge at 80 columns.  The
+    title ends in "…" instead, and a wider screen shows it whole again."""
+    from datetime import datetime, timezone
+
+    from progress_helpers import answer_once
+    from tutor.progress.store import ProgressStore
+
+    lesson = "co-sparse-attention"      # the longest title, 73 characters
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    questions = [q.id for q in app.catalog.get(lesson).lesson.questions]
+    title = app.catalog.get(lesson).lesson.title
+    with ProgressStore(tmp_path) as store:
+        now = datetime(2026, 12, 5, 12, tzinfo=timezone.utc)
+        answer_once(store, lesson, questions[0], "right", True, now=now)
+        answer_once(store, lesson, questions[1], "wrong", False, now=now)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.move_cursor_to(lesson)
+        await pilot.pause()
+        lines = [row for row in screen_rows(app) if title[:30] in row]
+        assert len(lines) == 1, lines
+        assert lines[0].rstrip().endswith("· 50% first time") and "…" in lines[0], lines[0]
+        await pilot.resize_terminal(160, 24)
+        await pilot.pause()
+        assert any(title + " · 50% first time" in row for row in screen_rows(app))
+
+
+def screen_rows(app) -> list[str]:
+    """The screen's text, a row a line, as a terminal shows it."""
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]

@@ -73,13 +73,19 @@ def lesson_label(item, stats: LessonStats | None) -> str:
     """'✓ 3/3 Title · 67% first time': done means finished (its first attempt resolved: right, right
     after retry, or not got); the percentage is of those questions right first time, so retrying,
     practice or reopening the lesson cannot raise it."""
+    return "".join(lesson_label_parts(item, stats))
+
+
+def lesson_label_parts(item, stats: LessonStats | None) -> tuple[str, str, str]:
+    """``lesson_label`` as (mark and count, title, score): a narrow roadmap shortens the title
+    alone, so the score is never the part cut off."""
     ids = {q.id for q in item.lesson.questions}
     done = len(ids & stats.finished) if stats else 0
     mark = "✓" if ids and done == len(ids) else ("◐" if stats and stats.seen else "○")
-    label = f"{mark} {done}/{len(ids)} {item.lesson.title}"
+    score = ""
     if stats and stats.accuracy is not None:
-        label += _(" · {percent} first time").format(percent=f"{stats.accuracy:.0%}")
-    return label
+        score = _(" · {percent} first time").format(percent=f"{stats.accuracy:.0%}")
+    return f"{mark} {done}/{len(ids)} ", item.lesson.title, score
 
 
 def track_label(title: str, lesson_count: int, stats: TrackStats | None) -> str:

@@ -1,6 +1,7 @@
 """The roadmap: tracks in teaching order, their lessons, and any lesson file that is broken."""
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,9 +12,46 @@ from tutor.common.i18n import N_, _
 from tutor.ui.localize import localize_bindings
 
 from tutor.course.catalog import Catalog
-from tutor.ui.progress_labels import Snapshot, lesson_label, review_label, stats_label, track_label
+from tutor.ui.progress_labels import Snapshot, lesson_label_parts, review_label, stats_label, track_label
 
 REVIEW, STATS = "@review", "@stats"   # tree data of the journey entries; no lesson id starts with "@"
+
+
+class RoadmapTree(Tree):
+    """A lesson's line that is wider than the tree ends its title in "…", not its score.
+
+    At 80 columns a long title pushed "· 50% first time" off the right edge, the one part of the
+    line that says how the learner did.  Shortened as it is drawn, so a resize refits it.
+    """
+
+    def __init__(self, label: str, *, id: str | None = None) -> None:
+        super().__init__(label, id=id)
+        self.parts: dict = {}        # node id -> (head, title, tail) of a lesson's line
+
+    def set_lesson_label(self, node, parts: tuple[str, str, str]) -> None:
+        self.parts[node.id] = parts
+        node.set_label(Text("".join(parts)))   # Text, not str: a str label is parsed as markup, titles are untrusted
+
+    def clear(self):
+        self.parts.clear()
+        return super().clear()
+
+    def render_label(self, node, base_style, style) -> Text:
+        text = super().render_label(node, base_style, style)
+        parts = self.parts.get(node.id)
+        depth, parent = 0, node.parent
+        while parent is not None:
+            depth, parent = depth + 1, parent.parent
+        shown = depth if self.show_root else depth - 1      # levels of guides drawn before the label
+        room = self.scrollable_content_region.width - shown * self.guide_depth
+        if parts is None or text.cell_len <= room:
+            return text
+        head, title, tail = parts
+        short = Text(title)
+        short.truncate(max(1, room - cell_len(head) - cell_len(tail)), overflow="ellipsis")
+        fitted = Text(head + short.plain + tail)
+        fitted.stylize(style)
+        return fitted
 
 
 class RoadmapScreen(Screen):
@@ -47,7 +85,7 @@ class RoadmapScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self._status_line(), id="roadmap-status", markup=False)
-        yield Tree(_("Roadmap"), id="roadmap-tree")
+        yield RoadmapTree(_("Roadmap"), id="roadmap-tree")
         yield Footer()
 
     def _status_line(self) -> str:
@@ -57,7 +95,7 @@ class RoadmapScreen(Screen):
             lessons=count, tracks=len(self.catalog.index.tracks)) + saving
 
     def on_mount(self) -> None:
-        tree = self.query_one(Tree)
+        tree = self.query_one(RoadmapTree)
         tree.show_root = False
         tree.guide_depth = 3
         self._fill_tree(tree)
@@ -72,7 +110,7 @@ class RoadmapScreen(Screen):
         if self.snapshot.next_due is not None and self.snapshot.next_due <= self.app.clock():
             self.refresh_progress()
             return
-        for node in self.query_one(Tree).root.children:
+        for node in self.query_one(RoadmapTree).root.children:
             if node.data == REVIEW:
                 label = review_label(self.snapshot, self.app.clock())
                 if str(node.label) != label:
@@ -80,7 +118,7 @@ class RoadmapScreen(Screen):
 
     def lessons_changed(self, reloads) -> None:
         """Hot reload: rebuild the tree from the catalog, keeping the cursor on the same lesson."""
-        tree = self.query_one(Tree)
+        tree = self.query_one(RoadmapTree)
         selected = self._wanted or (tree.cursor_node.data if tree.cursor_node is not None else None)
         tree.clear()
         self._fill_tree(tree)
@@ -97,13 +135,13 @@ class RoadmapScreen(Screen):
 
     def _settle_cursor(self) -> None:
         data, self._wanted = self._wanted, None
-        tree = self.query_one(Tree)
+        tree = self.query_one(RoadmapTree)
         nodes = [*tree.root.children, *(n for track in tree.root.children for n in track.children)]
         node = next((n for n in nodes if data is not None and n.data == data), None)
         if node is not None:
             tree.move_cursor(node)
 
-    def _fill_tree(self, tree: Tree) -> None:
+    def _fill_tree(self, tree: RoadmapTree) -> None:
         self.snapshot = self.app.progress_snapshot()
         # the next resume need not read them again: the first one did, a second snapshot and 70
         # relabels before the first paint (a suspend in between makes them stale)
@@ -121,8 +159,8 @@ class RoadmapScreen(Screen):
             if not items:
                 node.add_leaf(_("no lessons yet"), data=None)
             for item in items:
-                node.add_leaf(Text(lesson_label(item, self.snapshot.lessons.get(item.lesson.id))),
-                              data=item.lesson.id)
+                tree.set_lesson_label(node.add_leaf("", data=item.lesson.id),
+                                      lesson_label_parts(item, self.snapshot.lessons.get(item.lesson.id)))
         problems = [(b.path, b.problems) for b in self.catalog.broken]
         problems += [(p.path, [p]) for p in self.catalog.problems]
         if problems:
@@ -132,7 +170,7 @@ class RoadmapScreen(Screen):
                 node.add_leaf(Text(str(items[0])[:200]), data=None)
 
     def action_open_lesson(self) -> None:
-        node = self.query_one(Tree).cursor_node
+        node = self.query_one(RoadmapTree).cursor_node
         if self._wanted is not None or node is not None:
             self._activate(self._wanted if self._wanted is not None else node.data)
 
@@ -149,7 +187,7 @@ class RoadmapScreen(Screen):
         elif data:
             self.app.open_lesson(data)
 
-    def _start_node(self, tree: Tree):
+    def _start_node(self, tree: RoadmapTree):
         """Review when something is due, else the first lesson not yet done, else the first lesson."""
         lessons = [n for track in tree.root.children for n in track.children if n.data]
         if self.snapshot.due or not lessons:
@@ -182,7 +220,7 @@ class RoadmapScreen(Screen):
 
     def refresh_progress(self) -> None:
         """Relabel in place after a lesson or review: the cursor and open tracks stay put."""
-        tree = self.query_one(Tree)
+        tree = self.query_one(RoadmapTree)
         self.snapshot = self.app.progress_snapshot()
         for node in tree.root.children:
             if node.data == REVIEW:
@@ -198,4 +236,4 @@ class RoadmapScreen(Screen):
             for leaf in node.children:
                 item = self.catalog.get(leaf.data) if leaf.data else None
                 if item is not None:
-                    leaf.set_label(Text(lesson_label(item, self.snapshot.lessons.get(item.lesson.id))))
+                    tree.set_lesson_label(leaf, lesson_label_parts(item, self.snapshot.lessons.get(item.lesson.id)))
