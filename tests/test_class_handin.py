@@ -89,20 +89,32 @@ def test_without_an_exchange_or_with_a_bad_name_nothing_is_written(tmp_path, cap
     assert file_name("../../etc/passwd") == "_.._etc_passwd.json.gz" and file_name("张 伟") == "张_伟.json.gz"
 
 
-async def test_hand_in_from_the_palette_and_the_lesson_summary(tmp_path, exchange, monkeypatch):
+def class_app(tmp_path, exchange, monkeypatch):
+    """The app of a student who answered one question, in a class with an exchange folder."""
     from tutor.ui.app import TutorApp
-    from tutor.ui.palette import LessonCommands
-    from tutor.ui.screens.lesson_summary import LessonSummaryScreen, summarize
 
     monkeypatch.setenv("TUTOR_CLASS_EXCHANGE", str(exchange))
     play(tmp_path / "home", "(2, 4, 8)")
-    app = TutorApp(home=tmp_path / "home", lesson_dirs=[write_lesson(tmp_path / "lessons")], preload_model=False,
-                   watch_interval=None)
+    return TutorApp(home=tmp_path / "home", lesson_dirs=[write_lesson(tmp_path / "lessons")], preload_model=False,
+                    watch_interval=None)
+
+
+async def open_hand_in(app, pilot) -> None:
+    """"Hand in my progress" from the command palette: the name field opens."""
+    from tutor.ui.palette import LessonCommands
+
+    commands = {entry[0]: entry[1] for entry in LessonCommands(app.screen)._commands()}
+    commands["Hand in my progress"]()
+    await pilot.pause()
+
+
+async def test_hand_in_from_the_palette_and_the_lesson_summary(tmp_path, exchange, monkeypatch):
+    from tutor.ui.screens.lesson_summary import LessonSummaryScreen, summarize
+
+    app = class_app(tmp_path, exchange, monkeypatch)
     async with app.run_test(size=(100, 30)) as pilot:
         seen = record_notifications(app)
-        commands = {entry[0]: entry[1] for entry in LessonCommands(app.screen)._commands()}
-        commands["Hand in my progress"]()
-        await pilot.pause()
+        await open_hand_in(app, pilot)
         assert app.screen.query_one("#name-input").value == login_name()   # the account, not $USER
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("Handed in" in text for text, _options in seen), "the palette's hand-in")
@@ -127,19 +139,11 @@ async def test_hand_in_from_the_palette_and_the_lesson_summary(tmp_path, exchang
 async def test_the_app_asks_for_the_name_once_and_submit_and_export_use_it(tmp_path, exchange, monkeypatch, capsys):
     """A hub login (jupyter-u4711) is not a name a teacher knows.  Before, the app handed in under the
     login only and ``tutor progress --export`` carried no name at all."""
-    from tutor.ui.app import TutorApp
-    from tutor.ui.palette import LessonCommands
-
-    monkeypatch.setenv("TUTOR_CLASS_EXCHANGE", str(exchange))
     home = tmp_path / "home"
-    play(home, "(2, 4, 8)")
-    app = TutorApp(home=home, lesson_dirs=[write_lesson(tmp_path / "lessons")], preload_model=False,
-                   watch_interval=None)
+    app = class_app(tmp_path, exchange, monkeypatch)
     async with app.run_test(size=(100, 30)) as pilot:
         seen = record_notifications(app)
-        palette = {entry[0]: entry[1] for entry in LessonCommands(app.screen)._commands()}
-        palette["Hand in my progress"]()
-        await pilot.pause()
+        await open_hand_in(app, pilot)
         field = app.screen.query_one("#name-input")
         field.value = "bad\x07name"
         await pilot.press("enter")
@@ -148,8 +152,7 @@ async def test_the_app_asks_for_the_name_once_and_submit_and_export_use_it(tmp_p
         field.value = "Ana Lima"
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("as Ana Lima" in text for text, _options in seen), "the named hand-in")
-        palette["Hand in my progress"]()
-        await pilot.pause()
+        await open_hand_in(app, pilot)
         assert app.screen.query_one("#name-input").value == "Ana Lima"   # remembered: asked once
         await pilot.press("escape")
     (handed,) = hand_ins(exchange)
