@@ -77,25 +77,19 @@ def test_reset_then_import_gives_the_note_and_the_order_back(tmp_path):
     assert choice_order(service(tmp_path / "a")) == order
 
 
-def test_a_home_with_answers_of_its_own_keeps_its_own_order(tmp_path):
+@pytest.mark.parametrize("answered", [True, False])
+def test_a_home_with_answers_keeps_its_order_and_one_that_only_looked_takes_the_files(tmp_path, answered):
     theirs = service(tmp_path / "a")
-    choice_order(theirs)
+    their_order = choice_order(theirs)
     exported(theirs, tmp_path / "x.json")
     mine = service(tmp_path / "b")
-    order = choice_order(mine)
-    session(mine, 0).submit("(2, 4, 8)", LIVE)               # this home has a history
-    assert not import_json(mine.store, tmp_path / "x.json").learner_id
-    assert mine.store.known_learner_id() == "learner1" and choice_order(service(tmp_path / "b")) == order
-
-
-def test_a_home_that_has_only_looked_takes_the_files_order(tmp_path):
-    theirs = service(tmp_path / "a")
-    order = choice_order(theirs)
-    exported(theirs, tmp_path / "x.json")
-    peeked = service(tmp_path / "b")
-    choice_order(peeked)                                     # an id made, nothing answered
-    assert import_json(peeked.store, tmp_path / "x.json").learner_id
-    assert choice_order(service(tmp_path / "b")) == order
+    my_order = choice_order(mine)                            # an id made here too
+    assert my_order != their_order                           # (two learners, two orders: the test can tell)
+    if answered:
+        session(mine, 0).submit("(2, 4, 8)", LIVE)           # this home has a history
+    assert import_json(mine.store, tmp_path / "x.json").learner_id is not answered
+    assert mine.store.known_learner_id() == ("learner1" if answered else "learner0")
+    assert choice_order(service(tmp_path / "b")) == (my_order if answered else their_order)
 
 
 def test_a_note_never_replaces_a_resolution_of_this_homes_own(tmp_path):
