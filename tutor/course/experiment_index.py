@@ -54,6 +54,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "norm_axes": (1.2, 1),
     "order": (1, 1),
     "padding": (1, 1),
+    "path_length": (3, 1),
     "pe_shift": (1, 1),
     "qk_geometry": (1, 1),
     "residual_grad": (1.5, 3),

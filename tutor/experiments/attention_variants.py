@@ -51,8 +51,8 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
         "attn_window.global_bias": to_numpy(_bias(with_global)),
         "attn_window.global_kept": scalar(with_global.sum()),
         "attn_window.global_pattern": to_numpy(global_pattern),
-        "attn_window.hops": scalar(_hops(keep)),
-        "attn_window.global_hops": scalar(_hops(with_global)),
+        "attn_window.hops": scalar(hops(keep)),
+        "attn_window.global_hops": scalar(hops(with_global)),
         "attn_window.global_gain": scalar(global_pattern[0, 0, -1, hub] - causal[0, 0, -1, hub]),
     }
 
@@ -64,7 +64,7 @@ def _bias(keep):
     return torch.zeros(keep.shape, dtype=torch.float64).masked_fill(~keep, float("-inf"))   # (L, L)
 
 
-def _hops(keep) -> int:
+def hops(keep) -> int:
     """The fewest stacked layers with this mask after which the last token can have read the first:
     the smallest n with (keep^n)[-1, 0] > 0, found by spreading the set of reachable tokens."""
     reach = keep[-1].clone()                                                 # (L,) tokens the last one reads in 1 layer
