@@ -9,6 +9,7 @@ never replaces a resolution of this home's own, and a home with answers keeps it
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 import pytest
 from session_helpers import TENSORS_LESSON, service, session, tensors_live
@@ -16,10 +17,12 @@ from test_session_choices import CHOICES
 
 from tutor.grading.attempts import Outcome
 from tutor.progress.io import export_json, import_json, reset
+from tutor.progress.records import Mode
 from tutor.progress.store import ProgressError
 from tutor.session.look_ahead import look_ahead
 
 LIVE = tensors_live()
+T_GIVE_UP = datetime(2025, 3, 1, 8, 0, tzinfo=timezone.utc)
 AHEAD = look_ahead(TENSORS_LESSON, LIVE)
 
 
@@ -92,15 +95,27 @@ def test_a_home_with_answers_keeps_its_order_and_one_that_only_looked_takes_the_
     assert choice_order(service(tmp_path / "b")) == (my_order if answered else their_order)
 
 
-def test_a_note_never_replaces_a_resolution_of_this_homes_own(tmp_path):
+def test_an_answer_seen_elsewhere_lowers_a_right_first_time_here_and_brings_its_note(tmp_path):
+    """The learner saw the answer on one machine, then typed it on another: not got, with the note."""
     seen_there = service(tmp_path / "a")
     route_1(seen_there)
     exported(seen_there, tmp_path / "x.json")
     answered_here = service(tmp_path / "b")
     session(answered_here, 0).submit("(2, 4, 8)", LIVE)      # right first time here, before the import
-    assert import_json(answered_here.store, tmp_path / "x.json").seen == 0
-    assert answered_here.store.question_record("la-tensors", "embed-shape").outcome is Outcome.FIRST_TRY
-    assert answered_here.store.answers_seen() == [] and session(answered_here, 0).seen_in is None
+    assert import_json(answered_here.store, tmp_path / "x.json").seen == 1
+    assert answered_here.store.question_record("la-tensors", "embed-shape").outcome is Outcome.MISSED
+    assert session(answered_here, 0).seen_in is not None
+
+
+def test_a_note_never_replaces_a_resolution_of_this_homes_own(tmp_path):
+    seen_there = service(tmp_path / "a")
+    route_1(seen_there)
+    exported(seen_there, tmp_path / "x.json")
+    missed_here = service(tmp_path / "b")
+    missed_here.store.record_give_up("la-tensors", "embed-shape", Mode.SCORED, 3, None, T_GIVE_UP)
+    assert import_json(missed_here.store, tmp_path / "x.json").seen == 0
+    assert missed_here.store.question_record("la-tensors", "embed-shape").outcome is Outcome.MISSED
+    assert missed_here.store.answers_seen() == [] and session(missed_here, 0).seen_in is None
 
 
 @pytest.mark.parametrize("field, value", [("learner_id", "x\x1b[2J"), ("learner_id", 7),

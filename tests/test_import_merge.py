@@ -70,6 +70,30 @@ def test_export_reset_answer_right_import_is_not_first_try(tmp_path):
         assert score.outcome is Outcome.AFTER_RETRY   # the outcome row agrees with the record
 
 
+def test_export_give_up_reset_answer_right_import_is_not_got(tmp_path):
+    """A give-up has no wrong try to order, so before the fix the store's later first_try stayed."""
+    with ProgressStore(tmp_path / "h") as store:
+        store.record_give_up(*Q, Mode.SCORED, 3, None, at(1))
+        export_json(store, tmp_path / "before.json", now=at(2))
+        reset(store, tmp_path / "backups", now=at(3))
+        assert try_once(store, "0,0,1", True, 4).outcome is Outcome.FIRST_TRY
+        added = import_json(store, tmp_path / "before.json")
+        assert store.question_record(*Q).outcome is Outcome.MISSED
+        assert added.changed == 1
+        [score] = [o for o in store.outcomes() if o.role.value == "score"]
+        assert score.outcome is Outcome.MISSED
+
+
+def test_an_import_lowers_a_resolution_and_never_raises_one():
+    first = QuestionRecord(*Q, tries=1, outcome=Outcome.FIRST_TRY, updated=at(10))
+    retry = QuestionRecord(*Q, tries=2, outcome=Outcome.AFTER_RETRY, updated=at(0))
+    missed = QuestionRecord(*Q, tries=0, outcome=Outcome.MISSED, updated=at(0))
+    assert merge_records(first, missed) is missed
+    assert merge_records(first, retry) is retry
+    assert merge_records(retry, first) is retry
+    assert merge_records(missed, first) is missed
+
+
 def test_a_resolved_record_in_the_store_is_never_replaced_by_an_imported_one(tmp_path):
     """Home B right first time (earlier); home A gave up later: importing B keeps A's "not got"."""
     with ProgressStore(tmp_path / "a") as a, ProgressStore(tmp_path / "b") as b:

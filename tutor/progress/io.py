@@ -132,9 +132,9 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
     transaction, so the app answering meanwhile waits for one batch, not the whole file (an
     interrupted import is completed by importing the file again). Two histories of one question
     merge as :func:`tutor.progress.records.merge_records` says (never better than either: the
-    store's resolution stays, and the earliest scored try of both decides first-try), their scored
-    tries are numbered again in time order, and each touched question's card is replayed from its
-    outcomes.
+    store's resolution stays unless the file's is worse, and the earliest scored try of both
+    decides first-try), their scored tries are numbered again in time order, and each touched
+    question's card is replayed from its outcomes.
     """
     content = read_export(Path(path))
     took_id = _take_learner_id(store, content.learner_id)
@@ -159,7 +159,7 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
                 _one_score(con, merged)
                 review.replay(con, theirs.lesson_id, theirs.question_id)
                 note = seen.get((theirs.lesson_id, theirs.question_id))
-                if note and (mine is None or not mine.resolved) and merged.outcome is Outcome.MISSED \
+                if note and merged is theirs and merged.outcome is Outcome.MISSED \
                         and not merged.tries:   # the file's look-ahead resolution is the one kept
                     added_seen += answer_seen.add(con, note)
     position = content.position

@@ -141,15 +141,23 @@ class QuestionRecord:
                                    review_hints_before_first=encounter.hints_before_first)
 
 
+# Worse first: an import may lower a resolution, never raise it.
+_RANK = {Outcome.MISSED: 0, Outcome.AFTER_RETRY: 1, Outcome.FIRST_TRY: 2}
+
+
 def merge_records(mine: QuestionRecord | None, theirs: QuestionRecord,
                   scored: Sequence[bool] = ()) -> QuestionRecord:
     """Two histories of one question (an import), never better than either: a resolved record in the
-    store stays (an imported one never replaces it, whatever its ``updated`` says); else the imported
-    resolution, else the further open one.  ``scored`` is whether each scored try of both histories
-    together was right, in time order: when the earliest was wrong the question is not right first
-    time, whichever machine resolved it (two wrong tries on one, then right on the other)."""
+    store stays (an imported one never replaces it, whatever its ``updated`` says) unless the imported
+    one is resolved worse (a give-up or an answer seen before a ``--reset``, then right after it:
+    the learner did not get it, whichever history came first); else the imported resolution, else
+    the further open one.  ``scored`` is whether each scored try of both histories together was
+    right, in time order: when the earliest was wrong the question is not right first time,
+    whichever machine resolved it (two wrong tries on one, then right on the other)."""
     if mine is None:
         merged = theirs
+    elif mine.resolved and theirs.resolved:
+        merged = theirs if _RANK[theirs.outcome] < _RANK[mine.outcome] else mine
     elif mine.resolved or not theirs.resolved:
         merged = mine if mine.resolved or (mine.tries, mine.hints) >= (theirs.tries, theirs.hints) else theirs
     else:
