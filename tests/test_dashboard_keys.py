@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 from textual import events
-from textual.widgets import Button, Input, Select, TabbedContent
+from textual.widgets import Button, Input, Select, TabbedContent, TabPane
 
 from journey_helpers import wait_until
 from tutor.training import runs as dt
@@ -228,3 +228,22 @@ async def test_the_attention_tab_draws_with_the_model_that_wrote_the_sample(tmp_
         screen.query_one("#attn-model", Select).value = "current"   # chosen here as on the Sample tab
         await wait_until(pilot, lambda: "Drawn by: shipped default" in said(screen, "#attn-message"),
                          "the lessons' model's pattern")
+
+
+async def test_a_late_focus_message_from_the_tab_left_behind_does_not_switch_back(tmp_path):
+    """The F8 bug without the race: while training kept the UI thread busy, the pane left by one
+    F8 delivered its Focused message after the switch, and Textual's tabs followed it back (F8
+    seemed dead on the Attention tab).  Here that late message is posted on purpose, so the
+    test fails on the old tabs whatever the machine's speed."""
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await dashboard(pilot, app)
+        tabs = screen.query_one(TabbedContent)
+        for left, expected in (("tab-train", "tab-sample"), ("tab-sample", "tab-attention")):
+            await pilot.press("f8")
+            await pilot.pause()
+            assert tabs.active == expected
+            pane = tabs.get_pane(left)
+            pane.post_message(TabPane.Focused(pane))   # as it arrived, after the switch
+            await pilot.pause()
+            assert tabs.active == expected
