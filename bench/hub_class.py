@@ -59,6 +59,55 @@ from serve_load import (LESSON_MARK, LETTERS, MODEL_MARKS, ROADMAP_MARK, Learner
                         descendants, free_port, listening, memory_kb, p95)
 
 VERDICT_MARKS = ("Not quite", "Correct", "Right")
+HAND_IN_NAMES = ("ana", "ben", "张伟")       # what each learner types in the hand-in's name field, in turn
+ESCAPES = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])")
+
+
+def screen_text(learner: Learner, since: int = 0) -> str:
+    """What the tab drew after byte ``since`` with the terminal's escape sequences taken out: Textual
+    styles a word in pieces and moves the cursor between them, so a label is one string only here."""
+    return ESCAPES.sub(b"", bytes(learner.output[since:])).decode("utf-8", "replace")
+
+
+async def wait_on_screen(learner: Learner, texts: tuple[str, ...], since: int, timeout: float,
+                         frames: Path | None) -> None:
+    """Until one of ``texts`` is drawn; on a timeout the tab's frames are written to ``frames`` (why it hung)."""
+    deadline = time.monotonic() + timeout
+    while not any(text in screen_text(learner, since) for text in texts):
+        learner.changed.clear()
+        if time.monotonic() > deadline:
+            if frames is not None:
+                frames.write_bytes(bytes(learner.output))
+            raise TimeoutError(f"{learner.name}: waited {timeout:.0f} s for {texts!r}"
+                               + (f"; the tab's frames are in {frames}" if frames else ""))
+        try:
+            await asyncio.wait_for(learner.changed.wait(), 1)
+        except asyncio.TimeoutError:
+            pass
+
+
+async def hand_in_from_app(learner: Learner, name: str, frames: Path | None) -> None:
+    """As a student does: ctrl+p, "Hand in my progress", Enter, their name in the field, Enter; then
+    the app's "Handed in ..." message."""
+    mark = len(learner.output)
+    await learner.send_keys("\x10")                       # ctrl+p: the command palette
+    await wait_on_screen(learner, ("Search",), mark, 60, frames)
+    mark = len(learner.output)
+    await learner.send_keys("Hand in my")
+    await wait_on_screen(learner, ("progress",), mark, 60, frames)
+    mark = len(learner.output)
+    await learner.send_keys("\r")
+    await wait_on_screen(learner, ("Hand in (Enter)",), mark, 60, frames)
+    await learner.send_keys("\x15")                        # ctrl+u empties the field the login filled
+    await asyncio.sleep(1)
+    mark = len(learner.output)
+    await learner.send_keys(name)                          # keys of their own: "\x15name\r" in one message
+    await wait_on_screen(learner, (name,), mark, 60, frames)   # handed in an empty name (the tab's frames)
+    mark = len(learner.output)
+    await learner.send_keys("\r")
+    await wait_on_screen(learner, ("Handed in", "Permission denied"), mark, 120, frames)
+    if "Handed in" not in screen_text(learner, mark):
+        raise RuntimeError(f"{learner.name}: the hand-in was refused: {screen_text(learner, mark)[-300:]!r}")
 
 
 def spawner_command(profile: str) -> tuple[list[str], list[str], str]:
@@ -73,8 +122,16 @@ def spawner_command(profile: str) -> tuple[list[str], list[str], str]:
 
 
 def hub_config(root: Path, port: int, api_port: int, hub_port: int, proxy: str, token: str,
-               profile: str = "launcher") -> str:
+               profile: str = "launcher", system_users: bool = False, exchange: str = "") -> str:
     command, arguments, _path = spawner_command(profile)
+    if system_users:   # each learner the system user of that name (useradd -m), in their own home
+        spawner = 'c.JupyterHub.spawner_class = "localprocess"'
+        cache = ""
+    else:
+        homes = str(root / "homes" / "{username}")
+        spawner = f'c.JupyterHub.spawner_class = "simple"\nc.SimpleLocalProcessSpawner.home_dir_template = {homes!r}'
+        cache = f'"XDG_CACHE_HOME": {str(root / "cache")!r}, '
+    exchange_setting = f'"TUTOR_CLASS_EXCHANGE": {exchange!r}, ' if exchange else ""
     return f"""
 c.JupyterHub.ip = "127.0.0.1"
 c.JupyterHub.port = {port}
@@ -87,14 +144,13 @@ c.JupyterHub.db_url = "sqlite:///{root / 'hub.sqlite'}"
 c.JupyterHub.cookie_secret_file = {str(root / 'cookie_secret')!r}
 c.JupyterHub.authenticator_class = "dummy"
 c.Authenticator.allow_all = True
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = {str(root / 'homes' / '{username}')!r}
+{spawner}
 c.Spawner.cmd = {command!r}
 c.Spawner.ip = "127.0.0.1"
 c.Spawner.args = {arguments!r}   # --allow-root for a container's root, as on this bench machine
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 300
-c.Spawner.environment = {{"XDG_CACHE_HOME": {str(root / 'cache')!r}, "LANG": "C.UTF-8",
+c.Spawner.environment = {{{cache}{exchange_setting}"LANG": "C.UTF-8",
                          "OMP_NUM_THREADS": "1", "JUPYTER_PREFER_ENV_PATH": "1"}}
 c.JupyterHub.services = [{{"name": "bench", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = [{{"name": "bench", "scopes": ["admin:users", "admin:servers", "list:users"],
@@ -130,7 +186,8 @@ async def wait_ready(api: aiohttp.ClientSession, base: str, name: str, timeout: 
 
 
 async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.Event, ready: list,
-                      latencies: list, done: asyncio.Event, tutor_path: str = "tutor/") -> None:
+                      latencies: list, done: asyncio.Event, tutor_path: str = "tutor/",
+                      hand_in: bool = False, frames: Path | None = None) -> None:
     name = f"learner{index + 1}"
     learner = Learner(name)
     jar = aiohttp.CookieJar(unsafe=True)
@@ -170,7 +227,10 @@ async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.
                 await asyncio.sleep(random.uniform(0.08, 0.2))
             mark = len(learner.output)
             await learner.send_keys(f"\x15{own_answer(index)}\r")   # ctrl+u clears the box first
-            await learner.wait_for(VERDICT_MARKS, since=mark, timeout=120)
+            await wait_on_screen(learner, VERDICT_MARKS, mark, 120, frames and frames / f"{name}.frames")
+            if hand_in:
+                await hand_in_from_app(learner, HAND_IN_NAMES[index % len(HAND_IN_NAMES)],
+                                       frames and frames / f"{name}.frames")
             await done.wait()                                          # connected until memory is measured
         finally:
             await learner.ws.close()
@@ -182,9 +242,10 @@ def own_answer(index: int) -> str:
     return f"({index + 101}, 7)"
 
 
-def homes_are_separate(root: Path, count: int) -> bool:
+def homes_are_separate(root: Path, count: int, system_users: bool = False) -> bool:
     for index in range(count):
-        database = root / "homes" / f"learner{index + 1}" / ".local" / "share" / "tutor" / "progress.db"
+        home = Path(os.path.expanduser(f"~learner{index + 1}")) if system_users else root / "homes" / f"learner{index + 1}"
+        database = home / ".local" / "share" / "tutor" / "progress.db"
         if not database.exists():
             return False
         with sqlite3.connect(database) as con:
@@ -217,7 +278,7 @@ def learner_memory(hub_pid: int) -> tuple[float, float]:
 
 
 async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, timeout: float,
-                    tutor_path: str = "tutor/") -> dict:
+                    tutor_path: str = "tutor/", hand_in: bool = False, frames: Path | None = None) -> dict:
     random.seed(count)
     latencies: list[float] = []
     ready: list[float] = []
@@ -227,7 +288,7 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
         tasks = []
         for index in range(count):
             tasks.append(asyncio.create_task(one_learner(base, api, index, keys, all_ready, ready, latencies, done,
-                                                          tutor_path)))
+                                                          tutor_path, hand_in, frames)))
             await asyncio.sleep(0.33)
         deadline = time.monotonic() + timeout
 
@@ -254,10 +315,11 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
             "cpu_per_join": {kind: seconds / count for kind, seconds in join_cpu.items()}}
 
 
-def start_hub(root: Path, proxy: str, token: str, profile: str) -> tuple[subprocess.Popen, str]:
+def start_hub(root: Path, proxy: str, token: str, profile: str, system_users: bool = False,
+              exchange: str = "") -> tuple[subprocess.Popen, str]:
     port, api_port, hub_port = free_port(), free_port(), free_port()
     config = root / "jupyterhub_config.py"
-    config.write_text(hub_config(root, port, api_port, hub_port, proxy, token, profile))
+    config.write_text(hub_config(root, port, api_port, hub_port, proxy, token, profile, system_users, exchange))
     hub_bin = shutil.which("jupyterhub", path=str(Path(sys.executable).parent)) or "jupyterhub"
     log = open(root / "hub.log", "w")
     hub = subprocess.Popen([hub_bin, "-f", str(config)], cwd=root, stdout=log, stderr=subprocess.STDOUT,
@@ -324,18 +386,30 @@ def main() -> None:
                              "jupyter-server-proxy's standalone proxy and the tutor only (docs/class.md)")
     parser.add_argument("--no-notebook", action="store_true",
                         help="skip measuring a JupyterLab learner with a notebook kernel to compare with")
+    parser.add_argument("--system-users", action="store_true",
+                        help="spawn each learner as the system user learnerN (made beforehand with useradd -m; "
+                             "run as root), in their own home, as a real hub does")
+    parser.add_argument("--hand-in", metavar="EXCHANGE", default="",
+                        help="the exchange folder of docs/class.md: each learner then hands in from the app "
+                             "(palette, Hand in my progress, a name, Enter) as ana, ben, 张伟, ...")
     args = parser.parse_args()
     if not 1 <= args.learners <= 40:
         raise SystemExit("between 1 and 40 learners")
+    if args.system_users and os.geteuid() != 0:
+        raise SystemExit("--system-users spawns other accounts' servers: run as root")
     root = Path(tempfile.mkdtemp(prefix="tutor-hub-bench-"))
+    os.chmod(root, 0o755)   # the learners' servers read the hub's throwaway folder
     token = secrets.token_hex(24)
-    hub, base = start_hub(root, args.proxy, token, args.profile)
+    exchange = str(Path(args.hand_in).resolve()) if args.hand_in else ""
+    hub, base = start_hub(root, args.proxy, token, args.profile, args.system_users, exchange)
     print(f"jupyterhub at {base} ({args.profile} profile); {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.2f}", flush=True)
     try:
         result = asyncio.run(run_class(base, token, hub.pid, args.learners, args.keys, args.timeout,
-                                       spawner_command(args.profile)[2]))
-        separate = homes_are_separate(root, args.learners)
+                                       spawner_command(args.profile)[2], bool(exchange), root))
+        separate = homes_are_separate(root, args.learners, args.system_users)
+        if exchange:
+            print(f"handed_in {args.learners} into {exchange}")
         print(f"  {result['keys']} keys timed; the user's server beside each tutor "
               f"({'standalone proxy' if args.profile == 'standalone' else 'Jupyter server'}): "
               f"{result['pss_jupyter']:.0f} MB PSS; load average {os.getloadavg()[0]:.2f}")
