@@ -33,6 +33,15 @@ tutor is at ``/user/NAME/``.  Then, unless ``--no-notebook``, a JupyterLab learn
 notebook kernel that imports torch and this model is measured alone (bench/notebook_learner.py):
 ``learner_pss_mb`` (a tutor learner: their tutor and the server beside it),
 ``notebook_learner_pss_mb`` and ``learner_to_notebook_ratio`` (goal in the standalone profile: 0.75).
+
+``--system-users`` spawns each learner as the system account ``learnerN`` (``useradd -m``, as root;
+the environment must be one every account can run, docs/class.md), in its own home; a home that
+already holds tutor progress opens in its last lesson, not the roadmap, so start from fresh homes.
+``--hand-in EXCHANGE`` sets ``TUTOR_CLASS_EXCHANGE`` for the learners' servers and has each hand in
+from the app after answering (ctrl+p, "Hand in my progress", Enter, a name, Enter), as ana, ben,
+张伟 in turn.  The waits read the screen with its escape sequences removed (Textual draws a label
+in styled pieces with cursor moves between them); one that times out writes the tab's frames to
+``NAME.frames`` in the throwaway folder (kept with ``--keep``).
 """
 from __future__ import annotations
 
