@@ -13,8 +13,8 @@ from tutor.model.sample import beam_search, generate
 from tutor.experiments import attention_variants, decoding
 from tutor.experiments import EXPERIMENTS
 
-STRUCTURE_EXPERIMENTS = ["shuffle", "sinusoid", "pe_shift", "attn_window", "linear_attn", "heads", "fp16",
-                         "norm_axes", "residual_grad", "activations", "info", "kl", "decode", "generate", "beam"]
+STRUCTURE_EXPERIMENTS = ["shuffle", "sinusoid", "pe_shift", "attn_window", "path_length", "linear_attn", "heads",
+                         "fp16", "norm_axes", "residual_grad", "activations", "info", "kl", "decode", "generate", "beam"]
 V = 96
 TOKENIZER = CharTokenizer()
 
@@ -54,7 +54,11 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "attn_window.global_pos": (1,), "attn_window.global_mask": (9, 9),
                     "attn_window.global_bias": (9, 9), "attn_window.global_kept": (1,),
                     "attn_window.global_pattern": (1, 4, 9, 9), "attn_window.hops": (1,),
-                    "attn_window.global_hops": (1,), "attn_window.global_gain": (1,)},
+                    "attn_window.global_hops": (1,), "attn_window.global_gain": (1,),
+                    "attn_window.reader_hops": (1,)},
+    "path_length": {"path_length.length": (1,), "path_length.attn_reach": (9,), "path_length.attn_edges": (9, 9),
+                    "path_length.attn_steps": (1,), "path_length.rho": (1,), "path_length.rnn_edges": (9, 9),
+                    "path_length.rnn_steps": (1,), "path_length.rnn_reach": (9,), "path_length.rnn_far": (1,)},
     "linear_attn": {"linear_attn.qk": (1, 4, 9, 9), "linear_attn.kv": (1, 4, 16, 16),
                     "linear_attn.qk_v": (1, 4, 9, 16), "linear_attn.q_kv": (1, 4, 9, 16),
                     "linear_attn.max_diff": (1,), "linear_attn.cost_qk_v": (1,), "linear_attn.cost_q_kv": (1,),
@@ -170,6 +174,17 @@ def test_window_counts_and_pattern(trained_out):
     assert np.all(np.isneginf(out["attn_window.bias"][out["attn_window.mask"] == 0]))
 
 
+def test_attention_reaches_token_0_in_one_layer_and_the_rnn_in_l_minus_1_shrinking_steps(trained_out):
+    """L = 9: causal attention's dependency table is the whole lower triangle (path length 1); the
+    linear RNN's is a band of two diagonals (8 steps), and with a rotation times rho every step
+    multiplies the gradient's spectral norm by exactly rho."""
+    out = trained_out["path_length"]
+    assert np.array_equal(out["path_length.attn_edges"], np.tril(np.ones((9, 9))))
+    assert out["path_length.attn_steps"][0] == 1 and out["path_length.rnn_steps"][0] == 8
+    assert np.allclose(out["path_length.rnn_reach"], 0.9 ** np.arange(8, -1, -1))
+    assert out["path_length.rnn_far"][0] == out["path_length.rnn_reach"][0]
+
+
 def test_a_global_token_shortens_every_path_and_only_gains_weight(trained_out):
     """L = 9, w = 3, hub at 4: the window needs ceil(8 / 2) = 4 layers to carry token 0 to token 8,
     the hub 2; its row adds keys 0-1 and its column rows 7-8 (4 entries); dropping keys can only
@@ -177,6 +192,7 @@ def test_a_global_token_shortens_every_path_and_only_gains_weight(trained_out):
     out = trained_out["attn_window"]
     assert out["attn_window.global_pos"][0] == 4
     assert out["attn_window.hops"][0] == 4 and out["attn_window.global_hops"][0] == 2
+    assert out["attn_window.reader_hops"][0] == 1 + 2        # reads token 0, then 4 -> 8 through the window
     assert out["attn_window.global_kept"][0] == out["attn_window.kept"][0] + 4 == out["attn_window.global_mask"].sum()
     pattern = out["attn_window.global_pattern"]
     assert np.allclose(pattern.sum(-1), 1.0) and np.all(pattern[..., out["attn_window.global_mask"] == 0] == 0)

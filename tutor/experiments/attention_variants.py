@@ -21,7 +21,9 @@ ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if th
                               "attn_window.global_mask (L, L), attn_window.global_bias (L, L), "
                               "attn_window.global_kept (1,), attn_window.global_pattern (B, H, L, L) by torch's "
                               "attention; attn_window.hops and attn_window.global_hops (1,) the fewest layers after "
-                              "which the last token can have read the first (repeated products of the mask), and "
+                              "which the last token can have read the first (repeated products of the mask), "
+                              "attn_window.reader_hops (1,) the same for a one-sided global token that reads every "
+                              "earlier key but is read only through the window, and "
                               "attn_window.global_gain (1,) the weight head 0's last query gives the global token "
                               "under the global mask minus under the plain causal pattern (batch row 0)",
                               window=WINDOW), passes=1, copies=1)
@@ -37,6 +39,7 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
     keep = (j <= i) & (j > i - WINDOW)                                       # (L, L)
     hub = length // 2
     with_global = keep | ((j <= i) & ((i == hub) | (j == hub)))              # (L, L)
+    reader_only = keep | ((j <= i) & (i == hub))                             # (L, L) its row only
     global_pattern = attention_weights(q, k, with_global)                    # (B, H, L, L)
     causal = probes["blocks.0.attn.pattern"]                                 # (B, H, L, L) the model's own
     return {
@@ -53,6 +56,7 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
         "attn_window.global_pattern": to_numpy(global_pattern),
         "attn_window.hops": scalar(hops(keep)),
         "attn_window.global_hops": scalar(hops(with_global)),
+        "attn_window.reader_hops": scalar(hops(reader_only)),
         "attn_window.global_gain": scalar(global_pattern[0, 0, -1, hub] - causal[0, 0, -1, hub]),
     }
 
