@@ -49,6 +49,8 @@ def test_windows_centre_on_the_focus_and_stay_inside():
 
 
 def test_argmax_marks_only_the_winning_cell():
+    import tutor.experiments  # noqa: F401  (declares embedding.one_hot's axes; alone, this file had not)
+
     one_hot = np.zeros((1, 9, 96))
     one_hot[0, 0, 20] = 1
     sizes = {"B": 1, "L": 9, "V": 96, "D": 64, "H": 4}
@@ -150,3 +152,85 @@ def test_a_slice_reveal_heads_with_the_slice_shape_and_keeps_it_whole_at_80_colu
     assert shape == "shape () (the whole tensor: (2, 4, 7, 7))"
     view.show(reveal_for(tensors, "embed", {}))
     assert view.build(80).plain.split("\n")[0] == "real embed  shape (2, 4, 8)"
+
+
+def vocabulary_tensors(chars: str, **probes) -> dict:
+    """Live tensors as compute_live hands them on: the probes and the run's vocabulary."""
+    return {"vocab.chars": np.array([ord(ch) for ch in chars], dtype=float), **probes}
+
+
+def character_line(text: str) -> str:
+    """The header line that labels the columns with characters (under the index line)."""
+    return next(line for line in text.splitlines() if line.strip(" ⋯").startswith("'"))
+
+
+def test_a_logits_row_labels_its_vocabulary_axis_with_characters_aligned_over_their_columns():
+    """Before: a logits row's columns read 17, 18, … with nothing saying that 17 is '0' (issue 31,
+    2026-12-newcomer P10); a newline or a checkpoint's control character must show visibly and inert."""
+    from tutor.model.tokenizer import DEFAULT_CHARS
+
+    logits = np.zeros((1, 5, len(DEFAULT_CHARS)))
+    logits[0, 4, 19] = 7.5
+    sizes = {"B": 1, "L": 5, "V": len(DEFAULT_CHARS), "D": 64, "H": 4}
+    reveal = reveal_for(vocabulary_tensors(DEFAULT_CHARS, logits=logits), "logits[0, 4]", sizes, [list("3142>")],
+                        reduce="argmax")
+    assert reveal.labels_for(2, (0,))[:3] == ("\\n", "␣", "!") and reveal.labels_for(2, (0,))[19] == "2"
+    assert reveal.labels_for(1, (0,)) == tuple("3142>")          # the positions keep the input's characters
+    view = TensorView()
+    view.show(reveal)
+    lines = view.build(80).plain.split("\n")
+    index = next(line for line in lines if " 19 " in line)
+    chars = character_line("\n".join(lines))
+    row = next(line for line in lines if line.startswith("▸"))
+    column = index.index(" 19 ") + 2                              # cells are right-aligned under their index
+    assert chars[column] == "'" and chars[column - 1] == "2", chars
+    assert row[column] == "0" and "7.50" in row                   # the value sits under its character
+
+    # a sort model's vocabulary is not the text model's: the labels follow the run's own vocabulary
+    odd = "?ab\x07\x1b[2J"[:6] + "字"
+    wide = reveal_for(vocabulary_tensors(odd, logits=np.arange(7.0)[None, None]), "logits[0, 0]", {"V": 7})
+    text = TensorView()
+    text.show(wide)
+    built = text.build(80).plain
+    assert "\x07" not in built and "\x1b" not in built and "'␇'" in built and "'␛'" in built
+    index, chars = built.split("\n")[2], character_line(built)
+    assert [chars[index.index(f" {j}") + 1 + len(str(j)) - 1] for j in range(6)] == ["'"] * 6   # ends line up
+    assert "'字'" in chars
+
+
+def test_a_show_slice_of_the_vocabulary_keeps_its_characters_and_a_toy_axis_gets_none():
+    """`ce_grad.dlogits[0, 4, 17:27]` shows ids 17–26 as columns 0–9: their characters are '0'…'9'.
+    A five-entry distribution declared over "V" is not the model's vocabulary: no characters."""
+    from tutor.model.tokenizer import DEFAULT_CHARS
+    import tutor.experiments  # noqa: F401  (registers the descriptions that declare the axes)
+
+    sizes = {"B": 1, "L": 9, "V": len(DEFAULT_CHARS), "D": 64, "H": 4}
+    tensors = vocabulary_tensors(DEFAULT_CHARS, **{"ce_grad.dlogits": np.zeros((1, 8, len(DEFAULT_CHARS))),
+                                                   "kl.p": np.full(5, 0.2)})
+    part = reveal_for(tensors, "ce_grad.dlogits[0, 4, 17:27]", sizes, [list("3142>1234")], limit=True)
+    assert part.labels_for(0, ()) == tuple("0123456789")
+    assert reveal_for(tensors, "kl.p", sizes).labels_for(0, ()) is None
+    whole = reveal_for(tensors, "ce_grad.dlogits[0, 4, 17:27]", sizes)
+    assert whole.labels_for(2, (0,))[17] == "0" and whole.labels_for(1, (0,)) is None   # 8 targets are no input row
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_a_live_probability_reveal_names_its_tokens_by_character(tmp_path, language):
+    """de-sampling's first question counts draws of '2' (id 19): its reveal's vocabulary axis says
+    '2' over the marked column, in the English and the Chinese screen alike."""
+    set_language(language)
+    try:
+        app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_live_lesson(pilot, "de-sampling", 0)
+            await pilot.press("ctrl+g")
+            await pilot.pause()
+            shown = screen.query_one("#real-tensor", TensorView).content.plain
+    finally:
+        set_language("en")
+    index = next(line for line in shown.splitlines() if " 19" in line and "'" not in line)
+    chars = character_line(shown)
+    end = index.index(" 19") + 3                                  # the cell's right edge
+    assert chars[end - 3:end] == "'2'", shown
+    assert "'1'" in chars and "'3'" in chars

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from tutor.common.i18n import M_
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at import
+from tutor.grading.vocabulary_axis import VOCABULARY
 
-VOCABULARY = "vocab.chars"
 MAX_TEXT = 64             # token ids `| text` may join: a block's worth, the longest text a model writes at once
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from tutor.grading.declared_shapes import declared_axes
 from tutor.grading.probe_ref import parse_probe_ref
+from tutor.grading.vocabulary_axis import axis_vocabulary, vocabulary_labels
 
 # axis names of the model's probes, by the probe's name without its "blocks.N." prefix
 _PROBE_AXES = {
@@ -44,6 +45,7 @@ class Reveal:
     title: str = ""                     # shown instead of the reference (experiments' names are internal)
     asked_shape: tuple[int, ...] | None = None   # the slice's own shape, what a shape question asked about
     view: tuple = ()                    # the index of the probe on screen: () the whole probe, else show:'s slice
+    vocabulary: tuple[tuple[str, ...] | None, ...] = ()   # per axis: its characters when it runs over token ids
 
     @property
     def sliced(self) -> bool:
@@ -56,7 +58,9 @@ class Reveal:
         return bool(self.asked.any() and not self.asked.all())
 
     def labels_for(self, axis: int, plane: tuple[int, ...]) -> tuple[str, ...] | None:
-        """Token labels along ``axis`` when it runs over the input's positions, else None."""
+        """The characters along ``axis`` when it runs over the vocabulary or the input's positions, else None."""
+        if axis < len(self.vocabulary) and self.vocabulary[axis] is not None:
+            return self.vocabulary[axis]
         if not self.token_labels or self.axis_names[axis] not in POSITION_AXES:
             return None
         batch = plane[self.axis_names.index("batch")] if "batch" in self.axis_names[:len(plane)] else 0
@@ -104,7 +108,7 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
         return None
     array = np.asarray(tensors[ref.name], dtype=float)
     if limit and ref.index:
-        return _limited(array, ref, sizes, token_labels, reduce)
+        return _limited(array, ref, sizes, token_labels, reduce, vocabulary_labels(tensors))
     asked_shape = tuple(array[ref.index].shape) if array.ndim else None
     if array.ndim == 0:
         array = array.reshape(1)
@@ -121,7 +125,8 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
     focus = tuple(int(i) for i in cells[0]) if len(cells) else (0,) * array.ndim
     names = axis_names(ref.name, array.shape, sizes)
     labels = tuple(tuple(row) for row in token_labels) if reads_the_input(ref.name, names) else ()
-    return Reveal(array, reference, names, asked, focus, labels, asked_shape=asked_shape)
+    vocabulary = axis_vocabulary(names, array.shape, vocabulary_labels(tensors))
+    return Reveal(array, reference, names, asked, focus, labels, asked_shape=asked_shape, vocabulary=vocabulary)
 
 
 def reads_the_input(name: str, names: tuple[str, ...]) -> bool:
@@ -131,9 +136,12 @@ def reads_the_input(name: str, names: tuple[str, ...]) -> bool:
     return not declared or "batch" in names or None not in declared
 
 
-def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce: str | None) -> Reveal:
-    """The slice alone: the axes it keeps keep their names, and token labels follow the batch
-    rows it keeps (a position axis cut to a range loses its labels rather than mislabel them)."""
+def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce: str | None,
+             characters: tuple[str, ...] = ()) -> Reveal:
+    """The slice alone: the axes it keeps keep their names, token labels follow the batch rows it
+    keeps (a position axis cut to a range loses its labels rather than mislabel them), and a
+    vocabulary axis cut to a range keeps that range's characters (``logits[0, 4, 17:27]`` shows
+    '0' … '9', though its columns count from 0)."""
     names = axis_names(ref.name, array.shape, sizes)
     part = np.asarray(ref.select(array), dtype=float)                              # the show: slice
     index = ref.index + (slice(None),) * (array.ndim - len(ref.index))
@@ -143,8 +151,9 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
     if "batch" in names and rows:
         step = index[names.index("batch")]
         rows = (rows[min(step, len(rows) - 1)],) if isinstance(step, int) else rows[step]
+    vocabulary = axis_vocabulary(names, array.shape, characters, ref.index)
     if part.ndim == 0:
-        part, kept = part.reshape(1), kept or ("axis 0",)
+        part, kept, vocabulary = part.reshape(1), kept or ("axis 0",), ()
     asked = np.ones(part.shape, dtype=bool)
     focus = (0,) * part.ndim
     if reduce in ("argmax", "argmin") and part.size:
@@ -153,4 +162,4 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
                                                        part.shape))
         asked[:] = False
         asked[focus] = True
-    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index)
+    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index, vocabulary=vocabulary)

@@ -160,8 +160,8 @@ class TensorView(Static, can_focus=True):
         row_labels = self.reveal.labels_for(ndim - 2, self.plane) if ndim >= 2 else None
         col_labels = self.reveal.labels_for(ndim - 1, self.plane)
         # marker, label, one space
-        label_width = 3 + max(len(self._row_label(i, row_labels)) for i in range(n_rows)) if ndim >= 2 else 2
-        cell_width = 1 + max(self._cell, len(str(n_cols - 1)), 2 + max(map(len, col_labels)) if col_labels else 0)
+        label_width = 3 + max(cell_len(self._row_label(i, row_labels)) for i in range(n_rows)) if ndim >= 2 else 2
+        cell_width = 1 + max(self._cell, len(str(n_cols - 1)), 2 + max(map(cell_len, col_labels)) if col_labels else 0)
         capacity = column_capacity(n_cols, width - label_width, cell_width)
         rows_capacity = min(self.max_rows, n_rows)
         if not self._moved:
@@ -250,7 +250,7 @@ class TensorView(Static, can_focus=True):
             for j, cell in zip(range(cols.start, cols.stop), cells):
                 marked = bool(marked_cols[j]) and self.reveal.highlights
                 style = palette.label(marked) if palette else ("bold underline" if marked else "dim")
-                out.append(" " * (layout.cell_width - len(cell)))
+                out.append(" " * (layout.cell_width - cell_len(cell)))   # a wide character takes two cells
                 out.append(cell, style=style)
             out.append(" ⋯" if cols.hidden_after else "", style="dim")
             out.append("\n")
@@ -260,7 +260,7 @@ class TensorView(Static, can_focus=True):
         marked_row = bool(asked_row.any()) and self.reveal.highlights
         label = self._row_label(i, labels) if labels is not None or self.reveal.array.ndim >= 2 else ""
         out.append(MARKER + " " if marked_row else "  ", style="bold")
-        out.append(f"{label:>{max(0, layout.label_width - 3)}}",
+        out.append(" " * max(0, layout.label_width - 3 - cell_len(label)) + label,
                    style=palette.label(marked_row) if palette else ("bold underline" if marked_row else "dim"))
         out.append(" " if layout.label_width > 2 else "")
         out.append("⋯ " if cols.hidden_before else "", style="dim")
