@@ -90,7 +90,10 @@ async def test_shipped_load_and_a_new_run_ask_before_replacing_trained_unsaved_w
         screen.query_one("#train-path", Input).value = str(shipped_copy)
         await pilot.pause()
         panel.query_one(button, Button).press()
-        await wait_until(pilot, lambda: isinstance(app.screen, KeepWeightsScreen), "the question")
+        # stop waiting as soon as either happens, so a missing question fails at once, not at the limit
+        await wait_until(pilot, lambda: isinstance(app.screen, KeepWeightsScreen) or app.hub.label != TRAINED
+                         or panel.training_active, "the question or the replacement")
+        assert isinstance(app.screen, KeepWeightsScreen), f"replaced without asking: {app.hub.label}"
         assert "not saved" in said(app.screen, "#keep-text")
         await pilot.press("escape")                     # Cancel: nothing changes
         await pilot.pause()
