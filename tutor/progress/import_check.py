@@ -168,6 +168,7 @@ class ExportContent:
     records: list[QuestionRecord]
     seen: tuple[tuple, ...] = ()       # (lesson, question, seen_in, where, ts)
     learner_id: str | None = None
+    unrecorded: tuple[tuple[str, str], ...] = ()   # practised only, no record in the file: the store must have it
 
 
 class LastPosition(BaseModel):
@@ -186,6 +187,13 @@ def _describe(error: ValidationError) -> str:
     return M_("{field}: {rule}", field=field, rule=rule if isinstance(rule, Message) else neutralise(rule, keep=""))
 
 
+def refusal(source: str, reason) -> ExportFileError:
+    """The file refused, by name: a Message, translated where it is shown; each value from outside is
+    made terminal-safe here."""
+    return ExportFileError(M_("{source}: {reason}", source=neutralise(source, keep=""),
+                              reason=reason if isinstance(reason, Message) else neutralise(reason, keep="")))
+
+
 def check_export(doc, source: str, export_format: str, max_version: int) -> ExportContent:
     """Rows ready to insert and the last position (or None), or ExportFileError naming the problem.
 
@@ -194,9 +202,7 @@ def check_export(doc, source: str, export_format: str, max_version: int) -> Expo
     attempt 1 with its own outcome, exactly as a version-1 database is migrated.
     """
     def fail(reason: str) -> ExportFileError:
-        # a Message, translated where it is shown; each value from outside is made terminal-safe here
-        return ExportFileError(M_("{source}: {reason}", source=neutralise(source, keep=""),
-                                  reason=reason if isinstance(reason, Message) else neutralise(reason, keep="")))
+        return refusal(source, reason)
 
     if not isinstance(doc, dict) or doc.get("format") != export_format or not isinstance(doc.get("answers"), list):
         raise fail(M_("is not a tutor progress export"))
@@ -229,11 +235,11 @@ def check_export(doc, source: str, export_format: str, max_version: int) -> Expo
     if version >= 3:
         question_records = [_validated(ExportedRecord, record, M_("record #{number}", number=number), fail).record()
                             for number, record in enumerate(records["record"], 1)]
-        _check_histories(answers, question_records, fail)
+        unrecorded = _check_histories(answers, question_records, fail)
         extras = _validated(Extras, {key: doc[key] for key in ("learner_id", "answers_seen") if key in doc},
                             M_("the learner id or answers seen"), fail)
         return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records,
-                             tuple(seen.row() for seen in extras.answers_seen), extras.learner_id)
+                             tuple(seen.row() for seen in extras.answers_seen), extras.learner_id, unrecorded)
     answers, outcomes, question_records = derive_old(answers, outcomes)
     return ExportContent(answers, outcomes, _position(doc.get("last_position")), question_records)
 

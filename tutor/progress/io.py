@@ -25,8 +25,9 @@ from tutor.common.i18n import message_of
 from tutor.common.safe_files import UnsafeFileError, private_folder, write_atomically
 from tutor.grading.attempts import Outcome
 from tutor.progress import answer_seen, record_sql, review
-from tutor.progress.import_check import MAX_IMPORT_BYTES, ExportContent, ExportFileError, read_export_file
-from tutor.progress.records import Answer, Mode, merge_records
+from tutor.progress.import_check import MAX_IMPORT_BYTES, ExportContent, ExportFileError, read_export_file, refusal
+from tutor.progress.import_histories import refuse_unrecorded
+from tutor.progress.records import Answer, Mode, QuestionRecord, merge_records
 from tutor.progress.review import iso
 from tutor.progress.store import EXPORT_FORMAT, EXPORT_VERSION, ProgressError, ProgressStore, free_name, stamp
 
@@ -57,7 +58,7 @@ def export_document(store: ProgressStore, now: datetime | None = None,
         {"lesson_id": r.lesson_id, "question_id": r.question_id, "tries": r.tries, "hints_used": r.hints,
          "hints_before_first": r.hints_before_first, "variant": r.variant,
          "outcome": r.outcome.value if r.outcome else None, "updated": iso(r.updated)}
-        for r in store.question_records()
+        for r in _with_practice_records(store.question_records(), stored)
     ]
     lessons = {lesson_id: {"seen": len(s.seen), "finished": len(s.finished), "first_try": len(s.first_try),
                            "after_retry": len(s.after_retry), "missed": len(s.missed)}
@@ -69,6 +70,22 @@ def export_document(store: ProgressStore, now: datetime | None = None,
             "exported_at": iso(now or datetime.now(timezone.utc)), "learner_id": store.known_learner_id(),
             "last_position": list(pos) if pos else None, "answers": answers, "outcomes": outcomes,
             "records": records, "answers_seen": seen, "lessons": lessons}
+
+
+def _with_practice_records(records: list, answers: Sequence[Answer]) -> list:
+    """The store's records, and an open one (no tries) for each question that has only practice answers
+    and no record: a home written before every try came with its record (a Review try after a reset in
+    another window) still exports a file its own import accepts, since an import refuses answers with no record."""
+    recorded = {(r.lesson_id, r.question_id) for r in records}
+    missing: dict[tuple[str, str], Answer] = {}
+    for a in answers:
+        key = (a.lesson_id, a.question_id)
+        if key not in recorded and a.mode is Mode.PRACTICE:
+            missing.setdefault(key, a)
+    for a in answers:   # a scored or review answer with no record is not the app's: the import refuses it
+        missing.pop((a.lesson_id, a.question_id), None) if a.mode is not Mode.PRACTICE else None
+    return records + [QuestionRecord(a.lesson_id, a.question_id, variant=a.variant, updated=a.timestamp)
+                      for a in missing.values()]
 
 
 def _attempt_numbers(answers: Sequence[Answer]) -> dict[int, int]:
@@ -137,6 +154,11 @@ def import_json(store: ProgressStore, path: str | Path) -> Imported:
     question's card is replayed from its outcomes.
     """
     content = read_export(Path(path))
+    try:   # before anything is written, as every other refusal
+        refuse_unrecorded(content.unrecorded, lambda *key: store.question_record(*key) is not None,
+                          lambda reason: refusal(str(path), reason))
+    except ExportFileError as exc:
+        raise ProgressError(message_of(exc)) from None
     took_id = _take_learner_id(store, content.learner_id)
     added_answers = _insert(store, content.answers, "answers (ts, lesson_id, question_id, answer, correct,"
                             " hints_used, variant, attempt, mode)")

@@ -133,9 +133,12 @@ class RecordingMixin:
                  now: datetime, act: Callable[[Encounter], int | None],
                  shown_at: datetime | None = None) -> tuple[Mode, QuestionRecord, int | None]:
         """Move the question's scored or review encounter by ``act``; resolve it when it ends."""
-        record = record_sql.load(con, lesson_id, question_id) or QuestionRecord(lesson_id, question_id, updated=now)
+        stored = record_sql.load(con, lesson_id, question_id)
+        record = stored or QuestionRecord(lesson_id, question_id, variant=variant, updated=now)
         mode, key = self._mode(con, record, wanted, now)
         if mode is Mode.PRACTICE:
+            if stored is None:   # a try at a question never opened in its lesson (Review after a reset elsewhere)
+                record_sql.save(con, record)   # is seen: every answer belongs to a record (the import and streak ask)
             return mode, record, None
         encounter = record.encounter(allowed) if mode is Mode.SCORED else record.review_encounter(allowed, key)
         attempt = None

@@ -307,9 +307,13 @@ class ProgressStore(RecordingMixin):
         return track_stats(tracks, self.all_lesson_stats())
 
     def answers_per_day(self, tz: tzinfo | None = None) -> dict[date, int]:
-        """Local days, ``tz`` defaulting to this machine's; see :func:`tutor.progress.stats.answers_per_day`."""
+        """Local days, ``tz`` defaulting to this machine's; see :func:`tutor.progress.stats.answers_per_day`.
+        Only answers that belong to a question record count: the app writes every try with its record,
+        so an answer without one came from an edited import (30 made-up practice rows were a 30-day streak)."""
         tz = tz or datetime.now().astimezone().tzinfo
-        return answers_per_day((t for (t,) in self._read("SELECT ts FROM answers")), tz)
+        return answers_per_day((t for (t,) in self._read(
+            "SELECT ts FROM answers AS a WHERE EXISTS (SELECT 1 FROM question_records AS r"
+            " WHERE r.lesson_id = a.lesson_id AND r.question_id = a.question_id)")), tz)
 
     def streak_days(self, today: date | None = None, tz: tzinfo | None = None, now: datetime | None = None) -> int:
         """Still alive if the last answer was yesterday; see :func:`tutor.progress.stats.streak_ending`.
