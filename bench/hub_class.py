@@ -34,6 +34,10 @@ notebook kernel that imports torch and this model is measured alone (bench/noteb
 ``learner_pss_mb`` (a tutor learner: their tutor and the server beside it),
 ``notebook_learner_pss_mb`` and ``learner_to_notebook_ratio`` (goal in the standalone profile: 0.75).
 
+``--profile hub`` runs the tutor-only hub without the proxy: the hub spawns ``tutor serve --hub``,
+which checks the hub's login itself (tutor.web.hub_login); the tutor is at ``/user/NAME/``, and the
+comparison with a notebook learner is printed as for ``standalone``.
+
 ``--system-users`` spawns each learner as the system account ``learnerN`` (``useradd -m``, as root;
 the environment must be one every account can run, docs/class.md), in its own home; a home that
 already holds tutor progress opens in its last lesson, not the roadmap, so start from fresh homes.
@@ -124,6 +128,8 @@ def spawner_command(profile: str) -> tuple[list[str], list[str], str]:
     def here(name: str) -> str:
         return shutil.which(name, path=str(Path(sys.executable).parent)) or name
 
+    if profile == "hub":   # the hub starts the tutor itself, which checks the hub's login (tutor serve --hub)
+        return [sys.executable, "-m", "tutor", "serve", "--hub", "--max-sessions", "3", "--no-fork-server"], [], ""
     if profile == "standalone":   # the hub starts jupyter-server-proxy's standalone proxy and the tutor behind it
         return ([here("jupyter-standaloneproxy"), "--unix-socket=True", "--timeout=60", "--", sys.executable, "-m",
                  "tutor", "serve", "--unix-socket", "{unix_socket}", "--max-sessions", "3", "--no-fork-server"], [], "")
@@ -390,9 +396,10 @@ def main() -> None:
                         help="the configurable-http-proxy command (npm install configurable-http-proxy)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds allowed for the whole class")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway folder (hub log, homes)")
-    parser.add_argument("--profile", choices=("launcher", "standalone"), default="launcher",
+    parser.add_argument("--profile", choices=("launcher", "standalone", "hub"), default="launcher",
                         help="launcher: a JupyterLab server per learner with the tutor's tile (default); standalone: "
-                             "jupyter-server-proxy's standalone proxy and the tutor only (docs/class.md)")
+                             "jupyter-server-proxy's standalone proxy and the tutor only; hub: the tutor only, "
+                             "checking the hub's login itself (tutor serve --hub; docs/class.md)")
     parser.add_argument("--no-notebook", action="store_true",
                         help="skip measuring a JupyterLab learner with a notebook kernel to compare with")
     parser.add_argument("--system-users", action="store_true",

@@ -44,6 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--unix-socket", type=Path, default=None, metavar="PATH",
                         help=_("listen on this Unix socket instead of a port, without a token, for a proxy in "
                                "front (jupyter-server-proxy on a JupyterHub); its folder must be private to you"))
+    parser.add_argument("--hub", action="store_true",
+                        help=_("run as a JupyterHub user's server (the hub starts it, docs/class.md): listen where the "
+                               "hub says and let in only that user, logged in by the hub"))
     parser.add_argument("--no-fork-server", action="store_true",
                         help=_("start each tab's tutor from scratch instead of forking it from one preloaded "
                                "process (slower to join, more memory per tab)"))
@@ -125,12 +128,35 @@ def private_folder_problem(socket_path: Path) -> str | None:
     return None
 
 
+def hub_gate(args: argparse.Namespace):
+    """The hub's login for ``--hub`` (from the spawner's JUPYTERHUB_* environment), or None after
+    printing why it cannot run; --hub decides where to listen, so the options that say so are refused."""
+    import os
+
+    from tutor.web.hub_login import HubGate, HubLogin, HubSettingsError
+
+    if args.unix_socket or args.certfile or args.public:
+        print(_("tutor serve: error: --hub listens where the hub says, without --unix-socket, --certfile or --public"),
+              file=sys.stderr)
+        return None
+    try:
+        return HubGate(HubLogin.from_environment(os.environ))
+    except HubSettingsError as error:
+        print(one_line(_("tutor serve: error: --hub: {problem}").format(problem=error)), file=sys.stderr)
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
+    hub = hub_gate(args) if args.hub else None
+    if args.hub and hub is None:
+        return 2
+    if hub is not None:
+        args.host, args.port = hub.login.host, hub.login.port
     if not 0 < args.port < 65536:
         print(_("tutor serve: error: --port must be between 1 and 65535, not {port}").format(port=args.port),
               file=sys.stderr)
         return 2
-    refused = _refuse_host(args)
+    refused = None if hub else _refuse_host(args)   # on a hub, its login guards every address
     if refused is not None:
         return refused
     if args.keyfile and not args.certfile:
@@ -170,9 +196,13 @@ def run(args: argparse.Namespace) -> int:
     command = forks.command(arguments) if forks else shlex.join([sys.executable, "-m", "tutor", *arguments])
     token = secrets.token_urlsafe(32)
     listen = Listen(args.host, args.port, args.unix_socket, context)
-    policy = None if args.unix_socket else AccessPolicy(token, args.host, args.port, secure=context is not None)
+    policy = None if args.unix_socket or hub else AccessPolicy(token, args.host, args.port, secure=context is not None)
 
     def announce() -> None:
+        if hub:
+            print(_("tutor serve: listening on {host}:{port} for {user}, logged in by the hub").format(
+                host=one_line(args.host), port=args.port, user=one_line(hub.login.user)), flush=True)
+            return
         if args.unix_socket:
             print(_("tutor serve: listening on {path}").format(path=one_line(str(args.unix_socket))), flush=True)
             return
@@ -181,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
                 "server stops; a new token is made each run.\n\n{links}\n\nUp to {n} tabs at once. Ctrl+C stops "
                 "the server.").format(links=links, n=args.max_sessions), flush=True)
 
-    server = make_server(command, listen, policy, max_sessions=args.max_sessions, announce=announce)
+    server = make_server(command, listen, policy, max_sessions=args.max_sessions, announce=announce, hub=hub)
     try:
         server.serve()
     except OSError as error:   # most often: the port is taken

@@ -22,6 +22,8 @@ from tutor.web.access import AccessPolicy, guard_middleware
 if TYPE_CHECKING:
     import ssl
 
+    from tutor.web.hub_login import HubGate
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 ICONS = Path(__file__).resolve().parent / "icons"   # tutor.svg, and favicon.ico rendered from it
 TITLE = N_("Transformer math tutor")
@@ -93,9 +95,10 @@ async def close_quietly(websocket) -> None:
 
 
 def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
-                max_sessions: int = DEFAULT_MAX_SESSIONS, announce=None):
+                max_sessions: int = DEFAULT_MAX_SESSIONS, announce=None, hub: HubGate | None = None):
     """A textual-serve Server for ``command``; every request passes ``policy`` (None: no checks,
-    for a Unix socket in a private folder that only the proxy in front can reach).
+    for a Unix socket in a private folder that only the proxy in front can reach), or, started by a
+    JupyterHub, ``hub``'s login under the hub's /user/NAME/ prefix (tutor.web.hub_login).
 
     ``announce()`` is called once the server listens (the CLI prints the address to open then).
     """
@@ -124,7 +127,17 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
                 app.router.add_get(f"/{name}", self.handle_icon)
             if policy is not None:
                 app.middlewares.append(guard_middleware(policy))
-            return app
+            if hub is None:
+                return app
+            # the hub's proxy passes /user/NAME/... as it is: the tutor's pages live under that prefix
+            root = web.Application(middlewares=[hub.middleware()])
+            root.add_subapp(hub.login.prefix.rstrip("/"), app)
+
+            async def close_hub_client(_app) -> None:
+                await hub.close()
+
+            root.on_cleanup.append(close_hub_client)
+            return root
 
         async def on_startup(self, app) -> None:
             if announce is not None:
