@@ -2,6 +2,7 @@
 
 Each test here failed before the change it names: a right answer refused, a wrong one accepted,
 a nudge that did not help, or a SymPy step that never ended."""
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -130,6 +131,59 @@ def test_a_quadratic_fitted_to_the_draw_sizes_is_refused(shipped):
     exact = f"Q @ K.T / ({fitted[2]!r} + {fitted[1]!r}*d_k + {fitted[0]!r}*d_k**2)".replace("np.float64", "")
     for text in (exact, "Q @ K.T / (0.8293 + 0.338*d_k - 0.01132*d_k**2)"):
         assert not grade(q, text, truth, {}).correct, text
+
+
+def lesson_question(lesson_id: str, question_id: str):
+    """A shipped question as written (the YAML only: no model)."""
+    lesson = Lesson.model_validate(yaml.safe_load((LESSONS / f"{lesson_id}.yaml").read_text(encoding="utf-8")))
+    return next(x for x in lesson.questions if x.id == question_id)
+
+
+def scores_truth():
+    """la-scaled-scores' scores-formula on numpy tensors of the model's shapes (B, H, L, D_head) =
+    (2, 2, 4, 4): the draws are made from these exactly as from the model's."""
+    q = lesson_question("la-scaled-scores", "scores-formula")
+    rng = np.random.default_rng(0)
+    queries, keys = rng.standard_normal((2, 2, 4, 4)), rng.standard_normal((2, 2, 4, 4))   # (B, H, L, D_head)
+    scores = queries @ np.swapaxes(keys, -1, -2) / 2.0                                   # (B, H, L, L)
+    sizes = {"B": 2, "H": 2, "L": 4, "D_head": 4, "D": 8, "V": 96}
+    tensors = {"blocks.0.attn.q": queries, "blocks.0.attn.k": keys, "blocks.0.attn.scores": scores}
+    return q, truth_for(q, tensors, sizes), sizes
+
+
+def fitted_divisor(sizes: tuple[int, ...]) -> str:
+    coefficients = np.polyfit(sizes, np.sqrt(sizes), len(sizes) - 1)
+    terms = " + ".join(f"{float(c)!r}*d_k**{len(sizes) - 1 - i}" for i, c in enumerate(coefficients))
+    return f"Q @ K.T / ({terms})"
+
+
+def test_a_polynomial_fitted_to_some_of_the_draw_sizes_is_refused_fast():
+    """Adversary F7 without the shipped model: a quadratic in d_k through any three of the head sizes
+    graded (or a cubic through any four) is refused; the adversary's own fit through 4, 5, 6 too."""
+    q, truth, sizes = scores_truth()
+    drawn = sorted({draw.sizes["D_head"] for draw, _expected in truth.value.draws})
+    assert len(drawn) >= 5
+    assert grade(q, "Q @ K.T / sqrt(d_k)", truth, sizes).correct
+    for degree in (2, 3):
+        for chosen in itertools.combinations(drawn, degree + 1):
+            assert not grade(q, fitted_divisor(chosen), truth, sizes).correct, chosen
+    assert not grade(q, "Q @ K.T / (0.8293 + 0.338*d_k - 0.01132*d_k**2)", truth, sizes).correct
+
+
+def test_pr_temperature_abs_p_is_right_and_its_wrong_forms_are_wrong():
+    """The adversary's Low finding: abs(p)**(1/T)/sum(abs(p)**(1/T)) equals the answer for every
+    distribution p, and was refused as a coincidence (a shifted draw made p negative).  Graded by the
+    formula kind on a softmax of made-up logits: the forms the lesson accepts are right, those it
+    rejects wrong, with no model."""
+    q = lesson_question("pr-temperature", "tempered-from-p")
+    logits = 3.0 * np.random.default_rng(1).standard_normal(96)                   # (V,)
+    probs = np.stack([np.exp(logits / t) / np.exp(logits / t).sum() for t in (0.5, 1.0, 2.0, 5.0, 1000.0)])
+    truth = truth_for(q, {"temperature.probs": probs}, {})                         # probs: (5, V)
+    for text in ["abs(p)**(1/T)/sum(abs(p)**(1/T))", q.answer, *q.accept]:
+        result = grade(q, text, truth, {})
+        assert result.correct, (text, result.feedback)
+    for rejected in q.reject:
+        assert not grade(q, rejected.expr, truth, {}).correct, rejected.expr
 
 
 def test_a_forbidden_name_costs_nothing_and_says_why():

@@ -205,3 +205,37 @@ def test_unreadable_text_is_graded_as_said_and_never_recorded():
     question = session(progress, 0)
     graded = question.grade("two by four", LIVE)
     assert question.record(graded).happened is Happened.UNREADABLE and progress.store.answers() == []
+
+
+def test_hints_and_a_give_up_go_on_while_a_grade_is_still_running(monkeypatch):
+    """The screen stays live while an answer is graded (adversary F5: a formula's grade froze the app for
+    70 s): the grade step shares no lock with what the UI thread does meanwhile.  Without Pilot or the
+    clock: the kind's grade is held on an event in a real thread while this thread shows a hint and
+    gives up; then the held verdict arrives and records nothing (its question was given up meanwhile)."""
+    import threading
+
+    import tutor.session.question as module
+
+    started, release, graded = threading.Event(), threading.Event(), []
+    real_grade = module.grade
+
+    def held_grade(*args, **kwargs):
+        started.set()
+        assert release.wait(10), "the test never released the grade"
+        return real_grade(*args, **kwargs)
+
+    monkeypatch.setattr(module, "grade", held_grade)
+    progress = service()
+    question = session(progress, 0)
+    worker = threading.Thread(target=lambda: graded.append(question.grade("(2, 4, 8)", LIVE)))
+    worker.start()
+    try:
+        assert started.wait(10)
+        assert question.hint().hints == 1 and record_of(progress).hints == 1      # written while grading
+        assert question.give_up(LIVE).happened is Happened.GAVE_UP
+        assert record_of(progress).outcome is Outcome.MISSED and worker.is_alive()
+    finally:
+        release.set()
+        worker.join(10)
+    assert graded[0].correct and question.record(graded[0]).happened is Happened.NOTHING
+    assert progress.store.answers() == []
