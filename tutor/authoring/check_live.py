@@ -158,6 +158,7 @@ class LiveChecker(ClaimsChecker):
         for leak in answers_in_questions(self.lesson, self.live.tensors, self.live.sizes, self.truths):
             if leak.question < leak.loc[1] and leak.loc[2] in ("prompt", "hints"):
                 self.pinned.warn(leak.loc, earlier_answer_message(self.lesson, leak), self.at(leak.loc, leak.offset))
+        self.check_box()
         for found in long_right_choices(self.lesson, self.truths):
             self.pinned.warn(("questions", found.index, "choices", found.choice), found.message(self.lesson))
         if self.pinned.path.is_file():   # translations beside the file get the same guard
@@ -165,3 +166,19 @@ class LiveChecker(ClaimsChecker):
 
             found = overlay_leaks(self.lesson, self.pinned.path, self.live.tensors, self.live.sizes, self.truths)
             self.pinned.problems += [problem for problem in found if problem not in self.pinned.problems]
+
+    def check_box(self) -> None:
+        """A formula box pinned open (``formula.given``) that answers a question of its lesson: the box
+        rule would have folded it until that question was tried (tutor.session.formula_fold)."""
+        if not self.lesson.formula.given:
+            return
+        from tutor.formulas.parse import FormulaError
+        from tutor.live.box_leaks import box_leaks
+        from tutor.live.formula_check import render_spec
+
+        try:
+            drawn = render_spec(self.lesson.formula)
+        except FormulaError:
+            drawn = None   # reported by the static check
+        for leak in box_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths, drawn):
+            self.pinned.warn(leak.loc, leak.message(self.lesson), self.at(leak.loc, leak.offset))

@@ -63,6 +63,7 @@ class LiveReady(AppMessage):
     check: FormulaCheck | None = None   # the formula against the model; the screen words it for learners
     claims: BrokenClaims | None = None  # where the lesson's text may not hold on the learner's own model
     look_ahead: LookAhead | None = None  # what each question's screen shows of the others' answers (this draw)
+    box_answers: tuple[int, ...] | None = None   # the questions the formula box answers (this draw)
 
 
 @dataclass

@@ -101,6 +101,11 @@ class QuestionKind(ABC, Generic[Q, V]):
     def answer_format(self) -> str:
         """How an answer of this kind is typed, for the help screen: an ``N_`` string, translated when shown."""
 
+    def holds_formula(self, question: Q, truth: Truth, expr: str) -> bool:
+        """The answer contains the formula ``expr`` (the lesson's formula box), so a box showing it leaves
+        little to predict (tutor.live.box_leaks); only an answer that is a formula can."""
+        return False
+
     def shown_on_reveal(self, question: Q, truth: Truth, reveal, tensors: Tensors, sizes: Sizes) -> str | None:
         """What else on a revealed tensor writes the answer (its header's shape, its axis names), in words."""
         return None

@@ -224,6 +224,20 @@ def shown_in(question, text: str, truth: Truth) -> tuple[int, int] | None:
     return formula_shown(text, tree_names(reference.tree), same_printed(question, reference))
 
 
+def holds_formula(question, truth: Truth, expr: str) -> bool:
+    """The reference answer is ``expr`` (read in the question's symbols) or is built on it: −Σ ln p
+    inside −Σ ln p / ln 2.  SymPy's ``subs`` finds it as a part of a sum or a product too, and its
+    negative (p − (a + b) holds a + b).  A bare symbol or number is a part of many answers, not one."""
+    try:
+        part = read(question, expr).expr
+    except AnswerError:
+        return False   # a symbol the question does not offer: the box is about something else
+    if part.is_Atom:
+        return False
+    answer, marker = truth.value.formula.expr, sp.Dummy()
+    return any(answer.subs(form, marker).has(marker) for form in (part, -part))
+
+
 def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
     """The reference must reproduce the probe on every size checked; each ``wrong:`` must be refused
     with a nudge of its word (on the lesson's own sizes, where the lesson's text is read)."""
@@ -317,6 +331,9 @@ class FormulaKind(QuestionKind[FormulaQuestion, Given]):
 
     def same_answer(self, question, truth, earlier, earlier_truth):
         return same_printed(question, truth.value.formula)(earlier.answer)
+
+    def holds_formula(self, question, truth, expr):
+        return holds_formula(question, truth, expr)
 
     def preview(self, question, text):
         return preview(question, text)

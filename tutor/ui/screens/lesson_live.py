@@ -68,10 +68,12 @@ class LiveMixin:
             except FormulaError as error:
                 formula_text = lesson.formula.expr
                 check = FormulaCheck(None, False, M_("the formula does not parse: {error}", error=message_of(error)))
+            from tutor.live.box_leaks import live_box_answers
             from tutor.session.look_ahead import look_ahead
 
             message = LiveReady(lesson.id, live, formula_text, check.message, generation, check,
-                                self.claims_on_this_model(lesson, live), look_ahead(lesson, live))
+                                self.claims_on_this_model(lesson, live), look_ahead(lesson, live),
+                                live_box_answers(lesson, live, formula_text))
         except Exception as error:  # any failure is shown in the lesson, never a traceback
             from tutor.live.compute import RequirementNotMet
 
@@ -101,6 +103,7 @@ class LiveMixin:
             return   # computed for a version of the lesson that has since been reloaded
         self.claims = message.claims
         self.look_ahead = message.look_ahead
+        self.box_answers = message.box_answers
         self.live = live = message.live
         self.query_one("#formula", FormulaBox).show(message.formula_text, self.lesson.formula.expr)
         self.formula_check = message.check
@@ -190,7 +193,7 @@ class LiveMixin:
         self.query_one("#formula", FormulaBox).show(self.lesson.formula.expr, self.lesson.formula.expr)
         self.query_one("#formula-check").display = False
         self.formula_check = None
-        self.live = None
+        self.live = self.box_answers = None   # the box rule waits for the new draw's analysis
         self.show_texts()
         self.status(_("Lesson file reloaded; recomputing the live tensors…"))
         self.show_question()
@@ -211,6 +214,6 @@ class LiveMixin:
         if busy or not self.is_current:
             return
         self.generation += 1   # a result still being computed with the old weights is dropped
-        self.live = None
+        self.live = self.box_answers = None   # the box rule waits for the new draw's analysis
         self.status(_("New weights: {label}. Recomputing the live tensors…").format(label=localized_label(hub.label)))
         self.load_live()

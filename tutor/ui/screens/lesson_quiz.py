@@ -162,7 +162,12 @@ class QuizMixin:
             self.feedback(Text(_("Checking your answer…"), style="italic"))
 
     def draw_step(self, step: Step) -> None:
-        """What an Enter did, as the session returned it."""
+        """What an Enter did, as the session returned it; a try may open the formula box."""
+        self.draw_happened(step)
+        if step.happened is not Happened.MOVE_ON:   # moving on shows the next question, which asks itself
+            self.show_formula_fold()
+
+    def draw_happened(self, step: Step) -> None:
         answer_box = self.query_one("#answer", Input)
         happened = step.happened
         if happened is Happened.MOVE_ON:   # nothing is graded after the reveal
@@ -204,6 +209,7 @@ class QuizMixin:
             self.feedback(question_problem(step.error))
         elif step.revealed:
             self.reveal(step, Text(_("Here is the real answer."), style="bold"))
+        self.show_formula_fold()
 
     def action_hint(self) -> None:
         step = self.session.hint()
@@ -211,6 +217,7 @@ class QuizMixin:
             self.say("#hints", Text(_("No hints for this question."), style="dim"))
             return
         self.show_hints(step.hints, step.seen)
+        self.show_formula_fold()   # a hint that shows another question's answer resolves it
 
     def show_hints(self, shown: int, seen: tuple[int, ...] = ()) -> None:
         hints = self.question.hints

@@ -24,6 +24,7 @@ from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import preview
 from tutor.progress.records import Mode
+from tutor.session.formula_fold import formula_fold
 from tutor.session.question import QuestionSession
 from tutor.ui.localize import localize_bindings
 from tutor.ui.screens.lesson_live import LiveMixin, reflow
@@ -106,6 +107,11 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
     QuestionScreen.-compact #answer { border: none; height: 1; padding: 0 1; background: $boost; }
     QuestionScreen.-compact #answer:focus { background: $accent 30%; }
     QuestionScreen.-compact #choices { border: none; max-height: 6; }
+    #formula-fold { display: none; color: $text-muted; text-style: italic; }
+    /* the box rule (tutor.session.formula_fold): a box that would answer an untried question is a fold line */
+    QuestionScreen.-folded #formula, QuestionScreen.-folded #formula-side { display: none; }
+    QuestionScreen.-folded #body-translation { display: none; }
+    QuestionScreen.-folded #formula-fold { display: block; }
     #answer { margin: 0; }
     #answer.-checking { color: $text-muted; }   /* graded now: Enter waits for the verdict */
     #choices { height: auto; max-height: 10; margin: 0; }
@@ -136,6 +142,7 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
         self.lesson = item.lesson
         self.variant_seed = variant_seed
         self.live = None
+        self.box_answers = None   # the questions the formula box answers on the live draw (tutor.live.box_leaks)
         self.question_index = max(0, min(question_index, len(self.lesson.questions) - 1))
         self.session: QuestionSession | None = None   # the question on screen: its rules and record (open_session)
         self.seen_here: tuple[int, ...] = ()   # untried questions whose answer this question's text just showed
@@ -159,6 +166,7 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
             yield Static(Prose(reflow(preview(lesson.explanation))), id="explanation")
             yield Static(Prose(_("In words: ") + preview(lesson.formula.translation)), id="body-translation")
         with FormulaRow(id="formula-row"):
+            yield Static(id="formula-fold")
             yield FormulaBox(lesson.formula.expr, id="formula")
             with Vertical(id="formula-side"):
                 yield Static(Prose(_("In words: ") + preview(lesson.formula.translation)), id="translation")
@@ -233,7 +241,21 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
         self.preview_answer(self.query_one("#answer", Input).value)
         self.query_one("#reveal").display = False   # nothing to compare yet
         self.show_record()
+        self.show_formula_fold()
         self.model_changed()   # weights replaced while the learner was on the last question
+
+    def show_formula_fold(self) -> None:
+        """The box rule (tutor.session.formula_fold): the formula and its words, or one line saying
+        after which question they open.  Asked again after every step, since a try opens it."""
+        session = self.session
+        reviewing = self.question_index if session.mode is Mode.REVIEW and not session.revealed else None
+        fold = formula_fold(self.app.progress, self.lesson, self.box_answers, reviewing)
+        self.set_class(not fold.shown, "-folded")
+        if fold.shown:
+            return
+        text = _("Formula shown once the live tensors are ready") if fold.after is None else \
+            _("Formula shown after question {number}").format(number=fold.after + 1)
+        self.query_one("#formula-fold", Static).update(Text("▸ " + text))
 
     def question_label(self) -> str:
         return _("Question {number}/{total}").format(number=self.question_index + 1, total=len(self.lesson.questions))
@@ -274,6 +296,7 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
             self.show_formula_mark()
         self.show_texts()
         self.show_prompt()
+        self.show_formula_fold()
         self.reword_reveal()
         self.refresh_bindings()
 
@@ -311,7 +334,7 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
             self.feedback(Text(_("This lesson uses fixed sizes."), style="dim"))
             return
         self.variant_seed = random.randrange(1, 2**31)
-        self.live = None
+        self.live = self.box_answers = None   # the box rule waits for the new draw's analysis
         self.status(_("Drawing new sizes…"))
         self.load_live()
 
@@ -322,7 +345,7 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
             return
         self.on_shipped = True
         self.generation += 1
-        self.live = None
+        self.live = self.box_answers = None   # the box rule waits for the new draw's analysis
         self.status(_("Loading the shipped model for this lesson…"))
         self.load_live()
 
