@@ -19,6 +19,7 @@ from tutor.experiments import ExperimentContext, run_experiments
 from tutor.course.placeholders import VOCABULARY
 from tutor.common.i18n import M_
 from tutor.course.schema import Lesson, ModelSetup
+from tutor.live.model_identity import model_identity
 from tutor.live.hub import ModelHub
 
 RANDOM_BLOCK_SIZE = 64
@@ -33,6 +34,7 @@ class LiveResult:
     weights_label: str
     variant: str                    # e.g. "B=2, L=4, D=8, H=2"
     hub_version: int
+    model_identity: str = ""        # the trained weights' digest (tutor.live.model_identity); "" for random weights
 
 
 def choose_sizes(setup: ModelSetup, base: dict[str, int], variant_seed: int | None) -> dict[str, int]:
@@ -162,4 +164,5 @@ def compute_live(lesson: Lesson, hub: ModelHub, variant_seed: int | None = None,
                      "d_model": sizes["D"], "T": block_size}
     variant = ", ".join(f"{k}={sizes[k]}" for k in ("B", "L", "D", "H"))
     labels = [[tokenizer.token_label(t) for t in row] for row in tokens.tolist()]
-    return LiveResult(tensors, sizes, rows, labels, weights_label, variant, trained.version if trained else hub.version)
+    return LiveResult(tensors, sizes, rows, labels, weights_label, variant, trained.version if trained else hub.version,
+                      model_identity(model) if trained else "")

@@ -280,7 +280,8 @@ def reset(store: ProgressStore, backup_dir: str | Path | None = None, now: datet
         finally:
             src.close()
             dst.close()
-        for table in ("answers", "outcomes", "review_cards", "question_records", "answers_seen", "meta"):
+        for table in ("answers", "outcomes", "review_cards", "question_records", "answers_seen", "sample_sightings",
+                      "meta"):
             con.execute(f"DELETE FROM {table}")
     return target
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from tutor.grading.attempts import Encounter
-from tutor.progress import answer_seen, record_sql, review
+from tutor.progress import answer_seen, record_sql, review, sample_sightings
 from tutor.progress.records import Answer, Mode, QuestionRecord, Role, storable_answer
 from tutor.progress.review import iso, parse_iso
 
@@ -77,6 +77,17 @@ class RecordingMixin:
         """Every look-ahead resolution's note: (lesson, question, seen_in, where, time)."""
         with self._lock:
             return answer_seen.load_all(self._con)
+
+    def record_sample_shown(self, model: str, prompt: str, tokens: list[str], now: datetime) -> None:
+        """The Sample tab showed the distributions after ``prompt`` and each token on the weights
+        ``model`` (a digest): kept so a lesson opened later on those weights can apply the look-ahead rule."""
+        with self.transaction() as con:
+            sample_sightings.save(con, model, prompt, tokens, now)
+
+    def samples_shown(self, model: str) -> list[tuple[str, list[str]]]:
+        """(prompt, tokens) of every Sample run on the weights ``model``."""
+        with self._lock:
+            return sample_sightings.load(self._con, model)
 
     def rename_question(self, old: tuple[str, str], new: tuple[str, str]) -> bool:
         """Carry a question's whole history (tries, record, outcomes, card, answer-seen note) to the

@@ -72,6 +72,13 @@ class ProgressService:
         return bool(self._write(lambda: self.store.record_answer_seen(lesson_id, question_id, seen_in, where,
                                                                       allowed, self.clock())))
 
+    def sample_shown(self, model: str, prompt: str, tokens: list[str]) -> None:
+        """The Sample tab showed distributions on the weights ``model`` (see tutor.session.sample_sight)."""
+        self._write(lambda: self.store.record_sample_shown(model, prompt, tokens, self.clock()))
+
+    def samples_shown(self, model: str) -> list[tuple[str, list[str]]]:
+        return self.store.samples_shown(model)
+
     def rename_question(self, old: tuple[str, str], new: tuple[str, str]) -> None:
         """An author's edit renamed a question (hot reload): its record goes with it (see the store)."""
         self.flush()

@@ -37,7 +37,7 @@ import platformdirs
 
 from tutor.common.safe_files import private_file, private_folder
 from tutor.grading.attempts import Outcome
-from tutor.progress import answer_seen, open_failure, record_sql, review
+from tutor.progress import answer_seen, open_failure, record_sql, review, sample_sightings
 # ProgressError is imported from here by callers.
 from tutor.progress.opening import ProgressError, opening_lock, probe
 from tutor.progress.migrate import OUTCOMES_DDL, migrate_v1_to_v2, migrate_v2_to_v3, run_script
@@ -78,6 +78,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     + review.CARDS_DDL
     + record_sql.RECORDS_DDL
     + answer_seen.ANSWER_SEEN_DDL
+    + sample_sightings.SAMPLE_SIGHTINGS_DDL
 )
 
 
@@ -177,6 +178,7 @@ class ProgressStore(RecordingMixin):
                     run_script(con, _SCHEMA)
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 con.execute(answer_seen.ANSWER_SEEN_DDL)   # added within schema 3: an older tutor ignores it
+                con.execute(sample_sightings.SAMPLE_SIGHTINGS_DDL)   # likewise
         except sqlite3.Error as exc:
             self._con.close()
             raise ProgressError(open_failure.explain(self.path, exc)) from exc

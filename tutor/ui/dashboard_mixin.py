@@ -40,18 +40,22 @@ class DashboardMixin:
         else:
             self.push_screen(screen)
 
-    def sample_shown(self, prompt: str, tokens: list[str], model_used: str) -> None:
-        """The Sample tab showed the next-token distributions after ``prompt`` and each token: on the
-        app's model, that may answer an open lesson's untried questions (tutor.session.sample_sight),
-        which then count as not got (answer seen); the learner is told here, and again on the question."""
-        if model_used != "current":   # the separate text model answers no lesson
+    def sample_shown(self, prompt: str, tokens: list[str], model: str) -> None:
+        """The Sample tab showed the next-token distributions after ``prompt`` and each token, on the
+        weights whose digest is ``model`` (tutor.live.model_identity).  Kept in the store, so a lesson
+        opened later on those weights applies the rule when its question opens; an open lesson whose
+        tensors come from the same weights applies it now (tutor.session.sample_sight): its untried
+        questions the run answered count as not got (answer seen), and the learner is told here, and
+        again on the question."""
+        if not model:
             return
         from tutor.session.sample_sight import contexts, sample_seen
 
+        self.progress.sample_shown(model, prompt, tokens)
         for screen in list(self.screen_stack):
             lesson = getattr(screen, "lesson", None)
-            if lesson is None or getattr(screen, "on_shipped", False):
-                continue
+            if lesson is None or getattr(getattr(screen, "live", None), "model_identity", "") != model:
+                continue   # another model's tensors, or not computed yet: its questions check when they open
             seen = sample_seen(self.progress, lesson, contexts(prompt, tokens))
             if not seen:
                 continue

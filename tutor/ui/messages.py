@@ -112,6 +112,7 @@ class SampleStepped(AppMessage):
 class SampleEnded(AppMessage):
     run: int
     error: str = ""
+    model: str = ""   # the digest of the weights the run used (tutor.live.model_identity)
 
 
 @dataclass

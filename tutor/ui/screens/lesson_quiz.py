@@ -21,6 +21,7 @@ from tutor.grading.quiz import QuestionError
 from tutor.grading.reveal_focus import question_reveal
 from tutor.progress.records import Mode
 from tutor.session.question import Happened, QuestionSession, Step
+from tutor.session.sample_sight import sighted_on_opening
 from tutor.ui.messages import AnswerGraded
 from tutor.ui.widgets.answer_preview import AnswerPreview
 from tutor.ui.widgets.prose import Prose
@@ -73,6 +74,9 @@ class QuizMixin:
         """The question's session from its record, however it came back on screen (a restart, Escape
         and reopen, Ctrl+N/B, Ctrl+R, a reload, new weights): tries and hints used stay used."""
         ready = self.live is not None
+        if ready:   # a Sample run on these weights showed this question's answer before it opened
+            sighted_on_opening(self.app.progress, self.lesson, self.question_index,
+                               getattr(self.live, "model_identity", ""))
         self.session = QuestionSession(self.app.progress, self.lesson, self.question_index, self.wanted_mode,
                                        self.app.clock, live_ready=ready, look_ahead=self.look_ahead if ready else None)
         self.session.given_away = self.question_index + 1 in self.claims.given_away

@@ -249,6 +249,9 @@ class SamplePanel(DashboardTab):
                 hub.ensure_loaded()
                 with hub.lock:
                     model, tokenizer = hub.model, hub.tokenizer
+            from tutor.live.model_identity import model_identity
+
+            identity = model_identity(model)   # the weights this run shows (the Sample tab's look-ahead rule)
             for step in sample_steps(model, tokenizer, request, lock=hub.lock):
                 if worker.is_cancelled:
                     return
@@ -261,7 +264,7 @@ class SamplePanel(DashboardTab):
         except Exception as error:   # a bad knob the checks missed, a model that failed to load
             self.post_message(SampleEnded(run_id, error_text(error)))
             return
-        self.post_message(SampleEnded(run_id))
+        self.post_message(SampleEnded(run_id, model=identity))
 
     def on_sample_stepped(self, message: SampleStepped) -> None:
         message.stop()
@@ -279,7 +282,7 @@ class SamplePanel(DashboardTab):
         if message.error:
             self.say(message.error, "bold red")
             return
-        self.app.sample_shown(self.prompt_used, [step.text for step in self.steps], self.model_used)
+        self.app.sample_shown(self.prompt_used, [step.text for step in self.steps], message.model)
         source = self.text_model[2] if self.model_used == "text" and self.text_model else self.app.hub.label
         self.say(_("{count} tokens from {source}. ◀ ▶ show each token's distribution.").format(
             count=len(self.steps), source=localized_label(source)), "dim")
