@@ -38,14 +38,17 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy as sp
 
 from tutor.common.i18n import M_
-from tutor.formulas.display import expr_latex, expr_unicode, to_sympy
 from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, compare, evaluate_tree, tree_names
 from tutor.formulas.syntax_words import syntax_problem
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 __all__ = ["Formula", "FormulaError", "compare", "evaluate_formula", "formula_latex",
            "formula_symbols", "parse_formula", "render_formula"]
@@ -71,12 +74,19 @@ _ALLOWED = ", ".join(FUNCTIONS)
 
 @dataclass(frozen=True)
 class Formula:
-    """A validated formula: source text, sympy expression (display) and eval tree."""
+    """A validated formula: source text, eval tree, and its sympy expression (display, symbolic check)."""
 
     text: str
-    expr: sp.Expr
     tree: Node
     matrices: frozenset[str] = frozenset()
+
+    @cached_property
+    def expr(self) -> sp.Expr:
+        """Built on first use: reading and validating lessons needs only the tree, so SymPy (tutor.formulas.display
+        imports it) loads at the first formula drawn or graded, not when a tab starts."""
+        from tutor.formulas.display import to_sympy
+
+        return to_sympy(self.tree, self.matrices)
 
 
 def parse_formula(text: str, matrices: Iterable[str] = (), scalars: Iterable[str] = ()) -> Formula:
@@ -107,7 +117,7 @@ def parse_formula(text: str, matrices: Iterable[str] = (), scalars: Iterable[str
     if (count := sum(isinstance(n, ast.expr) for n in ast.walk(tree))) > MAX_NODES:
         raise FormulaError(M_("formula is too complex ({count} nodes; the limit is {most})", count=count, most=MAX_NODES))
     node = _Validator(text).convert(tree.body, 1)
-    return Formula(text, to_sympy(node, matrices), node, matrices)
+    return Formula(text, node, matrices)
 
 
 class _Validator:
@@ -263,10 +273,14 @@ def _has_numeric_power(node: Node) -> bool:
 
 def render_formula(f: Formula) -> str:
     """Multi-line Unicode drawing for the terminal, in the author's term order."""
+    from tutor.formulas.display import expr_unicode
+
     return expr_unicode(f.expr)
 
 
 def formula_latex(f: Formula) -> str:
+    from tutor.formulas.display import expr_latex
+
     return expr_latex(f.expr)
 
 

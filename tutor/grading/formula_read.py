@@ -12,7 +12,6 @@ import dataclasses
 from functools import reduce
 
 from tutor.common.i18n import P_, _
-from tutor.formulas.display import expr_unicode, to_sympy
 from tutor.formulas.evaluate import FormulaError, Node, tree_names
 from tutor.formulas.parse import Formula, parse_formula
 from tutor.formulas.written import fold_formula
@@ -43,6 +42,10 @@ def names_used(node: Node) -> set[str]:
 
 
 def _printed(name: str) -> str:
+    """How SymPy draws the name (``beta1`` is β₁): asked only for a name the question does not bind,
+    so reading a lesson's own answers (all bound) does not load SymPy."""
+    from tutor.formulas.display import expr_unicode, to_sympy
+
     return expr_unicode(to_sympy(Node("name", name), frozenset()))
 
 
@@ -99,11 +102,11 @@ def read(question, text: str) -> Formula:
         formula = parse_formula(folded, matrices=matrices)
     except FormulaError as error:
         raise Unreadable(error.message, folded, error.column) from None
-    offered = {_printed(name): name for name in question.bind}
-    names = {}
+    names, offered = {}, None
     tree = _spelled(formula.tree, question.bind)
     for name in sorted(tree_names(tree)):
         if name not in question.bind:
+            offered = offered or {_printed(bound): bound for bound in question.bind}
             if _printed(name) not in offered:
                 raise UnknownSymbol(_("{name} is not a symbol this question offers; it offers {offered}").format(
                     name=name, offered=P_("between the numbers of a list", ", ").join(question.bind)))
@@ -112,6 +115,6 @@ def read(question, text: str) -> Formula:
     if used := sorted(names_used(tree) & set(question.forbid)):
         raise Forbidden(_("this question asks for the answer without {names}: write it with the other "
                           "functions and symbols").format(names=", ".join(used)))
-    return Formula(folded, to_sympy(tree, matrices), tree, matrices)
+    return Formula(folded, tree, matrices)
 
 

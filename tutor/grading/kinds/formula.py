@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import Annotated, Literal, Union
 
 import numpy as np
-import sympy as sp
 from pydantic import Field, model_validator
 
 from tutor.common.i18n import M_, N_, _, message_of, translated
+from tutor.common.lazy_import import sympy as sp   # SymPy loads at the first formula graded, not with the lessons
 from tutor.formulas.budget import CPU_SECONDS, within_budget
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
-from tutor.formulas.display import to_sympy
 from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, evaluate_tree, tree_names
 from tutor.formulas.parse import Formula, render_formula
 from tutor.grading.answer_text import formula_shown
@@ -169,6 +168,8 @@ def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = 
     mine, reference = _exact(given.formula.expr), _exact(truth.value.formula.expr)
     if sp.count_ops(mine) + sp.count_ops(reference) > MAX_SYMBOLIC_OPS:
         return None
+    from tutor.formulas.display import to_sympy
+
     points = [{to_sympy(Node("name", name), frozenset()): float(np.asarray(value).ravel()[0])
                for name, value in draw.values.items()} for draw, _expected in truth.value.draws]
     return within_budget(_difference, mine, reference, points, cpu_seconds=cpu_seconds)
