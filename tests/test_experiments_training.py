@@ -65,7 +65,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
             "nll.random_loss": (1, 8), "nll.random_mean": (1,), "nll.perplexity": (1,),
             "nll.random_perplexity": (1,)},
     "autoregressive": {"autoregressive.tokens": (1, 9), "autoregressive.logits": (1, 9, V),
-                       "autoregressive.change": (1, 9), "autoregressive.step_p": (8,)},
+                       "autoregressive.change": (1, 9), "autoregressive.factor_change": (1, 8),
+                       "autoregressive.step_p": (8,)},
     "ce_grad": {"ce_grad.loss": (1,), "ce_grad.N": (1,), "ce_grad.scored": (1, 8), "ce_grad.probs": (1, 8, V),
                 "ce_grad.onehot": (1, 8, V), "ce_grad.dlogits": (1, 8, V), "ce_grad.x_final": (1, 8, 64),
                 "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V)},
@@ -213,6 +214,14 @@ def test_nll_is_minus_log_p_of_the_true_token(hub):
 def test_autoregressive_edit_changes_only_the_last_position(trained_out):
     change = trained_out["autoregressive"]["autoregressive.change"][0]
     assert np.all(change[:-1] == 0) and change[-1] > 0
+
+
+def test_the_edit_changes_only_the_last_factor_though_its_logits_stay(trained_out):
+    """pr-autoregressive's trap: the last factor changes through its target, not through its logits."""
+    factor = trained_out["autoregressive"]["autoregressive.factor_change"][0]       # (L-1,)
+    change = trained_out["autoregressive"]["autoregressive.change"][0]              # (L,)
+    assert np.all(factor[:-1] == 0) and factor[-1] > 0
+    assert change[-2] == 0   # the position that scores the last factor saw no change in its logits
 
 
 def test_token_by_token_factors_through_the_kv_cache_match_the_one_pass_probabilities(trained_out):

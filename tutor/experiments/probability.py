@@ -128,7 +128,9 @@ def negative_log_likelihood(context: ExperimentContext) -> dict[str, np.ndarray]
 @experiment("autoregressive", "causality check: the input with its last token replaced: "
                               "autoregressive.tokens (B, L) the edited ids; autoregressive.logits "
                               "(B, L, V) for the edited input; autoregressive.change (B, L) max "
-                              "|logits difference| at each position; autoregressive.step_p (L-1,) the "
+                              "|logits difference| at each position; autoregressive.factor_change (B, L-1) "
+                              "|change| of each factor's log P(token i+1 | tokens up to i), the edited text's "
+                              "against the original's; autoregressive.step_p (L-1,) the "
                               "probability of each next token of batch row 0 as generation computes it, one "
                               "token at a time through the KV cache (model/decode.py)", passes=2, copies=1)
 @one_torch_thread
@@ -142,8 +144,13 @@ def autoregressive(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.no_grad():
         before = context.model(tokens).double()                             # (B, L, V)
         after = context.model(edited).double()                              # (B, L, V)
+    # the factors of each text: position i's distribution read at the text's own token i + 1. The
+    # edit leaves positions before the last unchanged, yet the last factor changes through its target.
+    factor_before = torch.log_softmax(before[:, :-1], -1).gather(-1, tokens[:, 1:, None])[..., 0]   # (B, L-1)
+    factor_after = torch.log_softmax(after[:, :-1], -1).gather(-1, edited[:, 1:, None])[..., 0]     # (B, L-1)
     return {"autoregressive.tokens": to_numpy(edited), "autoregressive.logits": to_numpy(after),
             "autoregressive.change": to_numpy((after - before).abs().amax(dim=-1)),
+            "autoregressive.factor_change": to_numpy((factor_after - factor_before).abs()),
             "autoregressive.step_p": step_by_step_probs(context.model, tokens[0])}
 
 
