@@ -137,7 +137,8 @@ def spawner_command(profile: str) -> tuple[list[str], list[str], str]:
 
 
 def hub_config(root: Path, port: int, api_port: int, hub_port: int, proxy: str, token: str,
-               profile: str = "launcher", system_users: bool = False, exchange: str = "") -> str:
+               profile: str = "launcher", system_users: bool = False, exchange: str = "",
+               extra_env: tuple[str, ...] = ()) -> str:
     command, arguments, _path = spawner_command(profile)
     if system_users:   # each learner the system user of that name (useradd -m), in their own home
         spawner = 'c.JupyterHub.spawner_class = "localprocess"'
@@ -147,6 +148,7 @@ def hub_config(root: Path, port: int, api_port: int, hub_port: int, proxy: str, 
         spawner = f'c.JupyterHub.spawner_class = "simple"\nc.SimpleLocalProcessSpawner.home_dir_template = {homes!r}'
         cache = f'"XDG_CACHE_HOME": {str(root / "cache")!r}, '
     exchange_setting = f'"TUTOR_CLASS_EXCHANGE": {exchange!r}, ' if exchange else ""
+    exchange_setting += "".join(f"{key!r}: {value!r}, " for key, _eq, value in (e.partition("=") for e in extra_env))
     return f"""
 c.JupyterHub.ip = "127.0.0.1"
 c.JupyterHub.port = {port}
@@ -286,10 +288,33 @@ def processes_by_kind(hub_pid: int) -> dict[str, list[int]]:
 
 
 def learner_memory(hub_pid: int) -> tuple[float, float]:
-    """(PSS of the tutor's processes, PSS of the users' Jupyter servers), in MB."""
+    """(PSS of the tutor's processes, PSS of the users' Jupyter servers), in MB; each process's PSS printed."""
     kinds = processes_by_kind(hub_pid)
+    for kind in ("tutor", "jupyter"):
+        for pid in kinds[kind]:
+            print(f"  pss {memory_kb(pid)[1] / 1024:6.1f} MB  {threads(pid):3d} threads  {process_label(pid)}")
     return (sum(memory_kb(pid)[1] for pid in kinds["tutor"]) / 1024,
             sum(memory_kb(pid)[1] for pid in kinds["jupyter"]) / 1024)
+
+
+def threads(pid: int) -> int:
+    try:
+        return int(next(line.split()[1] for line in open(f"/proc/{pid}/status") if line.startswith("Threads:")))
+    except (OSError, StopIteration, ValueError):
+        return 0
+
+
+def process_label(pid: int) -> str:
+    """What a process of a learner is: their tutor serve, a tab's shell or tutor, or the server beside them."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return "(gone)"
+    if "standaloneproxy" in command or "singleuser" in command:
+        return "the user's server (" + ("standalone proxy" if "standaloneproxy" in command else "Jupyter") + ")"
+    if " serve" in command.split(" -- ")[-1] and " -m tutor" in command:
+        return "tutor serve (web server)"
+    return "tab: its shell" if command.startswith(("sh ", "/bin/sh ")) else "tab: the tutor app"
 
 
 async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, timeout: float,
@@ -331,10 +356,11 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
 
 
 def start_hub(root: Path, proxy: str, token: str, profile: str, system_users: bool = False,
-              exchange: str = "") -> tuple[subprocess.Popen, str]:
+              exchange: str = "", extra_env: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
     port, api_port, hub_port = free_port(), free_port(), free_port()
     config = root / "jupyterhub_config.py"
-    config.write_text(hub_config(root, port, api_port, hub_port, proxy, token, profile, system_users, exchange))
+    config.write_text(hub_config(root, port, api_port, hub_port, proxy, token, profile, system_users, exchange,
+                                 extra_env))
     hub_bin = shutil.which("jupyterhub", path=str(Path(sys.executable).parent)) or "jupyterhub"
     log = open(root / "hub.log", "w")
     hub = subprocess.Popen([hub_bin, "-f", str(config)], cwd=root, stdout=log, stderr=subprocess.STDOUT,
@@ -408,6 +434,9 @@ def main() -> None:
     parser.add_argument("--hand-in", metavar="EXCHANGE", default="",
                         help="the exchange folder of docs/class.md: each learner then hands in from the app "
                              "(palette, Hand in my progress, a name, Enter) as ana, ben, 张伟, ...")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="more environment for the learners' servers (and so their tabs), to measure a "
+                             "setting such as MALLOC_ARENA_MAX=2 (repeatable)")
     args = parser.parse_args()
     if not 1 <= args.learners <= 40:
         raise SystemExit("between 1 and 40 learners")
@@ -417,7 +446,7 @@ def main() -> None:
     os.chmod(root, 0o755)   # the learners' servers read the hub's throwaway folder
     token = secrets.token_hex(24)
     exchange = str(Path(args.hand_in).resolve()) if args.hand_in else ""
-    hub, base = start_hub(root, args.proxy, token, args.profile, args.system_users, exchange)
+    hub, base = start_hub(root, args.proxy, token, args.profile, args.system_users, exchange, tuple(args.env))
     print(f"jupyterhub at {base} ({args.profile} profile); {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.2f}", flush=True)
     try:
@@ -427,7 +456,7 @@ def main() -> None:
         if exchange:
             print(f"handed_in {args.learners} into {exchange}")
         print(f"  {result['keys']} keys timed; the user's server beside each tutor "
-              f"({'standalone proxy' if args.profile == 'standalone' else 'Jupyter server'}): "
+              f"({dict(standalone='standalone proxy', hub='none').get(args.profile, 'Jupyter server')}): "
               f"{result['pss_jupyter']:.0f} MB PSS; load average {os.getloadavg()[0]:.2f}")
         cpu = result["cpu_per_join"]
         print(f"  CPU per join: tutor {cpu['tutor']:.2f} s, the user's Jupyter server {cpu['jupyter']:.2f} s, "
