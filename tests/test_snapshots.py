@@ -75,8 +75,9 @@ def opened(lesson_id: str):
 
 
 def test_widest_built_in_formula(app, snap_compare):
-    """it-cross-entropy-kl's formula (41 columns) folded into aligned slices in its 35-column box."""
-    assert snap_compare(app, terminal_size=SIZE, run_before=opened("it-cross-entropy-kl"))
+    """op-lr-schedule's formula (38 columns), the widest built-in one since it-cross-entropy-kl's box
+    became the plain cross-entropy, folded into aligned slices in its 35-column box."""
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened("op-lr-schedule"))
 
 
 def test_reveal_of_a_slice(app, snap_compare):

@@ -33,6 +33,8 @@ def real_gradients(context: ExperimentContext, double: bool):
                         "gradient before and after clipping, clipping.factor (1,) what every gradient was "
                         "multiplied by, clipping.names (P,) 0..P-1 for the parameter tensors in model order, "
                         "clipping.tensor_before / .tensor_after (P,) each tensor's own gradient norm, "
+                        "clipping.embed_before (1,) the norm of the embedding tables' gradients (W_E and W_pos, the first "
+                        "two tensors) together, clipping.rest_before (1,) that of every other tensor's, "
                         "clipping.loss_x10 / .norm_x10 (1,) the same loss and gradient norm when the "
                         "loss is multiplied by 10; the trainer's AdamW run for ADAM_STEPS steps on this "
                         "input from fresh moments, once with and once without clipping: clipping.adam_ratio "
@@ -60,6 +62,8 @@ def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
         "clipping.names": np.arange(len(params), dtype=float),
         "clipping.tensor_before": to_numpy(before),
         "clipping.tensor_after": to_numpy(after),
+        "clipping.embed_before": scalar(before[:2].norm()),                   # W_E and W_pos
+        "clipping.rest_before": scalar(before[2:].norm()),
         "clipping.loss_x10": scalar(10 * loss),
         "clipping.norm_x10": scalar(10 * total),
     } | adam_with_and_without_clipping(context, max_norm)
