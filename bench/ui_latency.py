@@ -10,14 +10,14 @@ evaluation (so that both loops do the same work); everything else is the dashboa
 The script then alternates, ``--rounds`` times (A B, B A, ... so a shared machine's slow
 spells hit both alike), two windows of ``--window`` seconds:
 
-* app: the dashboard trains while the script types into the checkpoint-path box at random
+* app: the dashboard trains (in its training process) while the script types into the checkpoint-path box at random
   intervals (80-200 ms), timing each key from the moment it is posted to the app (as the
   terminal driver posts it) to the first screen update that shows the new character.  In
   headless mode Textual builds every update but does not write it; the script renders each
   one to the terminal's escape sequences, so the cost of drawing is counted.
 * bare: the dashboard's run is paused (the UI sits idle) and a bare PyTorch loop (forward,
   cross-entropy, backward, AdamW; nothing else) trains its own model of the same shape on
-  the same batches, alone, on a worker thread like the dashboard's.
+  the same batches, alone, on a worker thread of this process.
 * app-busy (with ``--busy N``): as app, while N other processes keep N cores spinning
   (``bench/busy.py``), as when the learner's machine runs something else too.
 
@@ -130,8 +130,8 @@ async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list
         panel.toggle_pause()
         box = screen.query_one("#train-path", Input)
         box.focus()
-        trainer = panel.run.trainer
-        tokens_per_step = BATCH * trainer.dataset.seq_len
+        run = panel.run                                            # the training process's handle
+        tokens_per_step = run.tokens_per_step
         alphabet = "abcdefghijklmnopqrstuvwxyz"
         presses = 0
         kinds = ["app", "bare"] + (["app-busy"] if busy else [])
@@ -144,7 +144,7 @@ async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list
                     continue
                 with busy_cores(busy if what == "app-busy" else 0):
                     panel.toggle_pause()                           # resume
-                    steps0, t0 = trainer.step_count, time.perf_counter()
+                    steps0, t0 = run.step_count, time.perf_counter()
                     while time.perf_counter() - t0 < window:
                         if len(box.value) >= 20:
                             box.value = ""
@@ -162,7 +162,7 @@ async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list
                             latencies[what].append(5000.0)
                         waiter.clear()
                         await asyncio.sleep(random.uniform(0.08, 0.2))
-                    totals[what][0] += (trainer.step_count - steps0) * tokens_per_step
+                    totals[what][0] += (run.step_count - steps0) * tokens_per_step
                     totals[what][1] += time.perf_counter() - t0
                     panel.toggle_pause()
                     await asyncio.sleep(0.3)                       # the step in flight ends

@@ -14,6 +14,7 @@ from tutor.ui.app import TutorApp
 from tutor.ui.screens.dashboard import DashboardScreen
 from tutor.ui.screens.lesson import LessonScreen
 from tutor.ui.widgets.sample_panel import SamplePanel
+from tutor.ui.widgets.train_panel import TrainPanel
 
 
 @pytest.fixture(autouse=True)
@@ -112,15 +113,15 @@ async def test_start_pause_resume_stop_publishes_the_weights_to_the_lessons(tmp_
         await wait_until(pilot, lambda: panel.state == "training" and panel.metrics is not None,
                          "training", busy=True)
         await key(pilot, "f6")
-        await wait_until(pilot, lambda: panel.state == "paused" and panel.run.trainer.paused, "the pause", busy=True)
+        await wait_until(pilot, lambda: panel.state == "paused" and panel.run.paused, "the pause", busy=True)
         step = -1
         for _ in range(50):                               # a step already in flight may finish (slow when busy)
-            if panel.run.trainer.step_count == step:
+            if panel.run.step_count == step:
                 break
-            step = panel.run.trainer.step_count
+            step = panel.run.step_count
             await asyncio.sleep(0.3)
         await asyncio.sleep(0.5)
-        assert panel.run.trainer.step_count == step       # a paused trainer takes no more steps
+        assert panel.run.step_count == step       # a paused trainer takes no more steps
         await key(pilot, "f5")                            # resume
         await wait_until(pilot, lambda: panel.state == "training", "the resume", busy=True)
         await wait_until(pilot, lambda: panel.val_points, "an evaluation", busy=True)
@@ -152,6 +153,21 @@ async def test_a_finished_run_shows_in_an_open_lesson_when_the_learner_comes_bac
                          "the lesson to recompute", busy=True)
         assert "your model: sort, 30 steps" in message(lesson, "#live-status")
         assert abs(lesson.live.tensors["blocks.0.attn.pattern"] - shipped).max() > 1e-3
+
+
+async def test_training_from_the_current_model_continues_it(tmp_path):
+    """Before: every run "From: current model" failed at its first step ("Training failed after 0
+    steps: RuntimeError: element 0 of tensors does not require grad"): the lessons' copy of the
+    model, which the run started from, has no gradients."""
+    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_dashboard(pilot, app)
+        choose(screen, "#train-start", "current")
+        await train(pilot, screen)
+        await wait_until(pilot, lambda: screen.train_panel.last_ending, "the run to end", busy=True)
+        assert "trained 30 steps" in message(screen), message(screen)
+        assert app.hub.label.startswith("your model: sort, 30 steps, accuracy ")
+        assert app.hub.label.endswith(", continued from shipped default checkpoint")
 
 
 async def test_sampling_top_k_1_equals_greedy_and_shows_the_distribution(tmp_path):
@@ -242,6 +258,7 @@ async def test_training_errors_end_with_a_message_and_the_app_keeps_going(tmp_pa
         for setup, expected in cases:
             if setup.get("memory"):
                 monkeypatch.setattr(Trainer, "step", lambda self: (_ for _ in ()).throw(MemoryError("no 1.2 GiB")))
+                monkeypatch.setattr(TrainPanel, "in_process", True)   # a spawned process would not see the patch
             screen.query_one("#dash-tabs").active = "tab-train"
             await pilot.pause()
             choose(screen, "#train-data", setup.get("data", "sort"))

@@ -43,8 +43,10 @@ async def test_a_training_run_that_fails_says_so_in_chinese_and_names_a_library_
     """Before: "RuntimeError after 0 steps. boom": the sentence was built around the exception's type name."""
     from test_dashboard import train
     from tutor.model.train import Trainer
+    from tutor.ui.widgets.train_panel import TrainPanel
 
     monkeypatch.setattr(Trainer, "step", lambda self: (_ for _ in ()).throw(RuntimeError("CUDA error: boom")))
+    monkeypatch.setattr(TrainPanel, "in_process", True)   # a spawned process would not see the patch
     async with chinese_dashboard(tmp_path, (100, 30)) as (pilot, app, screen):
         screen.query_one("#dash-tabs").active = "tab-train"
         await pilot.pause()

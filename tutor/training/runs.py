@@ -89,11 +89,11 @@ def shape_problem(config) -> str | None:
               "this model has {wrong}", wrong=ListText(wrong))
 
 
-def copy_model(model):
-    """A CPU copy in eval mode, never trained further: what the lessons and the sampler read."""
+def copy_model(model, trainable: bool = False):
+    """A CPU copy in eval mode: what the lessons and the sampler read, or (``trainable``) a run's start."""
     from tutor.model.copies import copy_model as cpu_copy
 
-    return cpu_copy(model)
+    return cpu_copy(model, trainable=trainable)
 
 
 class TrainingRun:
@@ -105,7 +105,7 @@ class TrainingRun:
 
     def __init__(self, request: TrainRequest, current=None, current_label: str = "",
                  callbacks: tuple[Callable, ...] = (), should_stop: Callable[[], bool] | None = None,
-                 device: str = "auto") -> None:
+                 device: str = "auto", preset: Preset | None = None, accuracy_examples: int | None = None) -> None:
         import torch
 
         from tutor.model import GPT, CharTokenizer
@@ -115,10 +115,12 @@ class TrainingRun:
         use_training_threads()   # on this, the training thread: the one policy for all training
         if request.data not in DATA_CHOICES:
             raise ValueError(_("unknown data {data}").format(data=repr(request.data)))
-        if request.preset not in PRESETS:
+        if preset is None and request.preset not in PRESETS:
             raise ValueError(_("unknown size preset {preset}").format(preset=repr(request.preset)))
         self.request = request
-        self.preset = PRESETS[request.preset]
+        # a training process is handed the preset itself: it imports this module afresh, so a
+        # preset added at run time (a test's, the bench's) would not be in its PRESETS
+        self.preset = preset or PRESETS[request.preset]
         self.tokenizer = CharTokenizer()
         if request.data == "file":
             if not request.path.strip():
@@ -133,7 +135,9 @@ class TrainingRun:
             problem = shape_problem(current.config)
             if problem:
                 raise ValueError(M_("cannot continue the current model: {problem}", problem=problem))
-            model = copy_model(current)
+            # trainable: the lessons' copies have no gradients, and every run "from the current
+            # model" failed at its first step ("element 0 of tensors does not require grad")
+            model = copy_model(current, trainable=True)
             # "shipped default checkpoint", not its details, nor a chain of earlier continuations
             self.continued_from = current_label.split(" (")[0].split(", continued from")[0]
         else:
@@ -142,7 +146,8 @@ class TrainingRun:
         batch = self.preset.task_batch if request.data in TASKS else self.preset.text_batch
         config = TrainConfig(steps=self.preset.steps, batch_size=batch, lr=request.lr,
                              warmup_steps=min(100, self.preset.steps // 5),
-                             eval_interval=self.preset.eval_interval, accuracy_examples=ACCURACY_EXAMPLES,
+                             eval_interval=self.preset.eval_interval,
+                             accuracy_examples=ACCURACY_EXAMPLES if accuracy_examples is None else accuracy_examples,
                              seed=request.seed, device=device)
         self.trainer = Trainer(model, dataset, config, callbacks=list(callbacks), should_stop=should_stop)
         self.started = time.time()
@@ -191,7 +196,8 @@ class MetricsRelay:
 
     Every step's loss is kept and handed on with the next call, so the chart misses no step
     although the UI hears of only a few; evaluated steps are always handed on at once.
-    ``send(metrics, losses)`` runs on the training thread: it must only post, never block.
+    ``send(metrics, losses)`` runs on the training thread: it must only post (to the pipe the
+    dashboard reads), never wait for an answer.
     """
 
     def __init__(self, send: Callable, interval: float = 0.1, clock: Callable[[], float] = time.monotonic) -> None:

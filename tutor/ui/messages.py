@@ -5,7 +5,7 @@ or a training step never blocks the UI thread.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -84,12 +84,13 @@ class LiveFailed(AppMessage):
 
 @dataclass
 class TrainingProgress(AppMessage):
-    """The dashboard's trainer, about four times a second (posted from the training thread)."""
+    """The dashboard's trainer, about four times a second (posted by the thread that relays its process)."""
 
     metrics: TrainMetrics
     losses: list[tuple[int, float]]   # every step since the last message: the chart misses none
     snapshot: GPT | None = None       # a copy of the weights after an evaluation, for the lessons
     label: str = ""          # what the lessons will say about those weights
+    meta: dict = field(default_factory=dict)   # what Save writes with the snapshot
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """The dashboard's Train tab: choose data and size, start/pause/stop, watch the loss fall.
 
-The trainer runs in a thread worker (torch releases the GIL inside its kernels, so the UI
-keeps answering keys), trains a private model, and posts metrics about four times a second.
-After each evaluation it posts a copy of its weights, which the panel hands to the app's
-``ModelHub``: that copy is what the lessons, the Sample tab and the Attention tab read.
+The trainer runs in a process of its own (``tutor.training.process``): in a thread of the app
+each key's screen update held the GIL and slowed training to 0.82-0.88x a bare loop.  A thread
+worker here starts it, relays its metrics (about four a second) as Textual messages, and after
+each evaluation a copy of its weights, which the panel hands to the app's ``ModelHub``: that
+copy is what the lessons, the Sample tab and the Attention tab read.
 The panel lives on an installed screen, so training goes on while the learner is elsewhere.
 """
 from __future__ import annotations
@@ -20,9 +21,11 @@ from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tutor.common.file_scope import typed_path
-from tutor.common.i18n import N_, P_, _, error_text, message_of, translated
+from tutor.common.i18n import N_, P_, _, current_language, error_text, message_of, translated
 from tutor.common.safe_text import neutralise
 from tutor.training import runs as dt
+from tutor.training.process import TrainingProcess
+from tutor.training.wire import Ended, Progress, RunSpec
 from tutor.ui.messages import TrainingEnded, TrainingProgress
 from tutor.ui.relabel import worded, worded_select
 from tutor.ui.widgets.dashboard_tab import DashboardTab, field
@@ -46,7 +49,6 @@ STATES = {"starting": N_("◌ starting"), "training": N_("● training"), "pause
 ENDINGS = {"finished": N_("■ finished"), "stopped": N_("■ stopped"), "diverged": N_("■ diverged"),
            "failed": N_("■ failed")}
 CHART_INTERVAL = 0.5    # seconds between chart redraws: the status line moves four times a second
-STATUS_INTERVAL = 0.25  # seconds between progress messages: each costs the UI thread a repaint, taken from training
 
 
 def _duration(seconds: float) -> str:
@@ -64,10 +66,11 @@ class TrainPanel(CheckpointActions, DashboardTab):
     # idle | starting | training | paused | stopping: the buttons and the status line follow it
     state: reactive[str] = reactive("idle", init=False)
     last_ending = ""   # how the last run ended ("stopped", …), until the next one starts
+    in_process = False  # train on a thread, not a process: for tests that patch the trainer here
 
     def __init__(self) -> None:
         super().__init__()
-        self.run: dt.TrainingRun | None = None
+        self.run: TrainingProcess | None = None
         self.worker: Worker | None = None
         self.stop_event = threading.Event()   # a Stop pressed before the run is built still counts
         self.train_points: list[tuple[int, float]] = []
@@ -187,10 +190,10 @@ class TrainPanel(CheckpointActions, DashboardTab):
         if self.run is None or self.state not in ("training", "paused"):
             return
         if self.state == "paused":
-            self.run.trainer.resume()
+            self.run.resume()
             self.set_state("training")
         else:
-            self.run.trainer.pause()
+            self.run.pause()
             self.set_state("paused")
 
     def stop(self) -> None:
@@ -198,7 +201,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
             return
         self.stop_event.set()
         if self.run is not None:
-            self.run.trainer.stop()
+            self.run.stop()
         self.set_state("stopping")
 
     def set_state(self, state: str) -> None:
@@ -238,42 +241,51 @@ class TrainPanel(CheckpointActions, DashboardTab):
 
     @work(thread=True, group="training", exit_on_error=False)
     def train(self, request: dt.TrainRequest) -> TrainingEnded:
-        """Build the run and train; returns the end message too, so quitting can await it."""
+        """Start the run's process and relay what it says; returns the end message too, so
+        quitting can await it.  This thread mostly waits on the pipe, holding no lock."""
+        from tutor.training.process import TrainingProcess
+        from tutor.training.wire import model_from_bytes
+
         worker = get_current_worker()
-        hub = self.app.hub
         try:
-            current = None
-            if request.start == "current":
-                hub.ensure_loaded()
-                current = hub.model
-            run = dt.TrainingRun(request, current, hub.label,
-                                 should_stop=lambda: worker.is_cancelled or self.stop_event.is_set())
-        except Exception as error:   # a bad file, a wrong choice: said in the panel
+            run = TrainingProcess(self.spec(request), in_process=self.in_process)
+        except Exception as error:   # the app's model unreadable, no way to start a process
             ended = TrainingEnded("failed", _("Could not start: {error}").format(error=error_text(error)))
             self.post_message(ended)
             return ended
         self.run = run
-
-        def send(metrics, losses) -> None:
-            snapshot = run.snapshot() if metrics.evaluated else None
-            self.post_message(TrainingProgress(metrics, losses, snapshot, run.label(metrics)))
-
-        run.trainer.callbacks.append(dt.MetricsRelay(send, interval=STATUS_INTERVAL))
+        stopping = False
         try:
-            result = run.trainer.run()
-        except Exception as error:
-            words = _("Out of memory after {steps} steps: try the quick size, or close other programs. {error}") \
-                if dt.out_of_memory(error) else _("Training failed after {steps} steps: {error}")
-            ended = TrainingEnded("failed", words.format(steps=run.trainer.step_count, error=error_text(error))[:400],
-                                  metrics=self.metrics)
-            self.post_message(ended)
-            return ended
-        # a diverged run's restored weights are still the ones that blew up: never handed on
-        snapshot = run.snapshot() if run.trainer.step_count and result.status != "diverged" else None
-        ended = TrainingEnded(result.status, result.message, snapshot, run.label(result.metrics, result.status),
-                              run.meta(result.status, result.metrics), result.metrics)
-        self.post_message(ended)
-        return ended
+            while True:
+                if not stopping and (worker.is_cancelled or self.stop_event.is_set()):
+                    stopping = True   # a Stop pressed before self.run was set counts too
+                    run.stop()
+                message = run.receive(timeout=0.2)
+                if isinstance(message, Progress):
+                    snapshot = model_from_bytes(message.snapshot) if message.snapshot is not None else None
+                    self.post_message(TrainingProgress(message.metrics, message.losses, snapshot, message.label,
+                                                       message.meta))
+                elif isinstance(message, Ended):
+                    snapshot = model_from_bytes(message.snapshot) if message.snapshot is not None else None
+                    ended = TrainingEnded(message.status, message.message, snapshot, message.label, message.meta,
+                                          message.metrics if message.metrics is not None else self.metrics)
+                    self.post_message(ended)
+                    return ended
+        finally:
+            run.close()
+
+    def spec(self, request: dt.TrainRequest) -> RunSpec:
+        """The run as a process can rebuild it: presets and settings of this interpreter, by value."""
+        from tutor.training.wire import weights_to_bytes
+
+        current, label = None, ""
+        if request.start == "current":
+            hub = self.app.hub
+            hub.ensure_loaded()
+            if hub.model is not None:
+                current, label = weights_to_bytes(hub.model), hub.label
+        return RunSpec(request, dt.PRESETS.get(request.preset), dt.ACCURACY_EXAMPLES, current_language(),
+                       current, label)
 
     def on_training_progress(self, message: TrainingProgress) -> None:
         message.stop()
@@ -290,7 +302,7 @@ class TrainPanel(CheckpointActions, DashboardTab):
             self.query_one(LossChart).set_data(self.train_points, self.val_points, m.total_steps)
         if message.snapshot is not None:
             self.published_step = m.step
-            self.publish(message.snapshot, message.label, self.run.meta("training", m) if self.run else {})
+            self.publish(message.snapshot, message.label, message.meta)
         self.show_status()
 
     def on_training_ended(self, message: TrainingEnded) -> None:
