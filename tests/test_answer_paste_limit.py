@@ -31,8 +31,8 @@ async def test_a_paste_over_the_cap_is_refused_whole_and_said():
         await pilot.pause()
         assert box.value == ""
         assert app.bells == 1
-        assert app.told == [f"Nothing was pasted: that text has 2,500 characters and an answer holds at most "
-                            f"{MAX_ANSWER_CHARS:,}."]
+        assert app.told == [f"That paste is too long: it has 2,500 characters and an answer holds at most "
+                            f"{MAX_ANSWER_CHARS:,}. Nothing was pasted; what you typed is kept."]
         box.post_message(events.Paste("(2, 4, 8)"))   # one that fits goes in as before
         await pilot.pause()
         assert box.value == "(2, 4, 8)"
@@ -63,3 +63,26 @@ async def test_typing_past_the_cap_says_why_once():
         await pilot.press("z", "z")
         assert box.value == "y" * MAX_ANSWER_CHARS and app.bells == 2
         assert app.told == [f"An answer holds at most {MAX_ANSWER_CHARS:,} characters."]
+
+
+async def test_a_100_kb_paste_on_the_lesson_screen_is_said_under_the_box_and_keeps_what_was_typed(tmp_path):
+    """Last session's replay: a 100 KB paste (`(2,` x 30,000 with a title sequence and a BEL) left the box
+    empty with no word that stayed on screen (a toast, gone before the learner looked: the paste takes
+    seconds to arrive).  Now the feedback line says it until the next try, and the typed text stays."""
+    from journey_helpers import text_of
+
+    from tutor.ui.app import TutorApp
+
+    app = TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_lesson("la-tensors")
+        await pilot.pause()
+        box = app.screen.query_one("#answer", AnswerInput)
+        box.focus()
+        await pilot.press("(", "8")
+        box.post_message(events.Paste("(2," * 30_000 + "\x1b]0;x\x07"))
+        await pilot.pause()
+        assert box.value == "(8"
+        shown = text_of(app.screen, "#feedback", width=200)
+        assert shown.startswith("That paste is too long: it has 90,004 characters") and "what you typed is kept" in shown
+        assert app.progress.store.answers() == [] and app.progress.store.question_records() == []

@@ -106,6 +106,11 @@ class QuizMixin:
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.submit(event.value)
 
+    def on_answer_input_paste_refused(self, event) -> None:
+        """A paste too long for the answer box: said under it, where the verdicts are (the typed text stays)."""
+        event.stop()
+        self.feedback(Text(event.text, style="yellow"))
+
     def on_input_changed(self, event: Input.Changed) -> None:
         self.preview_answer(event.value)
 

@@ -16,7 +16,10 @@ refuses is said, not only rung: a paste that does not fit was once dropped with 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import events
+from textual.message import Message
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Input
@@ -85,9 +88,16 @@ class AnswerInput(Input):
             event.stop()
             event.prevent_default()   # Input._on_paste would insert nothing and ring
             self.app.bell()
-            self.app.notify(_("Nothing was pasted: that text has {count} characters and an answer holds at most "
-                              "{limit}.").format(count=f"{len(line):,}", limit=f"{self.max_length:,}"),
-                            severity="warning", markup=False)
+            message = too_long(len(line), self.max_length)
+            self.app.notify(message, severity="warning", timeout=12, markup=False)
+            self.post_message(self.PasteRefused(message))
+
+    @dataclass
+    class PasteRefused(Message):
+        """A paste did not fit: the screen says so where the verdicts are, which stays until the next
+        try (a 100 KB paste takes seconds to arrive, and a toast could be gone before the learner looked)."""
+
+        text: str
 
     def restricted(self) -> None:
         """A key typed past the cap: ring, and say why once per answer box."""
@@ -96,3 +106,8 @@ class AnswerInput(Input):
             self._told_limit = True
             self.app.notify(_("An answer holds at most {limit} characters.").format(limit=f"{self.max_length:,}"),
                             severity="warning", markup=False)
+
+
+def too_long(count: int, limit: int) -> str:
+    return _("That paste is too long: it has {count} characters and an answer holds at most {limit}. Nothing was "
+             "pasted; what you typed is kept.").format(count=f"{count:,}", limit=f"{limit:,}")
