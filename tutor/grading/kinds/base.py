@@ -63,6 +63,9 @@ class QuestionKind(ABC, Generic[Q, V]):
 
     name: ClassVar[str]
     question: ClassVar[type]
+    # where the help lists its answer format (and the schema its question class): simplest first;
+    # a new kind needs none (it comes after the built-in ones, by name)
+    order: ClassVar[int] = 100
     # the question's own prompt may hold the answer (a choice names its options)
     prompt_may_show: ClassVar[bool] = False
     # an earlier question's equal answer (same_answer) was predicted there, so a reveal showing it

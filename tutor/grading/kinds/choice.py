@@ -193,6 +193,7 @@ def texts_that_pick_another(question: ChoiceQuestion) -> list[AuthorProblem]:
 
 class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
     name = "choice"
+    order = 40
     question = ChoiceQuestion
     prompt_may_show = True                          # a prompt may name the options it offers
 

@@ -304,6 +304,7 @@ def _check_reject(question, truth: Truth, at: tuple, wrong) -> list[AuthorProble
 
 class FormulaKind(QuestionKind[FormulaQuestion, Given]):
     name = "formula"
+    order = 60
     question = FormulaQuestion
 
     def parse(self, question, text, sizes):

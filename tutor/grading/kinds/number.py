@@ -67,6 +67,7 @@ def direction_nudge(given: float, expected: float) -> str:
 
 class NumberKind(QuestionKind[NumberQuestion, float]):
     name = "number"
+    order = 30
     question = NumberQuestion
 
     def parse(self, question, text, sizes):

@@ -22,6 +22,7 @@ class ShapeQuestion(QuestionBase):
 
 class ShapeKind(QuestionKind[ShapeQuestion, tuple[int, ...]]):
     name = "shape"
+    order = 10
     question = ShapeQuestion
     answer_has_axes = True
     repeat_is_predicted = True   # a shape that stays the same was predicted the first time

@@ -46,6 +46,7 @@ def formula_nudge(given: str, answer: str) -> str:
 
 class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
     name = "symbolic_shape"
+    order = 50
     question = SymbolicShapeQuestion
     answer_has_axes = True
     repeat_is_predicted = True

@@ -40,6 +40,7 @@ def _is_distribution(values: np.ndarray) -> bool:
 
 class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
     name = "values"
+    order = 20
     question = ValuesQuestion
     answer_has_axes = True
 
