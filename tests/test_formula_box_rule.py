@@ -138,7 +138,9 @@ def test_the_check_passes_a_folded_box_and_warns_at_the_line_of_a_given_one(tmp_
     assert text.splitlines()[warning.line - 1].lstrip().startswith(field.split(".")[1] + ":")
 
 
-async def test_the_screen_folds_the_box_until_the_question_is_tried(tmp_path):
+@pytest.mark.parametrize("size,words", [((100, 30), "#translation"), ((80, 24), "#body-translation")])
+async def test_the_screen_folds_the_box_until_the_question_is_tried(tmp_path, size, words):
+    """At 100x30 the words sit beside the box; at 80x24 (compact) they move into the text: both fold."""
     from tutor.ui.app import TutorApp
     from tutor.ui.widgets.formula_box import FormulaBox
 
@@ -146,15 +148,70 @@ async def test_the_screen_folds_the_box_until_the_question_is_tried(tmp_path):
     folder.mkdir()
     (folder / "boxed.yaml").write_text(template(FORMULA_BOX), encoding="utf-8")
     app = TutorApp(lesson_dirs=[folder], home=tmp_path / "home", preload_model=False, watch_interval=None)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=size) as pilot:
         app.open_lesson("boxed", MASKED_FORMULA)
         await pilot.pause()
         screen = app.screen
-        assert screen.has_class("-folded")          # folded while the live analysis runs
+        assert screen.has_class("-folded")          # folded from the first paint (the analysis may still run)
         await wait_for_live(pilot, screen)
+        await pilot.pause()
         assert screen.has_class("-folded") and not screen.query_one(FormulaBox).region.height
         assert text_of(screen, "#formula-fold") == "▸ Formula shown after question 6"
-        assert not screen.query_one("#translation").region.height
+        assert screen.query_one("#formula-fold").region.height == 1
+        assert not screen.query_one(words).region.height
         await type_answer(pilot, "Q @ K.T")          # a wrong first try: the question is tried
         await wait_until(pilot, lambda: not screen.has_class("-folded"), "the box opens")
-        assert screen.query_one(FormulaBox).region.height and "In words" in text_of(screen, "#translation")
+        await pilot.pause()
+        assert screen.query_one(FormulaBox).region.height and not screen.query_one("#formula-fold").region.height
+        assert "In words" in text_of(screen, words) and screen.query_one(words).region.height
+
+
+# --- a hint that works its own question's answer out -------------------------------------------
+
+@pytest.mark.parametrize("text,shown,value", [
+    ("A character with p = 1/96 costs −log₂(1/96) bits.", "−log₂(1/96)", 6.585),   # it-bits' random-bits hint
+    ("log₂ 96 bits", "log₂ 96", 6.585),
+    ("it is 1 − 0.1·2 here", "1 − 0.1·2", 0.8),
+    ("e^(−2.3) of the mass", "e^(−2.3)", 0.1003),
+    ("√64 columns", "√64", 8.0),
+])
+def test_arithmetic_in_prose_is_worked_out(text, shown, value):
+    from tutor.grading.arithmetic_text import computations
+
+    found = [c for c in computations(text) if text[c.start:c.end] == shown]
+    assert found and found[0].value == pytest.approx(value, abs=1e-3), [(text[c.start:c.end], c.value)
+                                                                        for c in computations(text)]
+
+
+@pytest.mark.parametrize("text", ["with D = 8 features", "m̂₁ = g₁ and v̂₁ = g₁².", "a tensor of shape (2, 4, 8)", "96 characters", "the word log"])
+def test_a_bare_number_or_a_shape_is_not_a_computation(text):
+    from tutor.grading.arithmetic_text import computations
+
+    assert computations(text) == []
+
+
+ROW_SUM_HINT = '''    reduce: sum
+    tolerance: 0.001
+    answer: 1
+'''
+MASKED_HINT = '''    reveal: "causal_mask(Q·Kᵀ/√d_k): the scaled scores with −∞ above the diagonal."'''
+
+
+@pytest.mark.parametrize("old,new,field,words", [
+    (ROW_SUM_HINT, ROW_SUM_HINT + '    hints: ["Row 1 has two weights; say 0.25 + 0.75 of them."]\n',
+     "questions.3.hints.0", "'0.25 + 0.75' gives 1"),
+    (MASKED_HINT, MASKED_HINT + '\n    hints: ["It is causal_mask(Q @ K.T * d_k**(-0.5))."]',
+     "questions.5.hints.0", "'causal_mask(Q @ K.T * d_k**(-0.5))'"),
+])
+def test_the_check_warns_at_a_hint_that_works_its_own_answer_out(tmp_path, old, new, field, words):
+    text = template()
+    assert text.count(old) == 1
+    text = text.replace(old, new)
+    path = tmp_path / "boxed.yaml"
+    path.write_text(text, encoding="utf-8")
+    report = check_paths([path], variants=0)
+    assert report.ok, report.text()
+    [warning] = [w for w in report.warnings if "works its answer out" in w.message]
+    assert warning.field == field and words in warning.message, warning
+    line = text.splitlines()[warning.line - 1]
+    assert line[warning.column - 1:].startswith(words.split("'")[1]), (line, warning.column)

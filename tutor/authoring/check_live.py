@@ -159,6 +159,7 @@ class LiveChecker(ClaimsChecker):
             if leak.question < leak.loc[1] and leak.loc[2] in ("prompt", "hints"):
                 self.pinned.warn(leak.loc, earlier_answer_message(self.lesson, leak), self.at(leak.loc, leak.offset))
         self.check_box()
+        self.check_hints()
         for found in long_right_choices(self.lesson, self.truths):
             self.pinned.warn(("questions", found.index, "choices", found.choice), found.message(self.lesson))
         if self.pinned.path.is_file():   # translations beside the file get the same guard
@@ -182,3 +183,23 @@ class LiveChecker(ClaimsChecker):
             drawn = None   # reported by the static check
         for leak in box_leaks(self.lesson, self.live.tensors, self.live.sizes, self.truths, drawn):
             self.pinned.warn(leak.loc, leak.message(self.lesson), self.at(leak.loc, leak.offset))
+
+    def check_hints(self) -> None:
+        """A hint that works its own question's answer out (its arithmetic gives the number, or it
+        writes the formula in another form): one that writes the answer itself is the leak check's
+        error already."""
+        from tutor.live.leaks import answer_in, filled, question_label, raw_offset
+
+        for index, truth in self.truths.items():
+            question = self.lesson.questions[index]
+            kind = kind_of(question)
+            for number, hint in enumerate(question.hints):
+                text, spans = filled(hint, self.live.tensors, self.live.sizes)
+                if answer_in(text, question, truth) or not (hit := kind.computed_in(question, text, truth)):
+                    continue
+                loc = ("questions", index, "hints", number)
+                self.pinned.warn(loc, M_("hint {number} of {question} works its answer out: {shown!r} gives {answer}; "
+                                         "a hint may point the way, but the last step is the learner's",
+                                         number=number + 1, question=question_label(index, question.id),
+                                         shown=text[hit[0]:hit[1]], answer=truth.display),
+                                 self.at(loc, raw_offset(hit[0], spans)))

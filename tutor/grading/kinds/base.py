@@ -104,6 +104,12 @@ class QuestionKind(ABC, Generic[Q, V]):
     def answer_format(self) -> str:
         """How an answer of this kind is typed, for the help screen: an ``N_`` string, translated when shown."""
 
+    def computed_in(self, question: Q, text: str, truth: Truth) -> tuple[int, int] | None:
+        """Where ``text`` works the answer out for the learner, short of writing it (a hint's
+        ``−log₂(1/96)`` for 6.58 bits; a formula in another form the grader accepts): ``lessons check``
+        warns about such a hint of the question's own.  None where the kind has no such form."""
+        return None
+
     def holds_formula(self, question: Q, truth: Truth, expr: str) -> bool:
         """The answer contains the formula ``expr`` (the lesson's formula box), so a box showing it leaves
         little to predict (tutor.live.box_leaks); only an answer that is a formula can."""

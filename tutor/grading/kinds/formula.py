@@ -239,6 +239,18 @@ def holds_formula(question, truth: Truth, expr: str) -> bool:
     return any(answer.subs(form, marker).has(marker) for form in (part, -part))
 
 
+def computed_in(question, text: str, truth: Truth) -> tuple[int, int] | None:
+    """A formula in ``text`` that the draws grade right, printed another way than the answer (the leak
+    check's ``shown_in`` finds the same printed formula): ``(1 - eps) * y + eps / V`` expanded."""
+    def graded_right(candidate: str) -> bool:
+        try:
+            found = outcomes(question, Given(read(question, candidate)), truth)
+        except AnswerError:
+            return False
+        return all(close_enough(o.yours, o.expected, question.tolerance) for o in found)
+    return formula_shown(text, tree_names(truth.value.formula.tree), graded_right)
+
+
 def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
     """The reference must reproduce the probe on every size checked; each ``wrong:`` must be refused
     with a nudge of its word (on the lesson's own sizes, where the lesson's text is read)."""
@@ -333,6 +345,9 @@ class FormulaKind(QuestionKind[FormulaQuestion, Given]):
 
     def same_answer(self, question, truth, earlier, earlier_truth):
         return same_printed(question, truth.value.formula)(earlier.answer)
+
+    def computed_in(self, question, text, truth):
+        return computed_in(question, text, truth)
 
     def holds_formula(self, question, truth, expr):
         return holds_formula(question, truth, expr)

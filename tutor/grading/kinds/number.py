@@ -12,6 +12,7 @@ from typing import Literal, Union
 from pydantic import Field, model_validator
 
 from tutor.grading.answer_text import number_shown
+from tutor.grading.arithmetic_text import computations
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.grading.compare import absolute_tolerance, close
 from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer
@@ -118,6 +119,11 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
         found = number_shown(text, float(truth.value), is_sum=question.reduce == "sum",
                              counting=question.reduce in COUNTING)
         return (found.start, found.end) if found else None
+
+    def computed_in(self, question, text: str, truth: Truth) -> tuple[int, int] | None:
+        """Arithmetic whose result is the answer within its tolerance (tutor.grading.arithmetic_text)."""
+        return next(((found.start, found.end) for found in computations(text)
+                     if self.matches(question, found.value, truth)), None)
 
     def reads(self, question):
         return probe_read(question)
