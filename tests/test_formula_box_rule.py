@@ -215,3 +215,23 @@ def test_the_check_warns_at_a_hint_that_works_its_own_answer_out(tmp_path, old, 
     assert warning.field == field and words in warning.message, warning
     line = text.splitlines()[warning.line - 1]
     assert line[warning.column - 1:].startswith(words.split("'")[1]), (line, warning.column)
+
+
+async def test_f4_keeps_a_shipped_lessons_fold_and_says_it_in_chinese(tmp_path):
+    """op-adam's box is question 4's numerator: folded in both languages, and the analysis runs again
+    on the Chinese lesson (its words are what the learner reads now)."""
+    from tutor.ui.app import TutorApp
+
+    app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_lesson("op-adam", 0)
+        await pilot.pause()
+        screen = app.screen
+        await wait_for_live(pilot, screen)
+        await wait_until(pilot, lambda: screen.box_answers is not None, "the box's analysis")
+        assert screen.box_answers == (3,) and text_of(screen, "#formula-fold") == "▸ Formula shown after question 4"
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: text_of(app.screen, "#formula-fold") == "▸ 公式在第 4 题作答之后显示",
+                         "the fold line in Chinese")
+        await pilot.pause()
+        assert app.screen.has_class("-folded") and app.screen.box_answers == (3,)

@@ -67,6 +67,16 @@ class LiveReady(AppMessage):
 
 
 @dataclass
+class BoxAnswered(AppMessage):
+    """The formula box's analysis again, for the lesson in another language (F4): its "In words" line
+    and a choice's words are what the learner reads now (tutor.live.box_leaks)."""
+
+    lesson_id: str
+    answers: tuple[int, ...]
+    generation: int = 0
+
+
+@dataclass
 class AnswerGraded(AppMessage):
     """A typed answer graded off the UI thread, for the question session that asked: the screen
     records it only while that session is still the one on screen."""

@@ -16,7 +16,7 @@ from tutor.common.i18n import M_, P_, _, error_text, message_of, ngettext, trans
 from tutor.course.catalog import LoadedLesson
 from tutor.course.placeholders import fill_report, lesson_problems, preview, short_message
 from tutor.live.weights_label import localized_label
-from tutor.ui.messages import LiveFailed, LiveReady
+from tutor.ui.messages import BoxAnswered, LiveFailed, LiveReady
 from tutor.ui.reload_check import problems_text
 from tutor.ui.widgets.formula_box import FormulaBox
 from tutor.common.reflow import reflow
@@ -111,6 +111,28 @@ class LiveMixin:
         self.show_live_status()
         self.show_texts()
         self.show_question()
+
+    @work(thread=True, exclusive=True, group="box")
+    def analyse_box(self) -> None:
+        """The box rule's analysis on the lesson as it reads now (after F4), on the same live tensors."""
+        lesson, live, generation = self.lesson, self.live, self.generation
+        if live is None:
+            return   # the lesson's worker analyses it when the tensors arrive
+        from tutor.formulas.parse import FormulaError
+        from tutor.live.box_leaks import live_box_answers
+        from tutor.live.formula_check import render_spec
+
+        try:
+            drawn = render_spec(lesson.formula)
+        except FormulaError:   # drawn as its source, and said so by the formula's mark
+            drawn = None
+        self.post_message(BoxAnswered(lesson.id, live_box_answers(lesson, live, drawn), generation))
+
+    def on_box_answered(self, message: BoxAnswered) -> None:
+        if message.generation != self.generation or message.lesson_id != self.lesson.id or self.live is None:
+            return
+        self.box_answers = message.answers
+        self.show_formula_fold()
 
     def show_formula_mark(self) -> None:
         """Kept as the check, not as its words, so that F4 says it again in the new language."""

@@ -297,6 +297,7 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
         self.show_texts()
         self.show_prompt()
         self.show_formula_fold()
+        self.analyse_box()   # the words the box shows now may answer another question
         self.reword_reveal()
         self.refresh_bindings()
 
