@@ -29,7 +29,8 @@ def scratch_package(tmp_path, package, modules):
 
 
 def test_the_built_in_kinds_are_found_in_their_order():
-    assert list(KINDS) == ["shape", "values", "number", "choice", "symbolic_shape", "formula"]
+    """(A kind added later comes after them: this test need not change for it.)"""
+    assert list(KINDS)[:6] == ["shape", "values", "number", "choice", "symbolic_shape", "formula"]
 
 
 def test_a_new_module_with_a_kind_is_found_and_a_helper_module_is_not(tmp_path, monkeypatch):
