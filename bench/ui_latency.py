@@ -90,8 +90,9 @@ class BareLoop:
         return tokens, time.perf_counter() - started
 
 
-async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list[float]], dict[str, float]]:
-    """-> (keypress latencies in ms, tokens/s), each by window kind: app, bare and app-busy (when busy)."""
+async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list[float]], dict[str, float], list[float]]:
+    """-> (keypress latencies in ms, tokens/s), each by window kind: app, bare and app-busy (when busy),
+    and each round's app/bare ratio."""
     from textual import events
     from textual.widgets import Input, Select
 
@@ -135,12 +136,14 @@ async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list
         alphabet = "abcdefghijklmnopqrstuvwxyz"
         presses = 0
         kinds = ["app", "bare"] + (["app-busy"] if busy else [])
+        per_round: list[dict[str, float]] = [{} for _ in range(rounds)]   # tokens/s by window kind
         for r in range(rounds):
             for what in (kinds if r % 2 == 0 else kinds[::-1]):
                 if what == "bare":
                     tokens, seconds = await asyncio.to_thread(bare.run, window)
                     totals["bare"][0] += tokens
                     totals["bare"][1] += seconds
+                    per_round[r]["bare"] = tokens / seconds
                     continue
                 with busy_cores(busy if what == "app-busy" else 0):
                     panel.toggle_pause()                           # resume
@@ -162,8 +165,10 @@ async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list
                             latencies[what].append(5000.0)
                         waiter.clear()
                         await asyncio.sleep(random.uniform(0.08, 0.2))
-                    totals[what][0] += (run.step_count - steps0) * tokens_per_step
-                    totals[what][1] += time.perf_counter() - t0
+                    tokens, seconds = (run.step_count - steps0) * tokens_per_step, time.perf_counter() - t0
+                    totals[what][0] += tokens
+                    totals[what][1] += seconds
+                    per_round[r][what] = tokens / seconds
                     panel.toggle_pause()
                     await asyncio.sleep(0.3)                       # the step in flight ends
         panel.stop()
@@ -171,7 +176,7 @@ async def measure(rounds: int, window: float, busy: int) -> tuple[dict[str, list
             await asyncio.sleep(0.05)
     home.cleanup()
     rate = {name: tokens / seconds for name, (tokens, seconds) in totals.items() if seconds}
-    return latencies, rate
+    return latencies, rate, [w["app"] / w["bare"] for w in per_round if w.get("bare")]
 
 
 def main() -> None:
@@ -195,7 +200,7 @@ def main() -> None:
     print(f"torch threads {training_threads()} (both loops); model d_model 64, 4 heads, 2 layers; sort, batch {BATCH}; "
           f"{args.rounds} rounds of {args.window:g} s app + {args.window:g} s bare; {args.busy} busy core(s); "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    latencies, rate = asyncio.run(measure(args.rounds, args.window, args.busy))
+    latencies, rate, ratios = asyncio.run(measure(args.rounds, args.window, args.busy))
     print(f"dashboard (training in the app, typing): {rate['app']:,.0f} tokens/s")
     print(f"bare loop alone:                         {rate['bare']:,.0f} tokens/s")
     for kind in ("app-busy", "app"):
@@ -207,6 +212,8 @@ def main() -> None:
     if args.busy:
         print(f"dashboard with {args.busy} busy core(s): {rate['app-busy']:,.0f} tokens/s")
         print(f"dashboard_busy_vs_quiet {rate['app-busy'] / rate['app']:.3f}")
+    print(f"app/bare by round (a slow spell of other work shows in one round): median {statistics.median(ratios):.3f}, "
+          f"range {min(ratios):.3f}..{max(ratios):.3f} over {len(ratios)} rounds")
     print(f"load average {os.getloadavg()[0]:.2f}")
     print(f"dashboard_vs_bare {rate['app'] / rate['bare']:.3f}")
     print(f"ui_p95_ms {q[94]:.1f}")

@@ -40,6 +40,13 @@ def messages_until_ended(run: TrainingProcess) -> list:
     raise AssertionError(f"no Ended within {LIMIT_S} s; got {[type(m).__name__ for m in seen]}")
 
 
+def steps_reach(run: TrainingProcess, count: int) -> None:
+    deadline = time.monotonic() + LIMIT_S
+    while run.step_count < count and time.monotonic() < deadline:
+        run.receive(timeout=0.2)
+    assert run.step_count >= count, f"{run.step_count} steps, waiting for {count}"
+
+
 def gone(pid: int) -> bool:
     """No such process, or only its exit status left for a parent to collect."""
     try:
@@ -78,9 +85,7 @@ def test_a_run_sends_its_weights_after_each_evaluation_and_continues_the_model_i
 def test_pause_holds_the_steps_and_stop_ends_with_the_last_weights():
     run = TrainingProcess(spec(steps=10**6, eval_interval=10**6))
     try:
-        deadline = time.monotonic() + LIMIT_S
-        while run.step_count < 3 and time.monotonic() < deadline:
-            run.receive(timeout=0.2)
+        steps_reach(run, 3)
         run.pause()
         held, deadline = -1, time.monotonic() + LIMIT_S
         while run.step_count != held and time.monotonic() < deadline:   # a step in flight may finish
@@ -89,8 +94,7 @@ def test_pause_holds_the_steps_and_stop_ends_with_the_last_weights():
         time.sleep(0.5)
         assert run.step_count == held and held >= 3
         run.resume()
-        while run.step_count <= held + 2 and time.monotonic() < deadline:
-            run.receive(timeout=0.2)
+        steps_reach(run, held + 2)
         run.stop()
         ended = messages_until_ended(run)[-1]
     finally:
@@ -102,9 +106,7 @@ def test_pause_holds_the_steps_and_stop_ends_with_the_last_weights():
 def test_a_process_killed_mid_run_ends_as_failed_and_the_panel_hears_it():
     run = TrainingProcess(spec(steps=10**6, eval_interval=10**6))
     try:
-        deadline = time.monotonic() + LIMIT_S
-        while run.step_count < 1 and time.monotonic() < deadline:
-            run.receive(timeout=0.2)
+        steps_reach(run, 1)
         os.kill(run.pid, signal.SIGKILL)          # out of memory, as the kernel ends it
         ended = messages_until_ended(run)[-1]
     finally:
