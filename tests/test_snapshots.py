@@ -80,6 +80,12 @@ def test_widest_built_in_formula(app, snap_compare):
     assert snap_compare(app, terminal_size=SIZE, run_before=opened("op-lr-schedule"))
 
 
+def test_formula_box_folded_until_its_question(app, snap_compare):
+    """op-adam's box is question 4's numerator (issue 31's box rule): on question 1 it is one fold
+    line, and its "In words" line is not in the text."""
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened("op-adam"))
+
+
 def test_reveal_of_a_slice(app, snap_compare):
     """la-tensors' `embed[0, 1]` question: the header gives the slice's shape (8,) beside the whole
     tensor's, uncut at 80 columns."""
