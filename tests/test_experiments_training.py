@@ -46,7 +46,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "embedding": {"embedding.ids": (1, 9), "embedding.one_hot": (1, 9, V), "embedding.lookup": (1, 9, 64),
                   "embedding.digit_onehot_cos": (10, 10), "embedding.digit_cos": (10, 10),
                   "embedding.digit_W_E": (10, 64), "embedding.digit_norm": (10, 1),
-                  "embedding.digit_nearest": (10,), "embedding.onehot_macs": (1,), "embedding.lookup_macs": (1,)},
+                  "embedding.digit_nearest": (10,), "embedding.digit_neighbours": (1,), "embedding.onehot_macs": (1,), "embedding.lookup_macs": (1,)},
     "svd": {"svd.U": (V, 64), "svd.S": (64,), "svd.Sigma": (64, 64), "svd.V": (64, 64), "svd.energy": (64,),
             "svd.digit_coords": (10, 2), "svd.stretch": (2,)},
     "dot_variance": {"dot_variance.d": (4,), "dot_variance.raw": (4,), "dot_variance.scaled": (4,)},
@@ -74,7 +74,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
                     "finite_diff.loss_minus": (4,), "finite_diff.h": (1,), "finite_diff.gain": (9,)},
     "autograd": {"autograd.grad_before": (1,), "autograd.W_E_rows": (V,), "autograd.W_pos_rows": (9,),
                  "autograd.once": (64,), "autograd.twice": (64,), "autograd.then_triple": (64,),
-                 "autograd.graph_nodes": (1,)},
+                 "autograd.graph_nodes": (1,), "autograd.dX": (1, 9, 64), "autograd.W_E_grad": (V, 64)},
     "vanish": {"vanish.pre": (1, 9, 256), "vanish.sigmoid_grad": (1, 9, 256), "vanish.gelu_grad": (1, 9, 256),
                "vanish.sigmoid_chain": (12,), "vanish.bound": (12,), "vanish.linear_chain": (2, 12)},
     "gradient_descent": {"gradient_descent.lr": (3,), "gradient_descent.curves": (3, 21),
@@ -130,6 +130,7 @@ def test_embedding_lookup_is_one_hot_times_W_E(hub, trained_out):
     assert all(abs(int(np.argmax(np.where(np.eye(10, dtype=bool)[i], -9, cos[i]))) - i) == 1 for i in range(10)), \
         "the trained digits' nearest neighbours should be the digits next to them"
     assert [abs(int(n) - i) for i, n in enumerate(out["embedding.digit_nearest"])] == [1] * 10
+    assert out["embedding.digit_neighbours"][0] == 10
 
 
 def test_svd_reconstructs_W_E_with_orthonormal_directions(hub, trained_out):
@@ -265,6 +266,16 @@ def test_autograd_accumulates_and_skips_unused_rows(small):
     assert set(np.nonzero(out["autograd.W_E_rows"])[0].tolist()) == ids
     rows = out["autograd.W_pos_rows"]
     assert rows[-1] == 0 and np.all(rows[:-1] > 0)
+
+
+def test_a_row_looked_up_twice_gets_the_sum_of_its_two_positions_gradients(small):
+    """la-embedding-lookup's evidence: dL/dW_E[t] = Σ over t's positions of dL/dX (torch's scatter-add)."""
+    out = run("autograd", context(small, ["3142>1234"]))
+    dX, grad = out["autograd.dX"][0], out["autograd.W_E_grad"]                  # (L, D), (V, D)
+    one = CharTokenizer().encode("1")[0]
+    np.testing.assert_allclose(grad[one], dX[1] + dX[5], atol=1e-15)
+    assert not np.allclose(grad[one], dX[1]) and not np.allclose(grad[one], (dX[1] + dX[5]) / 2)
+    np.testing.assert_allclose(np.linalg.norm(grad, axis=-1), out["autograd.W_E_rows"])
 
 
 def test_vanish_products_of_derivatives(trained_out):

@@ -110,7 +110,7 @@ OLD_SIZES = ('  text: ["31415", "27182"]\n  d_model: 12\n  n_head: 3\n',
              '  text: ["3141", "2718"]\n  d_model: 8\n  n_head: 2\n')
 SIZE_DEFECTS = [
     ("la-scaled-scores", ["scores-shape", "scores-symbolic"]),
-    ("la-qkv-projection", ["q-shape", "q-symbolic"]),
+    ("la-qkv-projection", ["q-shape"]),
     ("la-multi-head", ["z-shape"]),
     ("nu-shape-walkthrough", ["q-shape", "scores-shape", "pattern-shape", "z-shape"]),
 ]

@@ -66,8 +66,16 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
 
     model = private_copy(context.model)
     tokens, targets = tokens_on_device(context), scored_targets(context)
+    looked_up = []   # the embedding's output, kept so its gradient dL/dX can be read beside dL/dW_E
+
+    def keep(_module, _inputs, out) -> None:   # returning None leaves the output as it is
+        out.retain_grad()
+        looked_up.append(out)
+
+    hook = model.W_E.register_forward_hook(keep)
     with torch.enable_grad():
         loss = loss_on(model, tokens, targets)
+        hook.remove()
         loss.backward()
     base = float(loss.detach())
     weight = model.W_U.weight                                               # (V, D): out, in
@@ -113,7 +121,9 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
                         "autograd.once / autograd.twice (D,) dL/d(ln_final gain) after one and after "
                         "two backward() calls without zero_grad; autograd.then_triple (D,) the same after a "
                         "third call, on 3 * loss; autograd.graph_nodes (1,) "
-                        "operations recorded in the graph", passes=3.5, copies=3)
+                        "operations recorded in the graph; autograd.dX (B, L, D) dL/d(the looked-up rows "
+                        "W_E[ids]) and autograd.W_E_grad (V, D) dL/dW_E, both from the first backward()",
+            passes=3.5, copies=3)
 @one_torch_thread
 def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -121,8 +131,16 @@ def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
     model = private_copy(context.model)
     tokens, targets = tokens_on_device(context), scored_targets(context)
     before = float(model.ln_final.weight.grad is None)
+    looked_up = []   # the embedding's output, kept so its gradient dL/dX can be read beside dL/dW_E
+
+    def keep(_module, _inputs, out) -> None:   # returning None leaves the output as it is
+        out.retain_grad()
+        looked_up.append(out)
+
+    hook = model.W_E.register_forward_hook(keep)
     with torch.enable_grad():
         loss = loss_on(model, tokens, targets)
+        hook.remove()
         nodes, stack = set(), [loss.grad_fn]
         while stack:
             node = stack.pop()
@@ -132,7 +150,9 @@ def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
             stack.extend(next_fn for next_fn, _ in node.next_functions)
         loss.backward(retain_graph=True)
         once = model.ln_final.weight.grad.clone()
-        W_E_rows = model.W_E.weight.grad.norm(dim=-1)                       # (V,)
+        dX = looked_up[0].grad.clone()                                      # (B, L, D)
+        W_E_grad = model.W_E.weight.grad.clone()                            # (V, D)
+        W_E_rows = W_E_grad.norm(dim=-1)                                    # (V,)
         length = tokens.shape[1]
         W_pos_rows = (model.W_pos.weight.grad[:length].norm(dim=-1) if model.W_pos is not None
                       else torch.zeros(length, dtype=torch.float64))
@@ -147,6 +167,8 @@ def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
         "autograd.twice": to_numpy(twice),
         "autograd.then_triple": to_numpy(model.ln_final.weight.grad),
         "autograd.graph_nodes": np.array([float(len(nodes))]),
+        "autograd.dX": to_numpy(dX),
+        "autograd.W_E_grad": to_numpy(W_E_grad),
     }
 
 

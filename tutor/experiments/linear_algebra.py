@@ -15,9 +15,12 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
                          "embedding.digit_cos (10, 10) from W_E (torch's cosine_similarity), embedding.digit_W_E (10, D), "
                          "embedding.digit_norm (10, 1) the length of each digit's row, "
                          "embedding.digit_nearest (10,) each digit's most similar other digit (largest cosine); "
+                         "embedding.digit_neighbours (1,) how many digits have that nearest digit one away "
+                         "on the number line (d - 1 or d + 1); "
                          "embedding.onehot_macs / embedding.lookup_macs (1,) multiply-adds torch's FlopCounterMode "
                          "counts for row 0 as one_hot[0] @ W_E and as the lookup W_E[ids[0]] (half its FLOPs)",
-            passes=1, copies=1, derived={"embedding.digit_nearest": ("embedding.digit_cos",)})
+            passes=1, copies=1, derived={"embedding.digit_nearest": ("embedding.digit_cos",),
+                                         "embedding.digit_neighbours": ("embedding.digit_cos",)})
 @one_torch_thread
 def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -39,6 +42,7 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
     with FlopCounterMode(display=False) as counted:
         W_E[tokens[0]]                                                      # (L, D), counted only
     lookup_macs = counted.get_total_flops() / 2
+    nearest = cos.clone().fill_diagonal_(-2.0).argmax(dim=-1).cpu()          # (10,) most similar other digit
     return {
         "embedding.ids": to_numpy(tokens),
         "embedding.one_hot": to_numpy(one_hot),
@@ -47,7 +51,8 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
         "embedding.digit_cos": to_numpy(cos),                                    # (10, 10)
         "embedding.digit_W_E": to_numpy(rows),
         "embedding.digit_norm": to_numpy(rows.norm(dim=-1, keepdim=True)),
-        "embedding.digit_nearest": to_numpy(cos.clone().fill_diagonal_(-2.0).argmax(dim=-1)),   # (10,)
+        "embedding.digit_nearest": to_numpy(nearest),                             # (10,)
+        "embedding.digit_neighbours": np.array([float(((nearest - torch.arange(10)).abs() == 1).sum())]),
         "embedding.onehot_macs": np.array([float(onehot_macs)]),
         "embedding.lookup_macs": np.array([float(lookup_macs)]),
     }
