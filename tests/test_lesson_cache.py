@@ -175,7 +175,7 @@ def test_each_language_has_its_own_cache_and_its_overlays_in_the_key(tmp_path):
     assert cache.cache_key(cache.catalog_sources([]), "zh") != cache.cache_key(cache.catalog_sources([]), "en")
 
 
-async def test_the_lessons_are_validated_on_the_model_thread_and_not_again(tmp_path, monkeypatch):
+async def test_the_lessons_are_validated_off_the_ui_thread_and_not_again(tmp_path, monkeypatch):
     """Before: the UI thread imported pydantic and validated every lesson in its ModelReady
     handler, so "model ready" was painted half a second after the model was."""
     import threading
@@ -200,3 +200,29 @@ async def test_the_lessons_are_validated_on_the_model_thread_and_not_again(tmp_p
         await wait_until(pilot, lambda: app.lessons_finished, "the lessons")
         assert isinstance(app.catalog.get("la-tensors").lesson, Lesson)
     assert on_ui_thread == [False]                     # once, on the worker: complete() used its result
+
+
+async def test_the_lessons_wait_until_the_ui_has_taken_model_ready(tmp_path, monkeypatch):
+    """Before: the model's thread went on to import pydantic and validate the lessons the moment it
+    had posted ModelReady, so the UI thread handled that message and painted "model ready" in
+    competition with it for the GIL (and the model's status was still "loading" meanwhile)."""
+    from journey_helpers import wait_until
+    from tutor.live.hub import ModelHub
+    from tutor.ui.app import TutorApp
+
+    open_catalog()
+    seen = []
+    validate = cache.CachedCatalog.validate
+
+    def watched(self):
+        seen.append((app.model_status, app.sub_title))
+        return validate(self)
+
+    monkeypatch.setattr(cache.CachedCatalog, "validate", watched)
+    monkeypatch.setattr(TutorApp, "load_kept_model", lambda app: None)
+    monkeypatch.setattr(ModelHub, "ensure_loaded", lambda hub: None)
+    app = TutorApp(home=tmp_path, watch_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.lessons_finished, "the lessons")
+    [(status, note)] = seen
+    assert status == "ready" and note.startswith("model ready in ")

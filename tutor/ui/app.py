@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tutor.course.cache import CachedCatalog, Validated, open_catalog
 from tutor.course.catalog import Catalog
 from tutor.ui.palette import PLACEHOLDER, BilingualSystemCommands, LessonCommands, TutorCommandPalette, system_commands
 from tutor.ui.messages import LessonsValidated, ModelFailed, ModelReady
+from tutor.live import torch_preload
 from tutor.live.hub import ModelHub
 from tutor.ui.screens.roadmap import RoadmapScreen
 from tutor.ui.wide_chops import keep_wide_characters_whole
@@ -75,6 +77,8 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
 
     def on_mount(self) -> None:
         self.start_journey()
+        if self.preload_model:   # the loader maps torch's library on the other core while the roadmap draws
+            torch_preload.start()
         self.call_after_refresh(self.finish_starting)
 
     def finish_starting(self) -> None:
@@ -83,12 +87,13 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
 
         None of these is needed to draw the roadmap, and each would hold the first frame back:
         importing pydantic and the schema takes about as long as Textual's own start, and
-        importing torch holds the GIL for a while.  The lessons wait for the model: validating
-        them meanwhile took the GIL from torch's import and put "model ready" seconds after the
-        first paint.  Anything that needs a whole lesson sooner completes the catalog itself.
+        importing torch holds the GIL for a while.  The lessons wait until "model ready" is on the
+        screen: validating them meanwhile took the GIL from torch's import and put "model ready"
+        seconds after the first paint.  Anything that needs a whole lesson sooner completes the
+        catalog itself.
         """
         if self.preload_model:
-            self.load_model()   # then the lessons, on the same thread (LessonsValidated)
+            self.load_model()   # then the lessons (on_model_ready, on_model_failed)
         else:
             self.finish_lessons()
 
@@ -156,33 +161,53 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
 
     @work(thread=True, exclusive=True, group="model")
     def load_model(self) -> None:
-        """Import torch and read the checkpoint while the learner reads the roadmap; then, on this
-        thread too, import pydantic and validate the cached lessons.  Done in the UI's handler for
-        ModelReady, that took half a second before "model ready" could be painted."""
+        """Import torch and read the checkpoint while the learner reads the roadmap."""
         started = time.perf_counter()
         # torch's import makes a few hundred thousand objects that live as long as the app; the
         # collector went through them over and over as they came (about a tenth of the import's
         # CPU time), so it pauses meanwhile (the UI thread makes little garbage in that second).
         collecting = gc.isenabled()
         gc.disable()
+        importing = "torch" not in sys.modules   # then what it makes here lives as long as the app
         try:
+            torch_preload.wait()   # the GIL free until torch's library is mapped (see torch_preload)
             self.load_kept_model()   # the weights kept at the last quit, if any
             self.hub.ensure_loaded()
         except Exception as error:  # shown to the learner; the app keeps running
-            self.post_message(ModelFailed(error_text(error)))
+            outcome = ModelFailed(error_text(error))
         else:
-            self.post_message(ModelReady(self.hub.label, time.perf_counter() - started))
+            outcome = ModelReady(self.hub.label, time.perf_counter() - started)
         finally:
+            if importing:
+                # Frozen, torch's objects are left out of the collector's passes for good, as run_app
+                # does with the app's own: all in the youngest generation, they made its first pass
+                # take about 80 ms holding the GIL, just as the UI thread handled ModelReady.
+                gc.freeze()
             if collecting:
                 gc.enable()
+        self.post_message(outcome)
+
+    @work(thread=True, exclusive=True, group="lessons")
+    def validate_lessons(self) -> None:
+        """Import pydantic and validate the cached lessons on a thread, once "model ready" is painted.
+
+        In the UI's handler for ModelReady that took half a second before "model ready" could be
+        painted; begun on the model's thread right after the model, it took the GIL from the UI
+        thread while that handled ModelReady and drew the header."""
         opened = self.opened_catalog
         self.post_message(LessonsValidated(opened, opened.validate() if opened is not None else None))
+
+    def after_the_model(self) -> None:
+        """The whole lessons, once the model's outcome is on the screen."""
+        if not self.lessons_finished:
+            self.call_after_refresh(self.validate_lessons)
 
     def on_model_ready(self, message: ModelReady) -> None:
         self.model_status = "ready"
         note = self.sub_title = _("model ready in {seconds}s").format(seconds=f"{message.seconds:.1f}")
         self.set_timer(self.model_note_seconds, lambda: self._clear_note(note))
         self.model_replaced()   # the dashboard, if open, names the weights
+        self.after_the_model()
 
     def _clear_note(self, note: str) -> None:
         """The load time is news once; a later subtitle (another note) is left alone."""
@@ -193,6 +218,7 @@ class TutorApp(JourneyMixin, DashboardMixin, LanguageMixin, App):
         self.model_status = "failed"
         self.sub_title = _("model failed to load")
         self.notify(message.error, title=_("The built-in model could not be loaded"), severity="error", timeout=10, markup=False)
+        self.after_the_model()
 
     def open_lesson(self, lesson_id: str, question_index: int = 0) -> None:
         self.complete_catalog()

@@ -6,9 +6,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, Tree
+from textual.widgets import Header, Static, Tree
 
 from tutor.common.i18n import N_, _
+from tutor.ui.footer import Footer
 from tutor.ui.localize import localize_bindings
 
 from tutor.course.catalog import Catalog
