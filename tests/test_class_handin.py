@@ -171,6 +171,25 @@ async def test_the_app_asks_for_the_name_once_and_submit_and_export_use_it(tmp_p
     assert "plain text" in capsys.readouterr().err and not (tmp_path / "c.json").exists()
 
 
+async def test_ctrl_u_a_name_and_enter_in_one_burst_hand_in_that_name(tmp_path, exchange, monkeypatch):
+    """A served tab gets what the browser sent in one WebSocket message as one burst of keys, all queued
+    before the first is handled.  Before, Ctrl+U (bound by the Input, so acted on only once it had bubbled
+    up to the App) cleared the name typed after it, and Enter handed in an empty one."""
+    from textual import events
+
+    app = class_app(tmp_path, exchange, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = record_notifications(app)
+        await open_hand_in(app, pilot)
+        burst = [events.Key("ctrl+u", "\x15"), *(events.Key(letter, letter) for letter in "ana"),
+                 events.Key("enter", "\r")]
+        for key in burst:   # as the driver posts what one read of its input parsed to: no wait between
+            app.post_message(key)
+        await wait_until(pilot, lambda: any("as ana" in text for text, _options in seen), "the hand-in as ana")
+    (handed,) = hand_ins(exchange)
+    assert handed.name == "ana.json.gz" and hand_in_doc(handed)["learner"] == "ana"
+
+
 def test_an_export_without_a_set_name_carries_the_login(tmp_path):
     play(tmp_path / "home", "(4, 8)")
     assert main(["progress", "--home", str(tmp_path / "home"), "--export", str(tmp_path / "out.json")]) == 0

@@ -15,6 +15,7 @@ from tutor.classroom.handin import MAX_NAME_CHARS, HandInError, learner_name
 from tutor.common.i18n import N_, _, message_of, translated
 from tutor.common.safe_text import neutralise
 from tutor.ui.localize import localize_bindings
+from tutor.ui.widgets.ordered_input import OrderedInput
 
 
 class HandInNameScreen(ModalScreen[str | None]):
@@ -39,7 +40,7 @@ class HandInNameScreen(ModalScreen[str | None]):
         with Vertical(id="name-box"):
             yield Static(Text(_("Your name, as your teacher will see it on your hand-in to {folder}:").format(
                 folder=neutralise(self.folder))), id="name-text")
-            yield Input(self.given, max_length=MAX_NAME_CHARS, id="name-input")
+            yield OrderedInput(self.given, max_length=MAX_NAME_CHARS, id="name-input")   # keys in a burst, in order
             yield Static("", id="name-problem")
             with Horizontal(id="name-buttons"):
                 yield Button(_("Hand in (Enter)"), id="hand-in", variant="primary", compact=True)

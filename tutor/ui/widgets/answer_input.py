@@ -1,14 +1,5 @@
-"""The answer box: an Input capped at the typed-answer limit whose editing keys act in order.
-
-Why a subclass: in Textual (8.2) a printable key is inserted by the Input as soon as it
-arrives, but a key bound by the Input itself (backspace, delete, ctrl+w, the arrows, enter)
-is only acted on after the event has bubbled back up through every parent to the App, which
-then looks the binding up.  When keys come in a burst (a held backspace, a paste, a slow
-machine), letters typed after 200 backspaces are inserted before those backspaces are applied,
-and then deleted by them: the keys are "lost".  Here the Input runs its own bindings the
-moment a key reaches it, so every key takes effect in the order it was pressed.  Priority
-bindings (the app's F3/ctrl+d) are still taken by the App before the key is forwarded, and
-keys the Input does not bind bubble on as before.
+"""The answer box: an Input capped at the typed-answer limit whose editing keys act in order
+(tutor.ui.widgets.ordered_input says why that needs a subclass).
 
 The cap (``MAX_ANSWER_CHARS``) keeps a pasted 100 KB from hanging the app: Input recomputes
 cell positions on every key, so a long value makes each key slower than the last.  What the cap
@@ -22,14 +13,14 @@ from textual import events
 from textual.message import Message
 from textual.geometry import Size
 from textual.widget import Widget
-from textual.widgets import Input
 
 from tutor.common.i18n import _
 from tutor.grading.answers import MAX_ANSWER_CHARS
 from tutor.ui.paste_input import pasted_text
+from tutor.ui.widgets.ordered_input import OrderedInput
 
 
-class AnswerInput(Input):
+class AnswerInput(OrderedInput):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("max_length", MAX_ANSWER_CHARS)
         super().__init__(*args, **kwargs)
@@ -51,17 +42,6 @@ class AnswerInput(Input):
         while an arrow key keeps it for editing."""
         self.select_all()
 
-    async def _on_key(self, event: events.Key) -> None:
-        """Run the Input's own binding for this key now; anything else goes on to Input._on_key.
-
-        Stopping the event keeps the App from running the same binding again when it arrives;
-        prevent_default keeps Textual from calling the base classes' key handlers too.
-        """
-        bindings = [b for b in self._bindings.key_to_bindings.get(event.key, ()) if not b.priority]
-        if bindings:
-            event.stop()
-            event.prevent_default()
-            await self.run_action(bindings[0].action)
 
     def _watch_value(self, value: str) -> None:
         """Input's watcher, without laying the whole screen out again on every key.
