@@ -9,50 +9,35 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
 from tutor.common.i18n import N_, _
-from tutor.ui.localize import localize_bindings
+from tutor.ui.screens.dialog import Dialog
 
 
-class NoSavingScreen(ModalScreen[bool]):
+class NoSavingScreen(Dialog):
     """Dismisses with True to go on without saving, False to quit."""
 
     DEFAULT_CSS = """
-    NoSavingScreen { align: center middle; }
-    #no-saving-box { width: 72; height: auto; border: thick $error; background: $surface; padding: 1 2; }
+    NoSavingScreen #no-saving-box { width: 72; border: thick $error; }
     #no-saving-text, #no-saving-question { margin-top: 1; }
-    #no-saving-buttons { height: 1; margin-top: 1; }
-    #no-saving-buttons Button { margin-right: 2; }
     """
     BINDINGS = [
         Binding("c,enter", "choose(True)", N_("Continue without saving")),
         Binding("q,escape", "choose(False)", N_("Quit")),
     ]
+    BOX, FOCUS = "no-saving-box", "continue"
+    BUTTONS = (("continue", N_("Continue without saving (c)"), "warning"), ("quit", N_("Quit (q)"), "default"))
 
     def __init__(self, problem: str) -> None:
         super().__init__()
         self.problem = problem
-        localize_bindings(self)
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="no-saving-box"):
-            yield Static(Text(_("Your progress cannot be saved."), style="bold"), id="no-saving-title")
-            yield Static(Text(self.problem), id="no-saving-text")
-            yield Static(Text(_("You can go on without saving (answers are kept until you quit), "
-                                "or quit and fix it.")), id="no-saving-question")
-            with Horizontal(id="no-saving-buttons"):
-                yield Button(_("Continue without saving (c)"), id="continue", variant="warning", compact=True)
-                yield Button(_("Quit (q)"), id="quit", compact=True)
+    def body(self) -> ComposeResult:
+        yield Static(Text(_("Your progress cannot be saved."), style="bold"), id="no-saving-title")
+        yield Static(Text(self.problem), id="no-saving-text")
+        yield Static(Text(_("You can go on without saving (answers are kept until you quit), "
+                            "or quit and fix it.")), id="no-saving-question")
 
-    def on_mount(self) -> None:
-        self.query_one("#continue", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "continue")
-
-    def action_choose(self, go_on: bool) -> None:
-        self.dismiss(go_on)
+    def pressed(self, button_id: str) -> None:
+        self.dismiss(button_id == "continue")
