@@ -217,7 +217,16 @@ def test_the_check_warns_at_a_hint_that_works_its_own_answer_out(tmp_path, old, 
     assert line[warning.column - 1:].startswith(words.split("'")[1]), (line, warning.column)
 
 
-async def test_f4_keeps_a_shipped_lessons_fold_and_says_it_in_chinese(tmp_path):
+@pytest.fixture
+def english_after():
+    """F4 sets the interface language for the whole process: the tests after this one read English."""
+    from tutor.common.i18n import set_language
+
+    yield
+    set_language("en")
+
+
+async def test_f4_keeps_a_shipped_lessons_fold_and_says_it_in_chinese(tmp_path, english_after):
     """op-adam's box is question 4's numerator: folded in both languages, and the analysis runs again
     on the Chinese lesson (its words are what the learner reads now)."""
     from tutor.ui.app import TutorApp
