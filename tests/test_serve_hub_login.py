@@ -101,6 +101,12 @@ def client() -> aiohttp.ClientSession:
     return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
 
 
+async def sent_to_the_hub(browser: aiohttp.ClientSession, url: str) -> bool:
+    """The page answers with a redirect to the hub's login (the authorize page), not the tutor."""
+    async with browser.get(url, allow_redirects=False) as response:
+        return response.status == 302 and "/hub/api/oauth2/authorize" in response.headers["Location"]
+
+
 async def test_the_server_own_user_logs_in_through_the_hub_and_gets_the_page(hub_and_tutor):
     hub, base, _gate, _clock = hub_and_tutor
     async with client() as browser:
@@ -127,8 +133,7 @@ async def test_another_hub_user_is_refused_and_gets_no_session(hub_and_tutor):
             assert response.status == 403
         assert not any(c.key == SESSION_COOKIE for c in browser.cookie_jar)
         assert not gate.sessions
-        async with browser.get(f"{base}/user/ana/", allow_redirects=False) as response:
-            assert response.status == 302 and "/hub/api/oauth2/authorize" in response.headers["Location"]
+        assert await sent_to_the_hub(browser, f"{base}/user/ana/")
 
 
 async def test_a_callback_this_browser_did_not_start_is_refused_before_asking_the_hub(hub_and_tutor):
@@ -177,8 +182,7 @@ async def test_a_token_the_hub_revoked_ends_access_at_the_next_check(hub_and_tut
         async with browser.get(f"{base}/user/ana/", allow_redirects=False) as response:
             assert response.status == 200   # trusted until the next check
         clock.now += RECHECK_AFTER + 1
-        async with browser.get(f"{base}/user/ana/", allow_redirects=False) as response:
-            assert response.status == 302 and "/hub/api/oauth2/authorize" in response.headers["Location"]
+        assert await sent_to_the_hub(browser, f"{base}/user/ana/")
 
 
 async def test_only_paths_under_the_prefix_are_served_and_logins_return_only_there(hub_and_tutor):
