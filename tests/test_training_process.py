@@ -116,7 +116,10 @@ def test_a_process_killed_mid_run_ends_as_failed_and_the_panel_hears_it():
 
 
 def test_the_process_leaves_when_the_app_is_killed(tmp_path):
-    """kill -9 of the app: nothing runs its exit handlers, so only the pipe tells the process."""
+    """kill -9 of the app: nothing runs its exit handlers, so only the pipe tells the process.
+
+    The run is paused, as a learner may leave it: a training process would also die at its next
+    message to a parent that is gone, but a paused one sends none."""
     app = tmp_path / "app.py"
     app.write_text(textwrap.dedent(f"""
         import sys, time
@@ -129,6 +132,7 @@ def test_the_process_leaves_when_the_app_is_killed(tmp_path):
             run = TrainingProcess(RunSpec(dt.TrainRequest(), dt.Preset("long", 10**6, 8, 10**6), 20, "en"))
             while not isinstance(run.receive(timeout=1.0), Started):
                 pass
+            run.pause()
             print(run.pid, flush=True)
             time.sleep(600)
     """), encoding="utf-8")
