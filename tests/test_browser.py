@@ -93,3 +93,34 @@ async def test_a_learner_answers_in_chromium_and_switches_to_chinese_with_nothin
         await context.close()
     assert requested and all(urlsplit(url).netloc == f"127.0.0.1:{port}" for url in requested), requested
     assert sockets and all(urlsplit(url).netloc == f"127.0.0.1:{port}" for url in sockets), sockets
+
+
+async def test_a_student_hands_in_from_chromium_under_the_name_they_type(browser, tmp_path, monkeypatch):
+    """The hand-in walk of docs/class.md in the browser: the palette, "Hand in my progress", the name field
+    (filled with the login) emptied with Ctrl+U, a name typed, Enter; the export lands in the exchange."""
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    exchange.chmod(0o1733)
+    monkeypatch.setenv("TUTOR_CLASS_EXCHANGE", str(exchange))
+    (tmp_path / "home").mkdir()
+    with running_serve(tmp_path / "home") as (base, token, _port):
+        context = await browser.new_context(locale="en-US", viewport={"width": 1100, "height": 700})
+        page = await context.new_page()
+        screen = Screen()
+        page.on("websocket", lambda websocket: websocket.on("framereceived", screen.received))
+        await page.goto(f"{base}/?token={token}")
+        mark = await screen.shows("lessons in")
+        await page.locator(".xterm-helper-textarea").focus()
+        await page.keyboard.press("Control+p")
+        mark = await screen.shows("Search", since=mark)
+        await page.keyboard.type("Hand in my")
+        mark = await screen.shows("progress", since=mark)
+        await page.keyboard.press("Enter")
+        mark = await screen.shows(r"Hand in \(Enter\)", since=mark)
+        await page.keyboard.press("Control+u")
+        await page.keyboard.type("ana")
+        await page.keyboard.press("Enter")
+        await screen.shows("Handed in", since=mark)
+        await page.screenshot(path=str(tmp_path / "handed-in.png"))
+        await context.close()
+    assert [path.name for path in exchange.iterdir()] == ["ana.json.gz"]
