@@ -111,11 +111,9 @@ async def hand_in_from_app(learner: Learner, name: str, frames: Path | None) -> 
     mark = len(learner.output)
     await learner.send_keys("\r")
     await wait_on_screen(learner, ("Hand in (Enter)",), mark, 60, frames)
-    await learner.send_keys("\x15")                        # ctrl+u empties the field the login filled
-    await asyncio.sleep(1)
     mark = len(learner.output)
-    await learner.send_keys(name)                          # keys of their own: "\x15name\r" in one message
-    await wait_on_screen(learner, (name,), mark, 60, frames)   # handed in an empty name (the tab's frames)
+    await learner.send_keys(f"\x15{name}")                 # ctrl+u empties the field the login filled, in one message
+    await wait_on_screen(learner, (name,), mark, 60, frames)
     mark = len(learner.output)
     await learner.send_keys("\r")
     await wait_on_screen(learner, ("Handed in", "Permission denied"), mark, 120, frames)
