@@ -54,7 +54,7 @@ async def test_a_10_kb_burst_is_capped_and_the_box_still_answers(tmp_path):
 
 async def test_the_answer_after_a_wrong_try_replaces_it(tmp_path):
     """Before: the wrong answer stayed with the cursor at its end, so `64x64` was appended and
-    `256, 25664x64` was graded (three axes, a lost try); now on la-ffn-shapes, whose W_in is (8, 32)."""
+    `256, 25664x64` was graded (three axes, a lost try); now on la-ffn-shapes, whose b_in is (32,) at D = 8."""
     from journey_helpers import type_answer
 
     app = TutorApp(home=tmp_path, watch_interval=None)
@@ -65,9 +65,9 @@ async def test_the_answer_after_a_wrong_try_replaces_it(tmp_path):
         box = app.screen.query_one("#answer", Input)
         await type_answer(pilot, "256, 256")
         assert box.value == "256, 256" and box.selected_text == "256, 256"
-        await type_answer(pilot, "8x32")
+        await type_answer(pilot, "32")
         assert [(answer.answer, answer.correct) for answer in app.progress.session_answers] == \
-            [("256, 256", False), ("8x32", True)]
+            [("256, 256", False), ("32", True)]
 
 
 async def test_typing_repaints_the_box_without_laying_out_the_screen_and_still_scrolls(tmp_path, monkeypatch):
