@@ -9,8 +9,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import Header, Static, TabbedContent, TabPane
 
+from tutor.ui.footer import Footer
 from tutor.common.i18n import N_, _
 from tutor.live.weights_label import localized_label
 from tutor.ui.localize import localize_bindings

@@ -11,8 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from tutor.ui.footer import Footer
 from tutor.common.i18n import N_, _
 from tutor.grading.kinds import KINDS
 from tutor.ui.localize import binding_label, localize_bindings

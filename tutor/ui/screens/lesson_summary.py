@@ -15,8 +15,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from tutor.ui.footer import Footer
 from tutor.common.i18n import N_, _, ngettext
 from tutor.progress.stats import LessonStats
 from tutor.ui.localize import localize_bindings

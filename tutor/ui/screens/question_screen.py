@@ -17,8 +17,9 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 
+from tutor.ui.footer import Footer
 from tutor.live.lesson_claims import BrokenClaims
 from tutor.common.i18n import N_, _
 from tutor.course.catalog import LoadedLesson

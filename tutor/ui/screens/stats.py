@@ -7,8 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Sparkline, Static
+from textual.widgets import DataTable, Header, Sparkline, Static
 
+from tutor.ui.footer import Footer
 from tutor.common.i18n import N_, _, ngettext
 from tutor.ui.localize import localize_bindings
 
