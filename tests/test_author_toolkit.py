@@ -62,8 +62,11 @@ def test_a_choice_text_that_is_a_choice_number_is_reported(tmp_path):
 
 def test_a_wrong_symbolic_shape_never_grades_right_by_coincidence(tmp_path):
     # before: with H = 1, (B, H, L, D) was accepted for (B, H, L, D/H); with B = H = 2, (H, B, L, L) for (B, H, L, L)
-    lesson = load_catalog().get("la-qkv-projection").lesson
+    # the course no longer asks a per-head shape (la-qkv-projection's went in 48eb9d8), so the scores
+    # question is asked for q's (B, H, L, D_head) here
+    lesson = load_catalog().get("la-scaled-scores").lesson
     question = next(q for q in lesson.questions if q.kind == "symbolic_shape")
+    question = question.model_copy(update={"answer": "(B, H, L, D_head)", "probe": "blocks.0.attn.q"})
     sizes = {"B": 2, "L": 4, "D": 8, "H": 1, "D_head": 8, "d_k": 8, "d_model": 8, "V": 96, "N": 1, "T": 64}
     truth = truth_for(question, {"blocks.0.attn.q": __import__("numpy").zeros((2, 1, 4, 8))}, sizes)
     assert grade(question, "(B, H, L, D_head)", truth, sizes).correct
