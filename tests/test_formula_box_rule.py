@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from journey_helpers import text_of, type_answer, wait_for_live, wait_until
+from journey_helpers import open_live_lesson, text_of, type_answer, wait_for_live, wait_until
 from session_helpers import lesson_from, service
 from tutor.authoring.check import check_paths
 from tutor.cli.lessons import template_text
@@ -233,10 +233,7 @@ async def test_f4_keeps_a_shipped_lessons_fold_and_says_it_in_chinese(tmp_path, 
 
     app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.open_lesson("op-adam", 0)
-        await pilot.pause()
-        screen = app.screen
-        await wait_for_live(pilot, screen)
+        screen = await open_live_lesson(pilot, "op-adam", 0)
         await wait_until(pilot, lambda: screen.box_answers is not None, "the box's analysis")
         assert screen.box_answers == (3,) and text_of(screen, "#formula-fold") == "▸ Formula shown after question 4"
         await pilot.press("f4")

@@ -42,16 +42,13 @@ def test_outside_a_paste_nothing_is_held_back_or_changed():
 
 
 async def test_a_pasted_escape_sequence_reaches_the_answer_box_as_text(tmp_path):
-    from journey_helpers import wait_for_live
+    from journey_helpers import open_live_lesson
 
     from tutor.ui.app import TutorApp
 
     app = TutorApp(home=tmp_path, preload_model=False, watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_lesson("la-tensors", 0)
-        await pilot.pause()
-        screen = app.screen
-        await wait_for_live(pilot, screen)
+        screen = await open_live_lesson(pilot, "la-tensors", 0)
         box = screen.query_one("#answer")
         box.post_message(events.Paste("(2, 4,\x1b]0;x\x07 8)"))
         await pilot.pause()
