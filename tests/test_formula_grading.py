@@ -116,6 +116,19 @@ def test_a_missing_normaliser_is_named(shipped, lesson, qid, text, name):
     assert found.word == "factor" and name in found.text, found.text
 
 
+@pytest.mark.parametrize("lesson,qid,text,shown", [
+    ("la-scaled-scores", "scores-formula", "(Q @ K.T / sqrt(d_k)) * 1.01", "1.01×"),   # was "All 25 entries differ"
+    ("la-multi-head", "z-formula", "(A @ V) * 1.001", "1.001×"),                      # was "All 20 entries differ"
+    ("la-multi-head", "z-formula", "(A @ V) / 1.01", "0.99×"),
+])
+def test_a_factor_near_one_is_still_a_factor(shipped, lesson, qid, text, shown):
+    """Review A row 7b: a factor within 1% of 1 was dropped (so that "1.00×" is never said) and the
+    learner heard that every entry differs; it is shown with the digits that tell it from 1."""
+    q, truth = shipped(lesson, qid)
+    found = nudge_of(q, Given(read(q, text)), truth)
+    assert found.word == "factor" and shown in found.text and "1.00×" not in found.text, found.text
+
+
 def test_a_missing_sum_is_a_factor_that_follows_the_values(shipped):
     q, truth = shipped("pr-temperature", "tempered-from-p")
     found = nudge_of(q, Given(read(q, "p ** (1 / T)")), truth)

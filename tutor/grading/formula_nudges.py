@@ -130,6 +130,23 @@ def factor_name(outcomes: list[Outcome], factors: list[float]) -> str | None:
     return None
 
 
+def _steady_everywhere(outcomes: list[Outcome], factors: list[float]) -> bool:
+    """A factor near 1 is a factor (× 1.01) only when every draw, at other sizes too, gives the same one
+    and the answer has several entries: for one number any small extra term is some ratio near 1."""
+    return np.size(outcomes[0].expected) > 1 and all(math.isclose(f, factors[0], rel_tol=1e-4) for f in factors)
+
+
+def _shown_factor(factor: float) -> str:
+    """Two decimals, or as many more as it takes not to print 1.00 for 1.001."""
+    if not 0.01 <= abs(factor) < 1000:
+        return f"{factor:.2e}"
+    for places in range(2, 7):
+        shown = f"{factor:.{places}f}"
+        if abs(float(shown) - factor) <= 0.05 * abs(factor - 1.0):
+            return shown
+    return shown
+
+
 def _factor_nudge(outcomes: list[Outcome], tolerance: float) -> Nudge | None:
     """A constant factor: named, steady on the draws that kept the sizes, or one that follows the values."""
     factors = [constant_factor(o.yours, o.expected, tolerance) for o in outcomes]
@@ -138,9 +155,9 @@ def _factor_nudge(outcomes: list[Outcome], tolerance: float) -> Nudge | None:
             return Nudge("factor", _("Yours is the answer times a different number on each row: what each row "
                                      "is divided by (its own sum, its own spread) is off."))
         return None
-    if math.isclose(factors[0], 1.0, rel_tol=0.01):
-        return None   # "1.00× the answer" says nothing: an extra term that is small here (2nF + 1000)
-    shown = f"{factors[0]:.2f}" if 0.01 <= abs(factors[0]) < 1000 else f"{factors[0]:.2e}"
+    if math.isclose(factors[0], 1.0, rel_tol=0.01) and not _steady_everywhere(outcomes, factors):
+        return None   # an extra term that is small here (2nF + 1000): its ratio moves with the sizes
+    shown = _shown_factor(factors[0])
     if name := factor_name(outcomes, factors):   # one sentence pair: Chinese puts no space after 。
         return Nudge("factor", _("Yours is off by a constant factor: {factor}× the answer at every entry. That factor "
                                  "is {name}.").format(factor=shown, name=name))
