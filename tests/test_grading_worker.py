@@ -17,7 +17,20 @@ from tutor.session import question as question_module
 from tutor.ui.app import TutorApp
 from tutor.ui.screens.review import ReviewScreen
 
-LESSON, MERGE = "co-flash-attention", 2   # merge-formula: kind formula
+LESSON = "co-flash-attention"
+
+
+def _position(lesson_id: str, question_id: str) -> int:
+    """Where a question sits today: authors reorder questions (merge-formula moved up in 2112537)."""
+    import yaml
+
+    from tutor.course.catalog import builtin_lessons_dir
+
+    questions = yaml.safe_load((builtin_lessons_dir() / f"{lesson_id}.yaml").read_text(encoding="utf-8"))["questions"]
+    return [question["id"] for question in questions].index(question_id)
+
+
+MERGE = _position(LESSON, "merge-formula")   # kind formula
 # issue 30: right on every draw, and SymPy's simplify never finishes on it (12.5 minutes frozen before)
 FREEZING = "l1 * exp(m1 - m) + l2 * exp(m2 - m) + 1e-300*(sin(l1)**100 - cos(l2)**100)"
 
