@@ -143,7 +143,10 @@ class TrainPanel(CheckpointActions, DashboardTab):
 
     @property
     def training_active(self) -> bool:
-        return self.worker is not None and self.worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        """Not once the run's end is drawn: the worker then still waits for the child process to
+        exit (up to a few seconds), and Load or Shipped said "Stop the training first" meanwhile."""
+        return (self.worker is not None and self.worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                and self.state in STATES)
 
     def request(self) -> dt.TrainRequest:
         """The choices on screen; ValueError names the one that is wrong."""
