@@ -22,12 +22,10 @@ LESSON = "co-flash-attention"
 
 def _position(lesson_id: str, question_id: str) -> int:
     """Where a question sits today: authors reorder questions (merge-formula moved up in 2112537)."""
-    import yaml
+    from tutor.course.catalog import load_catalog
 
-    from tutor.course.catalog import builtin_lessons_dir
-
-    questions = yaml.safe_load((builtin_lessons_dir() / f"{lesson_id}.yaml").read_text(encoding="utf-8"))["questions"]
-    return [question["id"] for question in questions].index(question_id)
+    questions = load_catalog().get(lesson_id).lesson.questions
+    return [question.id for question in questions].index(question_id)
 
 
 MERGE = _position(LESSON, "merge-formula")   # kind formula
