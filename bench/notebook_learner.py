@@ -1,13 +1,16 @@
 """What a teacher would run instead of the tutor: one JupyterLab learner with a notebook kernel that
 imports torch and this model and runs it, measured as bench/hub_class.py measures a tutor learner.
 
-Run alone:  python bench/notebook_learner.py      (needs jupyterlab and ipykernel installed)
+Run alone:  python bench/notebook_learner.py [--learners N]   (needs jupyterlab and ipykernel installed)
 
 Starts ``jupyter lab`` on 127.0.0.1 in a throwaway folder (the server a hub user runs, as
 jupyterhub-singleuser does), starts one kernel through its REST API, runs in it the cell a
 notebook on this model starts with (import torch, load the shipped checkpoint, one forward pass
 on a sentence), then sums the proportional memory (PSS) of the server and of the kernel.  Prints
-``notebook_server_pss_mb``, ``notebook_kernel_pss_mb`` and ``notebook_learner_pss_mb``.
+``notebook_server_pss_mb``, ``notebook_kernel_pss_mb`` and ``notebook_learner_pss_mb``.  With
+``--learners N``, N such learners (each their own server, home and kernel, as a hub's users) run
+at once and the figures are per learner: total / N (they share library pages, as a class's
+tutor learners do, so a class is compared with a class).
 """
 from __future__ import annotations
 
@@ -81,12 +84,8 @@ def kernel_pids(server_pid: int) -> list[int]:
     return [pid for pid in descendants(server_pid) if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes()]
 
 
-def measure(timeout: float = 600) -> dict:
-    """Start a JupyterLab server, run the cell in a kernel, return the PSS figures in MB."""
-    lab = shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) or shutil.which("jupyter-lab")
-    if lab is None:
-        raise SystemExit("jupyterlab is not installed (pip install jupyterlab ipykernel)")
-    root = Path(tempfile.mkdtemp(prefix="tutor-notebook-bench-"))
+def start_lab(lab: str, root: Path) -> tuple[subprocess.Popen, int, str]:
+    """One learner's JupyterLab server in its own home (as a hub user's), on a free port."""
     port, token = free_port(), secrets.token_hex(24)
     environment = {**os.environ, "HOME": str(root), "JUPYTER_PREFER_ENV_PATH": "1", "OMP_NUM_THREADS": "1",
                    "JUPYTER_TOKEN": token}
@@ -94,30 +93,62 @@ def measure(timeout: float = 600) -> dict:
     options += ["--allow-root"] if os.geteuid() == 0 else []
     server = subprocess.Popen([lab, *options], cwd=root, env=environment, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
+    return server, port, token
+
+
+def measure(timeout: float = 600, learners: int = 1) -> dict:
+    """Start ``learners`` JupyterLab servers, run the cell in a kernel of each, all running at once; return
+    the PSS figures in MB per learner (their servers and kernels share library pages, as a class's do)."""
+    lab = shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) or shutil.which("jupyter-lab")
+    if lab is None:
+        raise SystemExit("jupyterlab is not installed (pip install jupyterlab ipykernel)")
+    top = Path(tempfile.mkdtemp(prefix="tutor-notebook-bench-"))
+    servers = []
     try:
+        for index in range(learners):
+            root = top / f"learner{index + 1}"
+            root.mkdir()
+            servers.append(start_lab(lab, root))
         deadline = time.monotonic() + timeout
-        while not listening(port):
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("jupyter lab did not start")
-            time.sleep(0.5)
-        _kernel, printed = asyncio.run(run_cell(f"http://127.0.0.1:{port}", token, timeout))
-        time.sleep(2)   # the kernel settles after its reply
-        server_mb = memory_kb(server.pid)[1] / 1024
-        kernel_mb = sum(memory_kb(pid)[1] for pid in kernel_pids(server.pid)) / 1024
-        return {"server": server_mb, "kernel": kernel_mb, "learner": server_mb + kernel_mb, "printed": printed}
+        for server, port, _token in servers:
+            while not listening(port):
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("jupyter lab did not start")
+                time.sleep(0.5)
+
+        async def run_all() -> list:
+            return await asyncio.gather(*(run_cell(f"http://127.0.0.1:{port}", token, timeout)
+                                          for _server, port, token in servers))
+
+        printed = asyncio.run(run_all())[0][1]
+        time.sleep(2)   # the kernels settle after their reply
+        server_mb = sum(memory_kb(server.pid)[1] for server, _port, _token in servers) / 1024 / learners
+        kernel_mb = sum(memory_kb(pid)[1] for server, _port, _token in servers
+                        for pid in kernel_pids(server.pid)) / 1024 / learners
+        return {"server": server_mb, "kernel": kernel_mb, "learner": server_mb + kernel_mb, "printed": printed,
+                "learners": learners}
     finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(30)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
-        shutil.rmtree(root, ignore_errors=True)
+        for server, _port, _token in servers:
+            try:
+                os.killpg(server.pid, signal.SIGTERM)
+                server.wait(30)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(server.pid, signal.SIGKILL)
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=1,
+                        help="notebook learners running at once, each their own server and kernel (default 1)")
+    args = parser.parse_args()
+    if not 1 <= args.learners <= 20:
+        raise SystemExit("between 1 and 20 learners")
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
-    result = measure()
-    print(f"  the cell printed {result['printed']}")
+    result = measure(learners=args.learners)
+    print(f"  {result['learners']} learners at once; the cell printed {result['printed']}")
     print(f"notebook_server_pss_mb {result['server']:.0f}")
     print(f"notebook_kernel_pss_mb {result['kernel']:.0f}")
     print(f"notebook_learner_pss_mb {result['learner']:.0f}")

@@ -24,7 +24,9 @@ previous one left open instead of on the roadmap; either way they answer in that
 
 Prints for each N: ``serve_sessions N``, ``rss_per_session_mb X`` (resident memory of one
 session's processes), ``pss_per_session_mb`` (the pages that sessions have in common, such as
-torch's libraries and the fork server's preloaded modules, shared among them), ``join_p95_s``
+torch's libraries and the fork server's preloaded modules, shared among them),
+``pss_per_learner_mb`` (the whole tree, the web server too, over N: what one more learner of a
+class costs the machine, the figure beside a notebook learner's), ``join_p95_s``
 (from connecting to a usable lesson), ``cpu_s_per_join`` (CPU time of the server and all its
 processes until everyone could type, per learner: the machine-independent cost of a join; the
 learners already in idle on their lesson meanwhile, so ``--learners 1,1,1`` gives one join
@@ -265,11 +267,13 @@ async def run_class(page_url: str, server_pid: int, count: int, keys: int) -> di
         server_cpu = cpu_seconds([server_pid]) - server_cpu_before
         sessions = descendants(server_pid)
         memory = [memory_kb(pid) for pid in sessions]
+        web_server = memory_kb(server_pid)
         done.set()
         await asyncio.gather(*tasks)
     q = statistics.quantiles(latencies, n=100)
     return {"latencies": latencies, "p50": statistics.median(latencies), "p95": q[94], "max": max(latencies),
             "rss_mb": sum(r for r, _ in memory) / 1024 / count, "pss_mb": sum(p for _, p in memory) / 1024 / count,
+            "tree_pss_mb": (web_server[1] + sum(p for _, p in memory)) / 1024 / count,
             "processes": len(sessions), "join_s": max(ready), "join_p95_s": p95(ready),
             "cpu_s_per_join": join_cpu / count, "cpu_ms_per_key": 1000 * cpu / (count * keys),
             "cores_busy": cpu / typing, "server_cores_busy": server_cpu / typing,
@@ -342,6 +346,7 @@ def main() -> None:
                   f"waited {result['waiting_ms_per_key']:.1f} ms per key for a CPU that other work held")
             print(f"rss_per_session_mb {result['rss_mb']:.0f}")
             print(f"pss_per_session_mb {result['pss_mb']:.0f}")
+            print(f"pss_per_learner_mb {result['tree_pss_mb']:.0f}")
             print(f"join_p95_s {result['join_p95_s']:.1f}")
             print(f"cpu_s_per_join {result['cpu_s_per_join']:.2f}")
             print(f"keypress_p95_ms {result['p95']:.1f}", flush=True)
