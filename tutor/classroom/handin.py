@@ -90,11 +90,12 @@ def hand_in_mode(folder: Path) -> int:
     return 0o640 if info.st_mode & stat.S_ISGID else 0o600
 
 
-def hand_in(store, folder: Path, name: str, now: datetime, course=None) -> tuple[Path, int]:
-    """Write the learner's export into the exchange folder; (the file, attempts written)."""
+def hand_in(store, folder: Path, name: str, now: datetime, course=None, stem: str | None = None) -> tuple[Path, int]:
+    """Write the learner's export into the exchange folder; (the file, attempts written).  ``stem``:
+    the file's name before its suffix when the caller decides it (a hub service: from the login)."""
     from tutor.progress.io import export_json
 
-    target = folder / file_name(name)
+    target = folder / (stem + SUFFIX if stem else file_name(name))
     attempts = export_json(store, target, now=now, course=course, learner=name, compress=True,
                            mode=hand_in_mode(folder))
     return target, attempts

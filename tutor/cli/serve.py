@@ -18,6 +18,7 @@ from tutor.common.i18n import _
 from tutor.common.safe_text import one_line
 from tutor.web import DEFAULT_MAX_SESSIONS   # the server's modules load only when serving
 
+SERVICE_MAX_SESSIONS = 60   # a class on one service: every student's tab, and some to spare
 FORK_SERVER_WAIT = 120   # seconds: its imports take a few on a quiet machine, much longer on a busy one
 
 
@@ -35,9 +36,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         help=_("allow a --host other than loopback: anyone who can reach it and has the printed "
                                "address (with its token) can use your tutor; Save, Load and the Train file then "
                                "stay inside --home"))
-    parser.add_argument("--max-sessions", type=whole_number(1, 1000), default=DEFAULT_MAX_SESSIONS, metavar="N",
+    parser.add_argument("--max-sessions", type=whole_number(1, 1000), default=None, metavar="N",
                         help=_("browser tabs served at once; the next one gets a 'too many open sessions' "
-                               "page (default: {n})").format(n=DEFAULT_MAX_SESSIONS))
+                               "page (default: {n}; {class_n} with --hub-service)").format(
+                            n=DEFAULT_MAX_SESSIONS, class_n=SERVICE_MAX_SESSIONS))
     parser.add_argument("--certfile", type=Path, default=None, metavar="PEM",
                         help=_("serve over HTTPS with this certificate (PEM; with --keyfile unless it holds the key)"))
     parser.add_argument("--keyfile", type=Path, default=None, metavar="PEM", help=_("the certificate's private key"))
@@ -47,6 +49,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--hub", action="store_true",
                         help=_("run as a JupyterHub user's server (the hub starts it, docs/class.md): listen where the "
                                "hub says and let in only that user, logged in by the hub"))
+    parser.add_argument("--hub-service", action="store_true",
+                        help=_("run as a JupyterHub service, one tutor for every hub user (docs/class.md): each "
+                               "student logged in by the hub gets a tab of their own, forked from one preloaded "
+                               "process, in a home of their own under --home"))
+    parser.add_argument("--hub-group", metavar="GROUP", default=None,
+                        help=_("with --hub-service: let in only the members of this hub group"))
     parser.add_argument("--no-fork-server", action="store_true",
                         help=_("start each tab's tutor from scratch instead of forking it from one preloaded "
                                "process (slower to join, more memory per tab)"))
@@ -70,6 +78,20 @@ def tab_arguments(home: Path, lessons: list[Path], lang: str | None, files_in_ho
     if files_in_home:
         parts.append("--files-in-home")
     return parts
+
+
+def service_learners(home: Path, lessons: list[Path], lang: str | None, forks=None,
+                     program: tuple[str, ...] = (sys.executable, "-m", "tutor")):
+    """``--hub-service``'s learners: each hub login's tab runs in its own home under ``home`` with its
+    typed paths kept inside it (--files-in-home), forked from ``forks`` when there is one, else
+    started as ``program``."""
+    from tutor.web.hub_service import Learners
+
+    def command(learner_home: Path) -> str:
+        arguments = tab_arguments(learner_home, lessons, lang, True)
+        return forks.command(arguments) if forks else shlex.join([*program, *arguments])
+
+    return Learners(home, command)
 
 
 def absolute(folders: list[Path]) -> list[Path]:
@@ -135,21 +157,28 @@ def hub_gate(args: argparse.Namespace):
 
     from tutor.web.hub_login import HubGate, HubLogin, HubSettingsError
 
-    if args.unix_socket or args.certfile or args.public:
-        print(_("tutor serve: error: --hub listens where the hub says, without --unix-socket, --certfile or --public"),
-              file=sys.stderr)
+    option = "--hub-service" if args.hub_service else "--hub"
+    if args.unix_socket or args.certfile or args.public or (args.hub and args.hub_service):
+        print(_("tutor serve: error: {option} listens where the hub says, without --unix-socket, --certfile, "
+                "--public or the other hub option").format(option=option), file=sys.stderr)
         return None
     try:
-        return HubGate(HubLogin.from_environment(os.environ))
+        return HubGate(HubLogin.from_environment(os.environ, service=args.hub_service, group=args.hub_group))
     except HubSettingsError as error:
-        print(one_line(_("tutor serve: error: --hub: {problem}").format(problem=error)), file=sys.stderr)
+        print(one_line(_("tutor serve: error: {option}: {problem}").format(option=option, problem=error)),
+              file=sys.stderr)
         return None
 
 
 def run(args: argparse.Namespace) -> int:
-    hub = hub_gate(args) if args.hub else None
-    if args.hub and hub is None:
+    if args.hub_group is not None and not args.hub_service:
+        print(_("tutor serve: error: --hub-group needs --hub-service"), file=sys.stderr)
         return 2
+    hub = hub_gate(args) if args.hub or args.hub_service else None
+    if (args.hub or args.hub_service) and hub is None:
+        return 2
+    if args.max_sessions is None:
+        args.max_sessions = SERVICE_MAX_SESSIONS if args.hub_service else DEFAULT_MAX_SESSIONS
     if hub is not None:
         args.host, args.port = hub.login.host, hub.login.port
     if not 0 < args.port < 65536:
@@ -194,11 +223,18 @@ def run(args: argparse.Namespace) -> int:
         print(_("tutor serve: warning: the preloaded process for tabs did not start; each tab starts on its own"),
               file=sys.stderr)
     command = forks.command(arguments) if forks else shlex.join([sys.executable, "-m", "tutor", *arguments])
+    learners = service_learners(home, lessons, getattr(args, "lang", None), forks) if args.hub_service else None
     token = secrets.token_urlsafe(32)
     listen = Listen(args.host, args.port, args.unix_socket, context)
     policy = None if args.unix_socket or hub else AccessPolicy(token, args.host, args.port, secure=context is not None)
 
     def announce() -> None:
+        if learners:
+            print(_("tutor serve: listening on {host}:{port} as a hub service for {who}, each in a home under "
+                    "{folder}").format(host=one_line(args.host), port=args.port, folder=one_line(str(home)),
+                                       who=one_line(_("the members of hub group {group}").format(group=args.hub_group)
+                                                    if args.hub_group else _("every hub user"))), flush=True)
+            return
         if hub:
             print(_("tutor serve: listening on {host}:{port} for {user}, logged in by the hub").format(
                 host=one_line(args.host), port=args.port, user=one_line(hub.login.user)), flush=True)
@@ -211,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
                 "server stops; a new token is made each run.\n\n{links}\n\nUp to {n} tabs at once. Ctrl+C stops "
                 "the server.").format(links=links, n=args.max_sessions), flush=True)
 
-    server = make_server(command, listen, policy, max_sessions=args.max_sessions, announce=announce, hub=hub)
+    server = make_server(command, listen, policy, max_sessions=args.max_sessions, announce=announce, hub=hub,
+                         learners=learners)
     try:
         server.serve()
     except OSError as error:   # most often: the port is taken

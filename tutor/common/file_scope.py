@@ -12,6 +12,11 @@ from pathlib import Path
 from tutor.common.i18n import _
 
 
+# Set by ``tutor serve --hub-service`` for each tab: the hub login it is for (tutor.web.hub_service);
+# the hand-in is then named by it, since the tabs of all students run as one account.
+HUB_USER_VARIABLE = "TUTOR_HUB_USER"
+
+
 class OutsideHomeError(ValueError):
     """A path that leaves the home while files are confined to it; the message is shown as is."""
 
@@ -31,3 +36,16 @@ def typed_path(text: str, home: Path, confined: bool) -> Path:
         raise OutsideHomeError(_("only files inside {home} can be used here (this tutor is served to others)")
                                .format(home=root))
     return resolved
+
+
+def login_folder_name(login: str) -> str:
+    """A folder (and hand-in) name for a hub login, which may hold any character: its ASCII letters,
+    digits, ``-`` and ``_`` (at most 40, so a teacher can tell whose it is), then 12 hex digits of
+    its SHA-256, so that two logins never share one ("a/b" and "a_b" differ) and ``..``, ``/``,
+    NUL or a right-to-left mark never reach a path."""
+    import hashlib
+    import re
+
+    readable = re.sub(r"[^A-Za-z0-9_-]", "_", login)[:40].strip("_") or "user"
+    return f"{readable}-{hashlib.sha256(login.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+

@@ -2,7 +2,7 @@
 ``tutor class submit``, so a student on a hub never needs a terminal to give the teacher their work.
 
 The learner says once under what name (HandInNameScreen: filled in with the last one, else the
-login).  The export runs in a thread worker (it reads every answer and writes a file, which on a network
+login); in a hub service's tab the name is the hub login, never typed (tutor.web.hub_service).  The export runs in a thread worker (it reads every answer and writes a file, which on a network
 home takes a moment), and the learner is told where it went, or what to ask their teacher.
 """
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 
 from tutor.classroom.handin import EXCHANGE_VARIABLE, HandInError, chosen_name, exchange_folder
+from tutor.common.file_scope import HUB_USER_VARIABLE, login_folder_name
+from tutor.common.safe_text import neutralise
 from tutor.common.settings import save_setting
 from tutor.common.i18n import _, message_of, translated
 from tutor.progress.store import ProgressError
@@ -38,6 +40,10 @@ def start_hand_in(app) -> None:
     except HandInError as error:
         app.notify(translated(message_of(error)), title=_("Hand in my progress"), severity="error", timeout=15)
         return
+    login = os.environ.get(HUB_USER_VARIABLE, "")
+    if login:   # a hub service's tab: every student's tab runs as one account, so a typed name could be another's
+        _hand_in_as(app, folder, neutralise(login, keep=""), stem=login_folder_name(login))
+        return
     from tutor.ui.screens.hand_in_name import HandInNameScreen
 
     def named(name: str | None) -> None:
@@ -57,7 +63,7 @@ def _remember(app, name: str) -> None:
         pass
 
 
-def _hand_in_as(app, folder, name: str) -> None:
+def _hand_in_as(app, folder, name: str, stem: str | None = None) -> None:
     from tutor.classroom.handin import hand_in   # the export's modules, only when handing in
     from tutor.classroom.outline import course_question_ids
 
@@ -67,7 +73,7 @@ def _hand_in_as(app, folder, name: str) -> None:
 
     def work() -> None:
         try:
-            path, attempts = hand_in(store, folder, name, now, course)
+            path, attempts = hand_in(store, folder, name, now, course, stem)
         except (HandInError, ProgressError) as error:
             app.call_from_thread(app.notify, translated(message_of(error)), title=_("Hand in my progress"),
                                  severity="error", timeout=15)

@@ -17,6 +17,11 @@ with a random session id in an HttpOnly cookie scoped to /user/NAME/.  The token
 the hub again every few minutes, so a hub logout or a revoked token ends access.  A request whose
 Origin is not the address it was sent to is refused whoever sends it: another site's page gets
 nothing, not even a login redirect.
+
+As a hub *service* (``tutor serve --hub-service``, one tutor for the whole hub at /services/NAME/),
+the same flow lets in every hub user the hub lets through (optionally only a group's members), and
+each session is bound to the login it was made for: the server picks that user's tab and home by
+it (tutor.web.server), so nothing a browser sends can name another student.
 """
 from __future__ import annotations
 
@@ -29,14 +34,21 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
+from aiohttp import web   # only a server imports this module, and it runs on aiohttp
+
 STATE_MAX_AGE = 600      # seconds a login may take between leaving for the hub and coming back
 RECHECK_AFTER = 300      # seconds a hub token is trusted before asking the hub again (HubAuth's cache age)
 MAX_PENDING = 64         # logins under way at once; older ones are forgotten first
 MAX_SESSIONS = 64        # browsers logged in at once (one student's devices; older ones log in again)
+SERVICE_SESSIONS = 4096  # as a hub service, a whole hub's browsers (the oldest log in again, unseen)
 STATE_COOKIE = "tutor-hub-state"
+# the request key under which the gate leaves the session's hub login (a typed key where aiohttp has them)
+HUB_USER = getattr(web, "RequestKey", lambda name, _type: name)("tutor_hub_user", str)
 SESSION_COOKIE = "tutor-hub-session"
 NEEDED = ("JUPYTERHUB_USER", "JUPYTERHUB_CLIENT_ID", "JUPYTERHUB_API_TOKEN", "JUPYTERHUB_API_URL",
           "JUPYTERHUB_SERVICE_PREFIX", "JUPYTERHUB_SERVICE_URL", "JUPYTERHUB_OAUTH_CALLBACK_URL")
+# a managed service's (jupyterhub.services.service): no user of its own, a service name instead
+SERVICE_NEEDED = ("JUPYTERHUB_SERVICE_NAME", *NEEDED[1:])
 
 
 class HubSettingsError(ValueError):
@@ -47,7 +59,7 @@ class HubSettingsError(ValueError):
 class HubLogin:
     """What the hub told this server about itself, from the spawner's environment."""
 
-    user: str
+    user: str | None      # the one hub user let in; None as a hub service: any (of ``group``)
     client_id: str
     secret: str           # JUPYTERHUB_API_TOKEN: the OAuth client's secret as well
     api_url: str          # the hub's API as this server reaches it (the token and user requests)
@@ -56,12 +68,15 @@ class HubLogin:
     prefix: str           # /user/NAME/: every page of this server is under it
     host: str             # where to listen (JUPYTERHUB_SERVICE_URL)
     port: int
+    group: str | None = None   # as a hub service: only this hub group's members (None: every hub user)
 
     @classmethod
-    def from_environment(cls, environ) -> HubLogin:
-        missing = [name for name in NEEDED if not environ.get(name)]
+    def from_environment(cls, environ, *, service: bool = False, group: str | None = None) -> HubLogin:
+        """A user's server's settings, or with ``service`` a managed hub service's (every user, or ``group``)."""
+        missing = [name for name in (SERVICE_NEEDED if service else NEEDED) if not environ.get(name)]
         if missing:
-            raise HubSettingsError("not started by a JupyterHub spawner: " + ", ".join(missing) + " not set")
+            started_by = "as a JupyterHub service" if service else "by a JupyterHub spawner"
+            raise HubSettingsError(f"not started {started_by}: " + ", ".join(missing) + " not set")
         bind = urlsplit(environ["JUPYTERHUB_SERVICE_URL"])
         try:
             port = bind.port
@@ -76,9 +91,25 @@ class HubLogin:
             raise HubSettingsError(f"JUPYTERHUB_OAUTH_CALLBACK_URL {callback!r} is not under {prefix!r}")
         hub_base = "/" + (environ.get("JUPYTERHUB_BASE_URL") or "/").strip("/")
         authorize = f"{environ.get('JUPYTERHUB_HOST', '')}{hub_base.rstrip('/')}/hub/api/oauth2/authorize"
-        return cls(user=environ["JUPYTERHUB_USER"], client_id=environ["JUPYTERHUB_CLIENT_ID"],
+        return cls(user=None if service else environ["JUPYTERHUB_USER"], client_id=environ["JUPYTERHUB_CLIENT_ID"],
                    secret=environ["JUPYTERHUB_API_TOKEN"], api_url=environ["JUPYTERHUB_API_URL"].rstrip("/"),
-                   authorize_url=authorize, callback=callback, prefix=prefix, host=bind.hostname, port=port)
+                   authorize_url=authorize, callback=callback, prefix=prefix, host=bind.hostname, port=port,
+                   group=group or None)
+
+    def admits(self, model) -> str | None:
+        """The hub login of a ``/user`` reply that may use this tutor, or None: this server's own user;
+        as a service, any hub user (not another service's token), a member of ``group`` if one is set."""
+        if not isinstance(model, dict) or not isinstance(model.get("name"), str) or not model["name"]:
+            return None
+        name = model["name"]
+        if self.user is not None:
+            return name if name == self.user else None
+        if model.get("kind", "user") != "user":
+            return None
+        groups = model.get("groups")
+        if self.group is not None and not (isinstance(groups, list) and self.group in groups):
+            return None
+        return name
 
     @property
     def callback_path(self) -> str:
@@ -98,6 +129,7 @@ class Pending:
 class Session:
     token: str
     checked: float
+    user: str         # the hub login this session was made for; it never changes
 
 
 class Bounded(OrderedDict):
@@ -132,7 +164,7 @@ class HubGate:
     def __init__(self, login: HubLogin, clock=time.monotonic) -> None:
         self.login, self.clock = login, clock
         self.pending: Bounded = Bounded(MAX_PENDING)
-        self.sessions: Bounded = Bounded(MAX_SESSIONS)
+        self.sessions: Bounded = Bounded(MAX_SESSIONS if login.user is not None else SERVICE_SESSIONS)
         self.http = None   # an aiohttp ClientSession for the hub's API, made in the server's loop
 
     async def close(self) -> None:
@@ -149,26 +181,27 @@ class HubGate:
             body = await response.json(content_type=None) if response.status == 200 else None
             return response.status, body
 
-    async def owner(self, token: str) -> bool:
-        """Whether ``token`` is, in the hub's eyes now, a token of this server's own user."""
+    async def owner(self, token: str) -> str | None:
+        """The hub login whose token ``token`` is, in the hub's eyes now, if it may use this tutor."""
         import aiohttp
 
         try:
             status, model = await self.hub_api("GET", "user", headers={"Authorization": f"token {token}"})
         except (aiohttp.ClientError, TimeoutError, ValueError):
-            return False   # the hub cannot say: nobody gets in on an unchecked token
-        return status == 200 and isinstance(model, dict) and model.get("name") == self.login.user
+            return None   # the hub cannot say: nobody gets in on an unchecked token
+        return self.login.admits(model) if status == 200 else None
 
-    async def session_ok(self, session_id: str | None) -> bool:
+    async def session_user(self, session_id: str | None) -> str | None:
+        """The hub login of a live session, or None (no such session, or the hub no longer vouches for it)."""
         session = self.sessions.get(session_id or "")
         if session is None:
-            return False
+            return None
         if self.clock() - session.checked > RECHECK_AFTER:
-            if not await self.owner(session.token):
+            if await self.owner(session.token) != session.user:
                 self.sessions.pop(session_id, None)
-                return False
+                return None
             session.checked = self.clock()
-        return True
+        return session.user
 
     def start_login(self, request):
         """A redirect to the hub's authorize page, with a new state in a cookie of its own."""
@@ -198,10 +231,13 @@ class HubGate:
                                          "open the tutor from the hub again\n")
         code = request.query.get("code", "")
         token = await self.token_for(code, pending.verifier) if code else None
-        if token is None or not await self.owner(token):
-            raise web.HTTPForbidden(text="403 Forbidden: this tutor is its own student's only\n")
+        user = await self.owner(token) if token is not None else None
+        if user is None:
+            raise web.HTTPForbidden(text="403 Forbidden: this tutor is its own student's only\n"
+                                    if self.login.user is not None else
+                                    "403 Forbidden: this tutor is for its class's students only\n")
         session_id = secrets.token_urlsafe(32)
-        self.sessions[session_id] = Session(token, self.clock())
+        self.sessions[session_id] = Session(token, self.clock(), user)
         response = web.Response(status=302, headers={"Location": pending.next_path})
         response.del_cookie(STATE_COOKIE, path=self.login.prefix)
         self.set_cookie(request, response, SESSION_COOKIE, session_id, None)
@@ -244,7 +280,9 @@ class HubGate:
                 raise web.HTTPNotFound()
             if path == login.callback_path:
                 return await self.finish_login(request)
-            if await self.session_ok(request.cookies.get(SESSION_COOKIE)):
+            user = await self.session_user(request.cookies.get(SESSION_COOKIE))
+            if user is not None:
+                request[HUB_USER] = user   # whose tab and home this request may reach (tutor.web.server)
                 return await handler(request)
             if request.method == "GET" and request.headers.get(hdrs.UPGRADE, "").lower() != "websocket":
                 return self.start_login(request)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import ssl
 
     from tutor.web.hub_login import HubGate
+    from tutor.web.hub_service import Learners
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 ICONS = Path(__file__).resolve().parent / "icons"   # tutor.svg, and favicon.ico rendered from it
@@ -95,10 +96,14 @@ async def close_quietly(websocket) -> None:
 
 
 def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
-                max_sessions: int = DEFAULT_MAX_SESSIONS, announce=None, hub: HubGate | None = None):
+                max_sessions: int = DEFAULT_MAX_SESSIONS, announce=None, hub: HubGate | None = None,
+                learners: Learners | None = None):
     """A textual-serve Server for ``command``; every request passes ``policy`` (None: no checks,
     for a Unix socket in a private folder that only the proxy in front can reach), or, started by a
     JupyterHub, ``hub``'s login under the hub's /user/NAME/ prefix (tutor.web.hub_login).
+
+    ``learners`` (a hub service, with ``hub``): each tab is its session's hub login's, started by
+    ``learners.command(login)`` in that login's home, one per login (tutor.web.hub_service).
 
     ``announce()`` is called once the server listens (the CLI prints the address to open then).
     """
@@ -112,12 +117,14 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
     from textual_serve.server import Server, to_int
 
     import textual_serve
+    from tutor.web.hub_login import HUB_USER
     from tutor.web.tab_process import TabService
 
     secure = listen.ssl_context is not None
 
     class TutorServer(Server):
         open_sessions = 0
+        tabs: dict = {}   # as a hub service: hub login -> (its WebSocket, its TabService)
 
         async def _make_app(self):
             app = await super()._make_app()
@@ -171,15 +178,26 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
             from stopping a tab whose connection dropped mid-frame, and left it running)."""
             if self.open_sessions >= max_sessions:   # the page may have loaded while a place was free
                 return self.refuse_full()
+            user = request.get(HUB_USER)
+            if learners is not None and user is None:   # the hub gate lets no request here without a login
+                raise web.HTTPForbidden()
             self.open_sessions += 1
             websocket = web.WebSocketResponse(heartbeat=15)
             service = None
             try:
                 await websocket.prepare(request)
                 language = browser_language(request.headers.get("Accept-Language"))
-                service = TabService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                command, environment = self.command, (lambda environment: tab_environment(environment, language))
+                if learners is not None:
+                    command = learners.command(user)
+                    environment = (lambda environment: learners.environment(tab_environment(environment, language),
+                                                                            user))
+                service = TabService(command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                      close=websocket.close, download_manager=self.download_manager,
-                                     environment=lambda environment: tab_environment(environment, language))
+                                     environment=environment)
+                service.owner = user
+                if learners is not None:
+                    await self.take_over(user, websocket, service)
                 await service.start(request.query.get("width", "80"), request.query.get("height", "24"))   # capped
                 await self._process_messages(websocket, service)
             except asyncio.CancelledError:   # the server stops: the tab with it (below)
@@ -189,12 +207,34 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
             finally:
                 # whatever happened above: the place is freed and the tab's processes are stopped
                 self.open_sessions -= 1
+                if learners is not None and self.tabs.get(user, (None, None))[1] is service:
+                    del self.tabs[user]
                 try:
                     if service is not None:
                         await service.end()
                 finally:
                     await close_quietly(websocket)
             return websocket
+
+        async def take_over(self, user: str, websocket, service) -> None:
+            """Make this the login's tab and end the one open elsewhere (another browser tab, a device
+            left on): one tab per login, since two would write one progress database at once."""
+            old_websocket, old_service = self.tabs.get(user, (None, None))
+            self.tabs[user] = (websocket, service)   # before the wait below: a third connection ends this one
+            if old_service is not None:
+                await old_service.end()
+                await close_quietly(old_websocket)
+
+        async def handle_download(self, request: web.Request):
+            """textual-serve's, but as a hub service only for the login whose tab offered the file."""
+            if learners is not None:
+                try:
+                    offered = await self.download_manager.get_download_metadata(request.match_info["key"])
+                except KeyError:
+                    raise web.HTTPNotFound() from None
+                if getattr(offered.app_service, "owner", None) != request.get(HUB_USER):
+                    raise web.HTTPForbidden(text="403 Forbidden: not your download\n")
+            return await super().handle_download(request)
 
         def serve(self, debug: bool = False) -> None:
             """textual-serve's serve(), with TLS or a Unix socket, and without its banner and log setup."""
