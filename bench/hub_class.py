@@ -38,6 +38,13 @@ notebook kernel that imports torch and this model is measured alone (bench/noteb
 which checks the hub's login itself (tutor.web.hub_login); the tutor is at ``/user/NAME/``, and the
 comparison with a notebook learner is printed as for ``standalone``.
 
+``--profile service`` runs one tutor for the whole hub: a managed JupyterHub service
+(``tutor serve --hub-service``, at ``/services/tutor/``), each learner's tab forked from its one
+preloaded process, in a home of their own under the service's data folder; no learner has a server
+of their own.  The learners start once the service listens (a teacher starts it before class).
+Then, unless ``--no-notebook``, N notebook learners at once (bench/notebook_learner.py
+``--learners N``) are measured beside them: per-learner PSS of each, and the ratio (goal: 0.75).
+
 ``--system-users`` spawns each learner as the system account ``learnerN`` (``useradd -m``, as root;
 the environment must be one every account can run, docs/class.md), in its own home; a home that
 already holds tutor progress opens in its last lesson, not the roadmap, so start from fresh homes.
@@ -99,9 +106,10 @@ async def wait_on_screen(learner: Learner, texts: tuple[str, ...], since: int, t
             pass
 
 
-async def hand_in_from_app(learner: Learner, name: str, frames: Path | None) -> None:
+async def hand_in_from_app(learner: Learner, name: str | None, frames: Path | None) -> None:
     """As a student does: ctrl+p, "Hand in my progress", Enter, their name in the field, Enter; then
-    the app's "Handed in ..." message."""
+    the app's "Handed in ..." message.  ``name`` None: a hub service's tab, which hands in under the
+    hub login without asking."""
     mark = len(learner.output)
     await learner.send_keys("\x10")                       # ctrl+p: the command palette
     await wait_on_screen(learner, ("Search",), mark, 60, frames)
@@ -110,15 +118,43 @@ async def hand_in_from_app(learner: Learner, name: str, frames: Path | None) -> 
     await wait_on_screen(learner, ("progress",), mark, 60, frames)
     mark = len(learner.output)
     await learner.send_keys("\r")
-    await wait_on_screen(learner, ("Hand in (Enter)",), mark, 60, frames)
-    mark = len(learner.output)
-    await learner.send_keys(f"\x15{name}")                 # ctrl+u empties the field the login filled, in one message
-    await wait_on_screen(learner, (name,), mark, 60, frames)
-    mark = len(learner.output)
-    await learner.send_keys("\r")
+    if name is not None:
+        await wait_on_screen(learner, ("Hand in (Enter)",), mark, 60, frames)
+        mark = len(learner.output)
+        await type_name(learner, name, frames)
     await wait_on_screen(learner, ("Handed in", "Permission denied"), mark, 120, frames)
     if "Handed in" not in screen_text(learner, mark):
         raise RuntimeError(f"{learner.name}: the hand-in was refused: {screen_text(learner, mark)[-300:]!r}")
+
+
+async def type_name(learner: Learner, name: str, frames: Path | None) -> None:
+    """The name field: Ctrl+U and the name in one message, then Enter."""
+    mark = len(learner.output)
+    await learner.send_keys(f"\x15{name}")                 # ctrl+u empties the field the login filled, in one message
+    await wait_on_screen(learner, (name,), mark, 60, frames)
+    await learner.send_keys("\r")
+
+
+SERVICE = "tutor"   # the service's name in the hub: its pages are at /services/tutor/
+
+
+def tutor_url(base: str, name: str, profile: str) -> str:
+    """Where a learner opens the tutor: their own server's, or the hub service's."""
+    if profile == "service":
+        return f"{base}/services/{SERVICE}/"
+    return f"{base}/user/{name}/{spawner_command(profile)[2]}"
+
+
+def service_config(root: Path, service_port: int, environment: dict) -> str:
+    """The hub's settings for --profile service (docs/class.md): the tutor as a managed service every
+    user may open (the user role gains access:services!service=tutor), without the OAuth consent page."""
+    command = [sys.executable, "-m", "tutor", "serve", "--hub-service", "--home", str(root / "service-data")]
+    service = {"name": SERVICE, "url": f"http://127.0.0.1:{service_port}", "command": command,
+               "oauth_no_confirm": True, "environment": environment}
+    return f"""
+c.JupyterHub.services.append({service!r})
+c.JupyterHub.load_roles.append({{"name": "user", "scopes": ["self", "access:services!service={SERVICE}"]}})
+"""
 
 
 def spawner_command(profile: str) -> tuple[list[str], list[str], str]:
@@ -136,8 +172,8 @@ def spawner_command(profile: str) -> tuple[list[str], list[str], str]:
 
 def hub_config(root: Path, port: int, api_port: int, hub_port: int, proxy: str, token: str,
                profile: str = "launcher", system_users: bool = False, exchange: str = "",
-               extra_env: tuple[str, ...] = ()) -> str:
-    command, arguments, _path = spawner_command(profile)
+               extra_env: tuple[str, ...] = (), service_port: int = 0) -> str:
+    command, arguments, _path = spawner_command("hub" if profile == "service" else profile)
     if system_users:   # each learner the system user of that name (useradd -m), in their own home
         spawner = 'c.JupyterHub.spawner_class = "localprocess"'
         cache = ""
@@ -171,7 +207,11 @@ c.JupyterHub.services = [{{"name": "bench", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = [{{"name": "bench", "scopes": ["admin:users", "admin:servers", "list:users"],
                             "services": ["bench"]}}]
 c.JupyterHub.cleanup_servers = True
-"""
+""" + (service_config(root, service_port, {**({"XDG_CACHE_HOME": str(root / "cache")} if not system_users else {}),
+                                          **({"TUTOR_CLASS_EXCHANGE": exchange} if exchange else {}),
+                                          **dict(e.partition("=")[::2] for e in extra_env),
+                                          "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1"})
+       if profile == "service" else "")
 
 
 async def log_in(session: aiohttp.ClientSession, base: str, name: str) -> None:
@@ -201,7 +241,7 @@ async def wait_ready(api: aiohttp.ClientSession, base: str, name: str, timeout: 
 
 
 async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.Event, ready: list,
-                      latencies: list, done: asyncio.Event, tutor_path: str = "tutor/",
+                      latencies: list, done: asyncio.Event, profile: str = "launcher",
                       hand_in: bool = False, frames: Path | None = None) -> None:
     name = f"learner{index + 1}"
     learner = Learner(name)
@@ -209,8 +249,9 @@ async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.
     async with aiohttp.ClientSession(cookie_jar=jar, headers={"Accept-Language": "en"}) as session:
         started = time.perf_counter()
         await log_in(session, base, name)
-        await wait_ready(api, base, name, 300)
-        page_url = f"{base}/user/{name}/{tutor_path}"
+        if profile != "service":   # the service is the hub's, already running: no server of one's own
+            await wait_ready(api, base, name, 300)
+        page_url = tutor_url(base, name, profile)
         for _attempt in range(120):   # jupyter-server-proxy starts tutor serve on the first request
             async with session.get(page_url) as response:
                 page = await response.text()
@@ -219,7 +260,7 @@ async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.
             await asyncio.sleep(1)
         else:
             raise RuntimeError(f"{name}: {page_url} never served the tutor page ({response.status})")
-        learner.ws = await session.ws_connect(f"{base.replace('http', 'ws', 1)}/user/{name}/{tutor_path}ws?width=100&height=30",
+        learner.ws = await session.ws_connect(f"{page_url.replace('http', 'ws', 1)}ws?width=100&height=30",
                                               headers={"Origin": base}, max_msg_size=0)
         reader = asyncio.create_task(learner.read())
         try:
@@ -244,7 +285,7 @@ async def one_learner(base: str, api, index: int, keys: int, all_ready: asyncio.
             await learner.send_keys(f"\x15{own_answer(index)}\r")   # ctrl+u clears the box first
             await wait_on_screen(learner, VERDICT_MARKS, mark, 120, frames and frames / f"{name}.frames")
             if hand_in:
-                await hand_in_from_app(learner, HAND_IN_NAMES[index % len(HAND_IN_NAMES)],
+                await hand_in_from_app(learner, None if profile == "service" else HAND_IN_NAMES[index % len(HAND_IN_NAMES)],
                                        frames and frames / f"{name}.frames")
             await done.wait()                                          # connected until memory is measured
         finally:
@@ -257,10 +298,14 @@ def own_answer(index: int) -> str:
     return f"({index + 101}, 7)"
 
 
-def homes_are_separate(root: Path, count: int, system_users: bool = False) -> bool:
+def homes_are_separate(root: Path, count: int, system_users: bool = False, profile: str = "launcher") -> bool:
+    from tutor.common.file_scope import login_folder_name
+
     for index in range(count):
         home = Path(os.path.expanduser(f"~learner{index + 1}")) if system_users else root / "homes" / f"learner{index + 1}"
         database = home / ".local" / "share" / "tutor" / "progress.db"
+        if profile == "service":   # the service's data folder: a home per hub login
+            database = root / "service-data" / "learners" / login_folder_name(f"learner{index + 1}") / "progress.db"
         if not database.exists():
             return False
         with sqlite3.connect(database) as con:
@@ -275,13 +320,20 @@ def processes_by_kind(hub_pid: int) -> dict[str, list[int]]:
     """The hub's processes: the tutor's (each user's tutor serve and its tabs), the users' Jupyter
     servers, and the rest (the hub itself, the proxy)."""
     kinds: dict[str, list[int]] = {"tutor": [], "jupyter": [], "hub": [hub_pid]}
+    below_tutor: set[int] = set()   # a tutor's own processes: the fork server, a tab's shell and launcher, the tabs
     for pid in descendants(hub_pid):
+        if pid in below_tutor:
+            continue
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
             continue
         beside = "jupyterhub-singleuser" in command or "standaloneproxy" in command   # the user's server
-        kinds["tutor" if "-m tutor" in command.split(" -- ")[0] else "jupyter" if beside else "hub"].append(pid)
+        kind = "tutor" if "-m tutor" in command.split(" -- ")[0] else "jupyter" if beside else "hub"
+        kinds[kind].append(pid)
+        if kind == "tutor":
+            below_tutor.update(descendants(pid))
+    kinds["tutor"] += sorted(below_tutor)
     return kinds
 
 
@@ -310,13 +362,22 @@ def process_label(pid: int) -> str:
         return "(gone)"
     if "standaloneproxy" in command or "singleuser" in command:
         return "the user's server (" + ("standalone proxy" if "standaloneproxy" in command else "Jupyter") + ")"
+    if "tutor.web.fork_server" in command:   # the fork server, or a tab forked from it (same command line)
+        try:
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            forked = b"tutor.web.fork_server" in Path(f"/proc/{parent}/cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            forked = False
+        return "tab: the tutor app (forked)" if forked else "fork server (preloaded, tabs fork from it)"
     if " serve" in command.split(" -- ")[-1] and " -m tutor" in command:
         return "tutor serve (web server)"
-    return "tab: its shell" if command.startswith(("sh ", "/bin/sh ")) else "tab: the tutor app"
+    if command.startswith(("sh ", "/bin/sh ")):
+        return "tab: its shell"
+    return "tab: its launcher" if " -I -S -c " in command else "tab: the tutor app"
 
 
 async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, timeout: float,
-                    tutor_path: str = "tutor/", hand_in: bool = False, frames: Path | None = None) -> dict:
+                    profile: str = "launcher", hand_in: bool = False, frames: Path | None = None) -> dict:
     random.seed(count)
     latencies: list[float] = []
     ready: list[float] = []
@@ -326,7 +387,7 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
         tasks = []
         for index in range(count):
             tasks.append(asyncio.create_task(one_learner(base, api, index, keys, all_ready, ready, latencies, done,
-                                                          tutor_path, hand_in, frames)))
+                                                          profile, hand_in, frames)))
             await asyncio.sleep(0.33)
         deadline = time.monotonic() + timeout
 
@@ -355,10 +416,10 @@ async def run_class(base: str, token: str, hub_pid: int, count: int, keys: int, 
 
 def start_hub(root: Path, proxy: str, token: str, profile: str, system_users: bool = False,
               exchange: str = "", extra_env: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
-    port, api_port, hub_port = free_port(), free_port(), free_port()
+    port, api_port, hub_port, service_port = free_port(), free_port(), free_port(), free_port()
     config = root / "jupyterhub_config.py"
     config.write_text(hub_config(root, port, api_port, hub_port, proxy, token, profile, system_users, exchange,
-                                 extra_env))
+                                 extra_env, service_port))
     hub_bin = shutil.which("jupyterhub", path=str(Path(sys.executable).parent)) or "jupyterhub"
     log = open(root / "hub.log", "w")
     hub = subprocess.Popen([hub_bin, "-f", str(config)], cwd=root, stdout=log, stderr=subprocess.STDOUT,
@@ -368,6 +429,8 @@ def start_hub(root: Path, proxy: str, token: str, profile: str, system_users: bo
         if hub.poll() is not None:
             raise SystemExit(f"jupyterhub exited:\n{(root / 'hub.log').read_text()[-3000:]}")
         time.sleep(0.5)
+    while profile == "service" and time.monotonic() < deadline and not listening(service_port):
+        time.sleep(0.5)   # the service listens once its fork server has preloaded: before class starts
     return hub, f"http://127.0.0.1:{port}"
 
 
@@ -400,13 +463,15 @@ def stop_hub(hub: subprocess.Popen, root: Path) -> None:
             pass
 
 
-def compare_with_notebook(learner_mb: float) -> None:
+def compare_with_notebook(learner_mb: float, learners: int = 1) -> None:
     """A tutor learner's PSS (their tutor and the server beside it) beside a JupyterLab learner's running
-    one notebook kernel that imports torch and this model (bench/notebook_learner.py)."""
+    one notebook kernel that imports torch and this model (bench/notebook_learner.py), as many of them
+    at once as the class had (per learner: total / N, as for the tutor)."""
     from notebook_learner import measure
 
-    notebook = measure()
-    print(f"  notebook learner: JupyterLab server {notebook['server']:.0f} MB + kernel {notebook['kernel']:.0f} MB PSS")
+    notebook = measure(learners=learners)
+    print(f"  notebook learner ({learners} at once): JupyterLab server {notebook['server']:.0f} MB + kernel "
+          f"{notebook['kernel']:.0f} MB PSS; load average {os.getloadavg()[0]:.2f}")
     print(f"learner_pss_mb {learner_mb:.0f}")
     print(f"notebook_learner_pss_mb {notebook['learner']:.0f}")
     print(f"learner_to_notebook_ratio {learner_mb / notebook['learner']:.2f}", flush=True)
@@ -420,10 +485,12 @@ def main() -> None:
                         help="the configurable-http-proxy command (npm install configurable-http-proxy)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds allowed for the whole class")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway folder (hub log, homes)")
-    parser.add_argument("--profile", choices=("launcher", "standalone", "hub"), default="launcher",
+    parser.add_argument("--profile", choices=("launcher", "standalone", "hub", "service"), default="launcher",
                         help="launcher: a JupyterLab server per learner with the tutor's tile (default); standalone: "
                              "jupyter-server-proxy's standalone proxy and the tutor only; hub: the tutor only, "
-                             "checking the hub's login itself (tutor serve --hub; docs/class.md)")
+                             "checking the hub's login itself (tutor serve --hub); service: one tutor for the "
+                             "whole hub, a managed service with a forked tab per learner (tutor serve "
+                             "--hub-service; docs/class.md)")
     parser.add_argument("--no-notebook", action="store_true",
                         help="skip measuring a JupyterLab learner with a notebook kernel to compare with")
     parser.add_argument("--system-users", action="store_true",
@@ -438,6 +505,8 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.learners <= 40:
         raise SystemExit("between 1 and 40 learners")
+    if args.system_users and args.profile == "service":
+        raise SystemExit("--profile service runs one service account for everyone: no --system-users")
     if args.system_users and os.geteuid() != 0:
         raise SystemExit("--system-users spawns other accounts' servers: run as root")
     root = Path(tempfile.mkdtemp(prefix="tutor-hub-bench-"))
@@ -449,12 +518,12 @@ def main() -> None:
           f"{os.getloadavg()[0]:.2f}", flush=True)
     try:
         result = asyncio.run(run_class(base, token, hub.pid, args.learners, args.keys, args.timeout,
-                                       spawner_command(args.profile)[2], bool(exchange), root))
-        separate = homes_are_separate(root, args.learners, args.system_users)
+                                       args.profile, bool(exchange), root))
+        separate = homes_are_separate(root, args.learners, args.system_users, args.profile)
         if exchange:
             print(f"handed_in {args.learners} into {exchange}")
         print(f"  {result['keys']} keys timed; the user's server beside each tutor "
-              f"({dict(standalone='standalone proxy', hub='none').get(args.profile, 'Jupyter server')}): "
+              f"({dict(standalone='standalone proxy', hub='none', service='none').get(args.profile, 'Jupyter server')}): "
               f"{result['pss_jupyter']:.0f} MB PSS; load average {os.getloadavg()[0]:.2f}")
         cpu = result["cpu_per_join"]
         print(f"  CPU per join: tutor {cpu['tutor']:.2f} s, the user's Jupyter server {cpu['jupyter']:.2f} s, "
@@ -472,7 +541,8 @@ def main() -> None:
         else:
             shutil.rmtree(root, ignore_errors=True)
     if not args.no_notebook:   # after the class, so that it takes no CPU from it
-        compare_with_notebook(result["pss_tutor"] + result["pss_jupyter"])
+        compare_with_notebook(result["pss_tutor"] + result["pss_jupyter"],
+                              args.learners if args.profile == "service" else 1)
 
 
 if __name__ == "__main__":
