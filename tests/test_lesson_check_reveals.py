@@ -112,7 +112,7 @@ SIZE_DEFECTS = [
     ("la-scaled-scores", ["scores-shape", "scores-symbolic"]),
     ("la-qkv-projection", ["q-shape"]),
     ("la-multi-head", ["z-shape"]),
-    ("nu-shape-walkthrough", ["q-shape", "scores-shape", "pattern-shape", "z-shape"]),
+    ("nu-shape-walkthrough", ["q-shape", "scores-shape", "z-shape"]),
 ]
 
 
