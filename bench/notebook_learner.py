@@ -57,7 +57,10 @@ async def run_cell(base: str, token: str, timeout: float) -> tuple[int, str]:
     headers = {"Authorization": f"token {token}"}
     async with aiohttp.ClientSession(headers=headers) as http:
         async with http.post(f"{base}/api/kernels", json={"name": "python3"}) as response:
-            kernel = (await response.json())["id"]
+            reply = await response.json(content_type=None)
+            if response.status != 201 or "id" not in reply:   # seen once with 10 servers starting on 2 cores
+                raise RuntimeError(f"starting a kernel at {base} answered {response.status}: {str(reply)[:300]}")
+            kernel = reply["id"]
         session = uuid.uuid4().hex
         printed = []
         async with http.ws_connect(f"{base.replace('http', 'ws', 1)}/api/kernels/{kernel}/channels",
