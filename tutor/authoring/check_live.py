@@ -162,11 +162,22 @@ class LiveChecker(ClaimsChecker):
         self.check_hints()
         for found in long_right_choices(self.lesson, self.truths):
             self.pinned.warn(("questions", found.index, "choices", found.choice), found.message(self.lesson))
+        self.check_says()
         if self.pinned.path.is_file():   # translations beside the file get the same guard
-            from tutor.authoring.overlay_leaks import overlay_leaks
+            from tutor.authoring.overlay_leaks import overlay_leaks, overlay_says_leaks
 
             found = overlay_leaks(self.lesson, self.pinned.path, self.live.tensors, self.live.sizes, self.truths)
             self.pinned.problems += [problem for problem in found if problem not in self.pinned.problems]
+            found = overlay_says_leaks(self.lesson, self.pinned.path, self.truths)
+            self.pinned.warnings += [warning for warning in found if warning not in self.pinned.warnings]
+
+    def check_says(self) -> None:
+        """A ``reject:`` entry's sentence that writes its question's answer (tutor.authoring.says_leaks)."""
+        from tutor.authoring.says_leaks import says_leaks
+
+        for leak in says_leaks(self.lesson, self.truths):
+            loc = ("questions", leak.question, *leak.entry, "says")
+            self.pinned.warn(loc, leak.message(self.lesson), self.at(loc, leak.offset))
 
     def check_box(self) -> None:
         """A formula box pinned open (``formula.given``) that answers a question of its lesson: the box

@@ -163,6 +163,11 @@ def check_overlay(path: Path, catalog: Catalog) -> tuple[list[Problem], list[Pro
         elif words.choices is not None:
             errors.add(loc + ("choices",), M_("question {question!r} is not a choice question; remove choices",
                                               question=question_id))
+        if "says" in prose:
+            _compare_list(loc, "says", prose["says"], words.says, errors, warnings)
+        elif words.says is not None:
+            errors.add(loc + ("says",), M_("question {question!r} has no reject: entry with a says: sentence; remove "
+                                           "says", question=question_id))
     return errors.problems, warnings.problems
 
 

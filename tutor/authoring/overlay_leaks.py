@@ -18,9 +18,8 @@ from tutor.course.overlay import LessonOverlay, apply_overlay, overlay_path
 from tutor.course.schema import Lesson
 
 
-def overlay_leaks(lesson: Lesson, lesson_path: Path, tensors, sizes, truths: dict[int, object]) -> list[Problem]:
-    """Problems (in the overlay files beside ``lesson_path``) for answers their prose gives away."""
-    problems: list[Problem] = []
+def _translations(lesson: Lesson, lesson_path: Path):
+    """(language, file, its YAML tree, the lesson in that language) for each overlay beside the lesson."""
     for language in LANGUAGES:
         path = overlay_path(lesson_path, language)
         if language == DEFAULT or not path.is_file():
@@ -28,7 +27,13 @@ def overlay_leaks(lesson: Lesson, lesson_path: Path, tensors, sizes, truths: dic
         overlay, root, _problems = read_model_file(LessonOverlay, path)
         if overlay is None or overlay.lesson != lesson.id:
             continue   # a broken overlay is check_overlay's to report; the learner sees English
-        translated = apply_overlay(lesson, overlay)
+        yield language, path, root, apply_overlay(lesson, overlay)
+
+
+def overlay_leaks(lesson: Lesson, lesson_path: Path, tensors, sizes, truths: dict[int, object]) -> list[Problem]:
+    """Problems (in the overlay files beside ``lesson_path``) for answers their prose gives away."""
+    problems: list[Problem] = []
+    for language, path, root, translated in _translations(lesson, lesson_path):
         pinned = Pinned(path, root)
         for leak in find_leaks(translated, tensors, sizes, truths):
             loc = _overlay_field(lesson, leak.loc)
@@ -37,6 +42,22 @@ def overlay_leaks(lesson: Lesson, lesson_path: Path, tensors, sizes, truths: dic
             pinned.add(loc, f"({language_name(language)}) {leak.message(translated)}", at)
         problems += pinned.problems
     return problems
+
+
+def overlay_says_leaks(lesson: Lesson, lesson_path: Path, truths: dict[int, object]) -> list[Problem]:
+    """Warnings (in the overlay files) for a translated ``says:`` sentence that writes its answer, as
+    the English one gets (tutor.authoring.says_leaks)."""
+    from tutor.authoring.says_leaks import says_leaks
+
+    warnings: list[Problem] = []
+    for language, path, root, translated in _translations(lesson, lesson_path):
+        pinned = Pinned(path, root)
+        for leak in says_leaks(translated, truths):
+            loc = ("questions", lesson.questions[leak.question].id, "says", leak.number)
+            pinned.warn(loc, f"({language_name(language)}) {leak.message(translated)}",
+                        placeholder_at(pinned, loc, leak.offset))
+        warnings += pinned.warnings
+    return warnings
 
 
 def _overlay_field(lesson: Lesson, loc: tuple) -> tuple:

@@ -63,6 +63,8 @@ def overlay_template(lesson: Lesson, language: str, english_file: str) -> str:
             text += _field("reveal", words["reveal"], "    ")
         if "choices" in words:
             text += _list_field("choices", words["choices"], "    ")
+        if "says" in words:   # the reject: entries' sentences, in the file's order
+            text += _list_field("says", words["says"], "    ")
     return text
 
 

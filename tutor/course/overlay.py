@@ -25,6 +25,7 @@ from pydantic import Field
 
 from tutor.common.wide_wrap import is_wide
 from tutor.grading.fields import LongText, ShortText
+from tutor.grading.formula_says import sentences, with_sentences
 from tutor.course.loader import LessonFileError, load_model_file
 from tutor.course.schema import ID_PATTERN, Lesson, Strict
 
@@ -60,6 +61,7 @@ class QuestionOverlay(Strict):
     hints: list[ShortText] | None = Field(None, max_length=10)
     reveal: Reveal | None = None
     choices: list[ShortText] | None = Field(None, max_length=8)
+    says: list[ShortText] | None = Field(None, max_length=30)   # a formula question's sentences for its mistakes
 
 
 class FormulaOverlay(Strict):
@@ -98,6 +100,8 @@ def english_prose(lesson: Lesson) -> dict:
         prose = {"prompt": question.prompt, "hints": list(question.hints), "reveal": question.reveal}
         if getattr(question, "choices", None) is not None:
             prose["choices"] = list(question.choices)
+        if said := sentences(question):   # only where there are some: other lessons' hashes stay as they were
+            prose["says"] = said
         questions[question.id] = prose
     return {"title": lesson.title, "explanation": lesson.explanation,
             "formula": {"translation": lesson.formula.translation}, "questions": questions}
@@ -174,7 +178,8 @@ def apply_overlay(lesson: Lesson, overlay: LessonOverlay | None) -> Lesson:
                   "reveal": _translated(question.reveal, words.reveal)}
         if getattr(question, "choices", None) is not None:
             update["choices"] = _translated_list(list(question.choices), words.choices, mark=False)
-        questions.append(question.model_copy(update=update))
+        said = _translated_list(sentences(question), words.says)
+        questions.append(with_sentences(question.model_copy(update=update), said))
     formula = lesson.formula.model_copy(
         update={"translation": _translated(lesson.formula.translation, overlay.formula.translation)})
     return lesson.model_copy(update={"title": _translated(lesson.title, overlay.title),

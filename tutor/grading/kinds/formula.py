@@ -26,24 +26,18 @@ from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, evaluate_tree
 from tutor.formulas.parse import Formula, render_formula
 from tutor.grading.answer_text import formula_shown
 from tutor.grading.answers import AnswerError
-from tutor.grading.fields import ProbeRefText, QuestionBase, Strict
+from tutor.grading.fields import ProbeRefText, QuestionBase
 from tutor.grading.formula_draws import formula_draws
+from tutor.grading.formula_says import SAYS, Expression, WrongAnswer, said, shaped_like
 from tutor.grading.formula_read import Unreadable, read
 from tutor.grading.formula_written_size import written_size
-from tutor.grading.formula_nudges import WORDS, Nudge, Outcome, close_enough, nudge as nudge_for
+from tutor.grading.formula_nudges import Nudge, Outcome, close_enough, nudge as nudge_for
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
 SymbolName = Annotated[str, Field(min_length=1, max_length=40)]
-Expression = Annotated[str, Field(min_length=1, max_length=500)]
 MAX_SYMBOLIC_OPS = 60   # larger formulas are left to the draws: SymPy would spend its budget for nothing
 HIGH_PRECISION_GAP = 1e-20   # of the answer's size, at 30 digits: rounding of an identity stays far below it
-
-
-class WrongAnswer(Strict):
-    """An expression the grader must refuse, and the word its nudge must carry."""
-    expr: Expression
-    nudge: Literal[WORDS]
 
 
 class FormulaQuestion(QuestionBase):
@@ -111,11 +105,6 @@ def truth(question, tensors, sizes) -> Truth:
     return with_reveal(question, tensors, Reference(formula, tuple(pairs)), question.answer, expected, question.probe)
 
 
-def _as_shaped(yours: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """One number for a one-entry answer: ``96`` is compared as a value with a perplexity of shape (1,)."""
-    return np.reshape(yours, np.shape(expected)) if np.ndim(yours) == 0 and np.size(expected) == 1 else yours
-
-
 def outcomes(question, given: Given, truth: Truth) -> list[Outcome]:
     """The learner's result on every draw; over the compute budget is not an attempt (AnswerError)."""
     if id(truth) in given.outcomes:
@@ -127,7 +116,7 @@ def outcomes(question, given: Given, truth: Truth) -> list[Outcome]:
             if work > EVALUATION_WORK or largest > EVALUATION_VALUES:
                 raise AnswerError(_("that formula would take too long to evaluate (about {work:.0e} "
                                     "multiply-adds); write it with fewer products").format(work=work))
-            found.append(Outcome(draw, _as_shaped(evaluate_tree(given.formula.tree, draw.values), expected), expected))
+            found.append(Outcome(draw, shaped_like(evaluate_tree(given.formula.tree, draw.values), expected), expected))
         except FormulaError as error:
             found.append(Outcome(draw, None, expected, translated(message_of(error))))
     given.outcomes[id(truth)] = found
@@ -184,6 +173,9 @@ def nudge_of(question, given: Given, truth: Truth):
     found = outcomes(question, given, truth)
     if all(close_enough(o.yours, o.expected, question.tolerance) for o in found):
         return Nudge("coincidence", _("Yours equals the answer on these numbers, but not as a formula."))
+    if sentence := said(question, found, truth.value.draws, lambda form, pairs: symbolic_verdict(
+            question, given, Truth(Reference(form, tuple(pairs)), "", None))):
+        return sentence   # the author's sentence for this very mistake says more than any computed nudge
     found_nudge = nudge_for(found, question.tolerance, _has_number(given.formula.tree))
     if found_nudge.word == "coincidence" and (written := written_size(given.formula.tree, found, question.tolerance)):
         return Nudge("size", _("Yours equals the answer for these sizes only by coincidence: the {number} in it is "
@@ -275,9 +267,10 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
     if problems:
         return problems
     problems += [problem for i, text in enumerate(question.accept) for problem in _check_accept(question, truth, i, text)]
-    if own_sizes:   # a nudge's words may name the lesson's own sizes
-        problems += [problem for name in ("reject", "wrong") for i, wrong in enumerate(getattr(question, name))
-                     for problem in _check_reject(question, truth, (name, i), wrong)]
+    # a nudge's words may name the lesson's own sizes; an author's sentence names none, so its form
+    # must be refused, with that sentence, on every model and size the check runs
+    problems += [problem for name in ("reject", "wrong") for i, wrong in enumerate(getattr(question, name))
+                 if own_sizes or wrong.says is not None for problem in _check_reject(question, truth, (name, i), wrong)]
     return problems
 
 
@@ -293,7 +286,8 @@ def _check_accept(question, truth: Truth, i: int, text: str) -> list[AuthorProbl
 
 
 def _check_reject(question, truth: Truth, at: tuple, wrong) -> list[AuthorProblem]:
-    """Refused, with a nudge of the word given (``symbol`` and ``forbidden`` are the free refusals)."""
+    """Refused, with a nudge of the word given (``symbol`` and ``forbidden`` are the free refusals),
+    or with the entry's own sentence."""
     field = (*at, "expr")
     try:
         given = Given(read(question, wrong.expr))
@@ -301,6 +295,9 @@ def _check_reject(question, truth: Truth, at: tuple, wrong) -> list[AuthorProble
         word = getattr(error, "word", None)
         if word is None:
             return [AuthorProblem(field, M_("{expr!r} does not read: {error}", expr=wrong.expr, error=message_of(error)))]
+        if wrong.says is not None:
+            return [AuthorProblem(field, M_("{expr!r} is refused before it is graded ({error}), so its says: sentence "
+                                            "is never shown", expr=wrong.expr, error=message_of(error)))]
         return [] if wrong.nudge == word else [AuthorProblem(field, M_(
             "{expr!r} gets the '{found}' message, not '{nudge}': {error}", expr=wrong.expr, found=word,
             nudge=wrong.nudge, error=message_of(error)))]
@@ -308,7 +305,12 @@ def _check_reject(question, truth: Truth, at: tuple, wrong) -> list[AuthorProble
         return [AuthorProblem(field, M_("{expr!r} is graded right; a {field}: expression must be refused",
                                         expr=wrong.expr, field=at[0]))]
     found = nudge_of(question, given, truth)
-    if found.word != wrong.nudge:
+    if wrong.says is not None and (found.word, found.text) != (SAYS, wrong.says):
+        why = M_("an earlier entry's form grades as the same answer") if found.word == SAYS else \
+            M_("it cannot be computed on every draw the grader uses")
+        return [AuthorProblem((*at, "says"), M_("{expr!r} gets {text!r}, not its own says: sentence: {why}",
+                                                expr=wrong.expr, text=found.text, why=why))]
+    if wrong.says is None and found.word != wrong.nudge:
         return [AuthorProblem((*at, "nudge"), M_("{expr!r} gets a '{found}' nudge, not '{nudge}': {text}",
                                                  expr=wrong.expr, found=found.word, nudge=wrong.nudge, text=found.text))]
     return []
