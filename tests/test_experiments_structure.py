@@ -46,7 +46,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                 "shuffle.full_z_shuffled": (1, 4, 9, 16), "shuffle.full_z_permuted": (1, 4, 9, 16),
                 "shuffle.full_same": (1, 9)},
     "sinusoid": {"sinusoid.pos": (9, 1), "sinusoid.i": (32,), "sinusoid.sin": (9, 32), "sinusoid.cos": (9, 32),
-                 "sinusoid.table": (9, 64)},
+                 "sinusoid.table": (9, 64), "sinusoid.similarity": (9,), "sinusoid.pair_gap": (9, 32)},
     "pe_shift": {"pe_shift.k": (1,), "pe_shift.M": (64, 64), "pe_shift.shifted": (9, 64),
                  "pe_shift.rotated": (9, 64), "pe_shift.omega": (32,), "pe_shift.period": (32,)},
     "attn_window": {"attn_window.mask": (9, 9), "attn_window.bias": (9, 9), "attn_window.pattern": (1, 4, 9, 9),
@@ -65,11 +65,13 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "linear_attn.phi_q": (1, 4, 9, 16), "linear_attn.phi_k": (1, 4, 9, 16),
                     "linear_attn.phi_out": (1, 4, 9, 16)},
     "heads": {"heads.ablated": (1,), "heads.merged": (1, 9, 64), "heads.merged_ablated": (1, 9, 64),
-              "heads.changed": (64,), "heads.out_changed": (64,), "heads.favourite": (4, 9)},
+              "heads.changed": (64,), "heads.out_changed": (64,), "heads.favourite": (4, 9),
+              "heads.qk_rank": (4,)},
     "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
              "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,)},
     "norm_axes": {"norm_axes.ln_mean": (1, 9, 1), "norm_axes.bn_mean": (1, 1, 64), "norm_axes.bn": (1, 9, 64),
-                  "norm_axes.bn_row_mean": (1, 9)},
+                  "norm_axes.bn_row_mean": (1, 9), "norm_axes.scaled_changed": (1,),
+                  "norm_axes.bn_scaled_changed": (1,), "norm_axes.scaled_shift": (1,)},
     "residual_grad": {"residual_grad.with_skip": (2,), "residual_grad.without_skip": (2,),
                       "residual_grad.input_with_skip": (9, 64), "residual_grad.input_without_skip": (9, 64)},
     "activations": {"activations.phi": (1, 9, 256), "activations.relu": (1, 9, 256), "activations.dead": (1,),
@@ -146,6 +148,17 @@ def test_sinusoid_parts_are_the_model_table():
     assert np.allclose(np.sin(pos / 10000 ** (2 * i / 8)), out["sinusoid.sin"], atol=1e-6)
     assert np.allclose(np.cos(pos / 10000 ** (2 * i / 8)), out["sinusoid.cos"], atol=1e-6)
     assert np.allclose(out["sinusoid.table"], model.pe_table[:8].numpy())
+
+
+def test_sinusoid_similarity_is_a_sum_of_cosines_of_the_offset():
+    """PE(0)·PE(pos) = Σ_i cos(pos·ω_i): least alike at pos = 3 for D = 8, and 6 is nearer 0 than 1 is
+    (co-sinusoidal-pe least-similar); in pairs, 0 and 6 differ most in pair 1 (which-pair)."""
+    out = run("sinusoid", context(small_model(positions="sinusoidal"), ["31415926"]))
+    pos, omega = np.arange(8)[:, None], 1 / 10000 ** (2 * np.arange(4) / 8)
+    assert np.allclose(out["sinusoid.similarity"], np.cos(pos * omega).sum(axis=1), atol=1e-6)
+    assert out["sinusoid.similarity"].argmin() == 3 and out["sinusoid.similarity"][6] > out["sinusoid.similarity"][1]
+    assert np.allclose(out["sinusoid.pair_gap"], 2 * np.abs(np.sin(pos * omega / 2)), atol=1e-6)
+    assert out["sinusoid.pair_gap"][6].argmax() == 1
 
 
 def test_pe_shift_is_a_rotation_that_moves_the_table_k_positions():
@@ -229,6 +242,12 @@ def test_switching_off_a_head_changes_its_slice_only_until_w_o(hub, trained_out)
     assert np.all(out["heads.merged_ablated"][..., 32:48] == 0)
     _, probes = run_with_probes(hub.model, torch.tensor([CharTokenizer().encode("3142>1234")]))
     assert np.array_equal(out["heads.favourite"], probes["blocks.0.attn.pattern"][0].argmax(dim=-1).numpy())
+    assert list(out["heads.qk_rank"]) == [16] * 4          # a (64 × 16)(16 × 64) product: rank D_head
+
+
+def test_a_heads_bilinear_form_has_rank_at_most_d_head_on_random_weights():
+    out = run("heads", context(small_model(d_model=12, n_head=3), ["3142>"]))
+    assert list(out["heads.qk_rank"]) == [4, 4, 4]
 
 
 # --- nu ------------------------------------------------------------------------------------------
@@ -250,6 +269,9 @@ def test_norm_axes(trained_out):
     out = trained_out["norm_axes"]
     assert np.allclose(out["norm_axes.bn"].mean(axis=(0, 1)), 0, atol=1e-9)
     assert np.abs(out["norm_axes.bn_row_mean"]).max() > 1e-3     # BatchNorm does not centre each token
+    # one token times 10: LayerNorm moves it only through ε and no other token; BatchNorm moves them all
+    assert out["norm_axes.scaled_changed"][0] == 0 and 0 < out["norm_axes.scaled_shift"][0] < 0.01
+    assert out["norm_axes.bn_scaled_changed"][0] > 64
 
 
 def test_residual_gradient_survives_with_skips_and_vanishes_without():

@@ -69,6 +69,8 @@ def test_mixed_precision_counts_agree_with_the_formats(out):
     assert mp["mixed_precision.max"][0] == 65504 and mp["mixed_precision.tiny"][0] == 2.0 ** -14
     assert mp["mixed_precision.subnormal"][0] == 2.0 ** -24
     assert mp["mixed_precision.rel_err_bf16"][0] <= 2.0 ** -8
+    # float16's worst kept gradient is a subnormal rounded up from just above 2⁻²⁵ (nu-mixed-precision fp16-worst)
+    assert 2.0 ** -11 < mp["mixed_precision.rel_err_fp16"][0] <= 1.0
     assert mp["mixed_precision.unscale_error"][0] <= 2.0 ** -11
     example = torch.tensor(mp["mixed_precision.example"])
     np.testing.assert_array_equal(mp["mixed_precision.example_fp16"], example.half().double().numpy())

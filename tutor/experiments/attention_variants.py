@@ -116,7 +116,9 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
                         "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
                         "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
                         "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
-                        "heads.favourite (H, L) the key each head weights most at each query of row 0",
+                        "heads.favourite (H, L) the key each head weights most at each query of row 0, "
+                        "heads.qk_rank (H,) the rank of each head's (D, D) bilinear form W_Q^h W_K^hᵀ, "
+                        "with which its score compares a query token with a key token (biases aside)",
                         head=ABLATED_HEAD),
             passes=1, copies=1)
 @one_torch_thread
@@ -135,6 +137,10 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
     weight = w_o.weight.detach().cpu().double()                              # (D, D) as (out, in)
     bias = w_o.bias.detach().cpu().double() if w_o.bias is not None else torch.zeros(weight.shape[0])
     out, out_off = merged @ weight.T + bias, merged_off @ weight.T + bias   # (B, L, D) each
+    attn = context.model.blocks[0].attn
+    w_q = attn.W_Q.weight.detach().cpu().double().view(n_head, d_head, -1)   # (H, D_head, D) as (out, in)
+    w_k = attn.W_K.weight.detach().cpu().double().view(n_head, d_head, -1)   # (H, D_head, D)
+    forms = w_q.transpose(1, 2) @ w_k                                        # (H, D, D) = W_Q^h W_K^hᵀ
     return {
         "heads.ablated": scalar(head),
         "heads.merged": to_numpy(merged),
@@ -142,4 +148,5 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
         "heads.changed": to_numpy((merged - merged_off).abs().amax(dim=(0, 1)) > 0),
         "heads.out_changed": to_numpy((out - out_off).abs().amax(dim=(0, 1)) > 0),
         "heads.favourite": to_numpy(probes["blocks.0.attn.pattern"][0].argmax(dim=-1)),   # (H, L)
+        "heads.qk_rank": to_numpy(torch.linalg.matrix_rank(forms).double()),               # (H,)
     }

@@ -8,6 +8,9 @@ from tutor.common.lazy_import import numpy as np  # numpy loads on first use, no
 from tutor.experiments.common import probe_tensors, row0_logits, scalar, to_numpy, tokens_on_device
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
+SCALED_BY = 10.0      # norm_axes: the factor one token's stream is multiplied by
+CHANGED = 0.01        # norm_axes: a normalised entry "changes" when it moves by more than this
+
 
 @experiment("fp16", "softmax of the next-token logits in float16: fp16.row (V,) the logits, fp16.exp16 (V,) "
                     "exp(row) in float16 (inf above ln 65504), fp16.overflow (1,) how many entries are inf, "
@@ -41,19 +44,39 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("norm_axes", "LayerNorm versus BatchNorm statistics of block 0's input x = resid_pre: "
                          "norm_axes.ln_mean (B, L, 1) one mean per token (over D), norm_axes.bn_mean (1, 1, D) one "
                          "mean per feature (over B and L), norm_axes.bn (B, L, D) x normalised per feature, "
-                         "norm_axes.bn_row_mean (B, L) the mean of each token's row after that", passes=1.2, copies=1)
+                         "norm_axes.bn_row_mean (B, L) the mean of each token's row after that; one token (row 0, "
+                         "position L // 2) multiplied by 10, everything else as it was: norm_axes.scaled_changed (1,) and "
+                         "norm_axes.bn_scaled_changed (1,) how many of the B·L·D entries of LayerNorm's x̂ (no gain, "
+                         "no shift) and of the BatchNorm above change by more than 0.01, norm_axes.scaled_shift (1,) "
+                         "the largest change of x̂", passes=1.2, copies=1)
 @one_torch_thread
 def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:
     x = probe_tensors(context)["blocks.0.resid_pre"]                               # (B, L, D)
     bn_mean = x.mean(dim=(0, 1), keepdim=True)                               # (1, 1, D)
-    bn_var = x.var(dim=(0, 1), keepdim=True, unbiased=False)                 # (1, 1, D)
-    bn = (x - bn_mean) / (bn_var + 1e-5).sqrt()                              # (B, L, D)
+    bn = _batch_norm(x)                                                      # (B, L, D)
+    scaled = x.clone()
+    scaled[0, x.shape[1] // 2] *= SCALED_BY                                  # (B, L, D), one token scaled
+    ln_shift = (_layer_norm(scaled) - _layer_norm(x)).abs()                  # (B, L, D)
     return {
         "norm_axes.ln_mean": to_numpy(x.mean(dim=-1, keepdim=True)),              # (B, L, 1)
         "norm_axes.bn_mean": to_numpy(bn_mean),
         "norm_axes.bn": to_numpy(bn),
         "norm_axes.bn_row_mean": to_numpy(bn.mean(dim=-1)),
+        "norm_axes.scaled_changed": scalar((ln_shift > CHANGED).sum()),
+        "norm_axes.bn_scaled_changed": scalar(((_batch_norm(scaled) - bn).abs() > CHANGED).sum()),
+        "norm_axes.scaled_shift": scalar(ln_shift.max()),
     }
+
+
+def _layer_norm(x):
+    """x̂ over the last axis, as the model's LayerNorm computes it before its gain and shift."""
+    return (x - x.mean(dim=-1, keepdim=True)) / (x.var(dim=-1, keepdim=True, unbiased=False) + 1e-5).sqrt()
+
+
+def _batch_norm(x):
+    """x normalised per feature over the batch and positions, as norm_axes.bn is."""
+    mean, var = x.mean(dim=(0, 1), keepdim=True), x.var(dim=(0, 1), keepdim=True, unbiased=False)  # (1, 1, D)
+    return (x - mean) / (var + 1e-5).sqrt()
 
 
 @experiment("residual_grad", "how much gradient of out = sum(last block's output at the last position) reaches "

@@ -90,18 +90,25 @@ def _pe_table(model, length: int):
 @experiment("sinusoid", "the sinusoidal table's parts for L positions: sinusoid.pos (L, 1) = 0..L-1, "
                         "sinusoid.i (ceil(D/2),) = 0, 1, 2, ... the pair index, "
                         "sinusoid.sin (L, ceil(D/2)) the even columns, "
-                        "sinusoid.cos (L, D/2) the odd columns, sinusoid.table (L, D)", passes=1, copies=1)
+                        "sinusoid.cos (L, D/2) the odd columns, sinusoid.table (L, D), "
+                        "sinusoid.similarity (L,) the dot product PE(0)·PE(pos) of each position with position 0, "
+                        "sinusoid.pair_gap (L, D/2) the distance between position pos and position 0 within each "
+                        "(sin, cos) pair", passes=1, copies=1)
 def sinusoid_parts(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
 
     length, d_model = context.tokens.shape[1], context.model.config.d_model
     table = _pe_table(context.model, length)                                 # (L, D)
+    paired = table[:, : 2 * (d_model // 2)].reshape(length, d_model // 2, 2)  # (L, D/2, 2) (sin, cos)
+    pairs = paired - paired[:1]                                              # (L, D/2, 2) minus position 0
     return {
         "sinusoid.pos": torch.arange(length, dtype=torch.float64)[:, None].numpy(),
         "sinusoid.i": torch.arange((d_model + 1) // 2, dtype=torch.float64).numpy(),
         "sinusoid.sin": to_numpy(table[:, 0::2]),
         "sinusoid.cos": to_numpy(table[:, 1::2]),
         "sinusoid.table": to_numpy(table),
+        "sinusoid.similarity": to_numpy(table @ table[0]),                  # (L,)
+        "sinusoid.pair_gap": to_numpy(pairs.norm(dim=-1)),                  # (L, D/2)
     }
 
 

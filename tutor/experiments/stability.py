@@ -119,7 +119,8 @@ def _cast_back(values, dtype):
                                   "divided by S, over the gradients whose g·S is a normal float16 number; "
                                   ".normal_fp16 / .subnormal_fp16 (1,) how many gradients are normal / subnormal "
                                   "float16 numbers; .rel_err_bf16 (1,) the largest relative rounding error in "
-                                  "bfloat16 (every float32 gradient is a normal bfloat16 number); .example (4,) four gradients (smallest, 25th "
+                                  "bfloat16 (every float32 gradient is a normal bfloat16 number); .rel_err_fp16 (1,) the same in float16, "
+                                  "over the gradients it does not turn into 0; .example (4,) four gradients (smallest, 25th "
                                   "percentile, median, largest |g|, with their signs) and .example_fp16 / "
                                   ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
                                   "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
@@ -170,6 +171,8 @@ def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
         "mixed_precision.normal_fp16": scalar(fp16_normal.sum()),
         "mixed_precision.subnormal_fp16": scalar(fp16_subnormal.sum()),
         "mixed_precision.rel_err_bf16": scalar(((bf16 - grads).abs() / magnitude).max()),
+        "mixed_precision.rel_err_fp16": scalar(((fp16 - grads).abs() / magnitude)[fp16 != 0].max()
+                                               if bool((fp16 != 0).any()) else 0.0),
         "mixed_precision.example": to_numpy(example),
         "mixed_precision.example_fp16": to_numpy(fp16[picks]),
         "mixed_precision.example_bf16": to_numpy(bf16[picks]),
