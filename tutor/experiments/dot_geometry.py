@@ -22,7 +22,9 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
                            "(2, 2) = Q2 K2ᵀ; qk_geometry.pair (2,) the visible (query, key) of head 0, row 0, with "
                            "the widest angle, qk_geometry.pair_angle (1,) that angle in degrees, "
                            "qk_geometry.pair_q_len, qk_geometry.pair_k_len (1,) the two lengths, "
-                           "qk_geometry.pair_score (1,) the model's score there", passes=1, copies=1,
+                           "qk_geometry.pair_score (1,) the model's score there, qk_geometry.pair_floor (1,) "
+                           "-|q||k|/√d_k, the lowest score that query could give a key as long as that one (at 180°)",
+            passes=1, copies=1,
             derived={"qk_geometry.theta": ("qk_geometry.cos",)})
 @one_torch_thread
 def qk_geometry(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -56,4 +58,6 @@ def qk_geometry(context: ExperimentContext) -> dict[str, np.ndarray]:
         "qk_geometry.pair_q_len": scalar(q_len[0, 0, i, 0]),
         "qk_geometry.pair_k_len": scalar(k_len[0, 0, 0, j]),
         "qk_geometry.pair_score": scalar(scores[0, 0, i, j]),
+        # the same two lengths at 180°: what turning the key (not lengthening it) can do at most
+        "qk_geometry.pair_floor": scalar(-q_len[0, 0, i, 0] * k_len[0, 0, 0, j] / q.shape[-1] ** 0.5),
     }
