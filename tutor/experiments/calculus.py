@@ -58,7 +58,8 @@ FD_STEP = 1e-4
                            "finite_diff.partial (4,) from backward(); finite_diff.loss_plus / "
                            "finite_diff.loss_minus (4,) the loss with that entry moved by +-h, "
                            "h = finite_diff.h (1,) = 1e-4; finite_diff.gain (9,) the loss change for a "
-                           "step of length 1e-3 along the gradient (entry 0) and 8 random directions",
+                           "step of length 1e-3 along the gradient (entry 0) and 8 random directions; "
+                           "finite_diff.grad_norm (1,) the length of the whole gradient, over every weight",
             passes=30, copies=16)
 @one_torch_thread
 def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -112,6 +113,7 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
         "finite_diff.loss_minus": np.array(minus),
         "finite_diff.h": np.array([FD_STEP]),
         "finite_diff.gain": np.array(gain),
+        "finite_diff.grad_norm": to_numpy(norm.reshape(1)),
     }
 
 
