@@ -16,7 +16,7 @@ from tutor.course.catalog import builtin_lessons_dir
 
 TEXT = (builtin_lessons_dir() / "la-tensors.yaml").read_text(encoding="utf-8")
 PROMPT_2 = '"Now pick one token: embed[0, 1] (row 0, position 1). What is its shape?"'
-HINT_2 = '"Fixing two of the three indices leaves one axis."'
+HINT_2 = '"Which of embed\'s three indices does embed[0, 1] leave free?"'
 
 
 def warnings_for(text: str) -> list:

@@ -83,7 +83,7 @@ def stating(prompt_or_hint: str):
     nu-grad-clipping's question 2 states question 1's factor."""
     text = (builtin_lessons_dir() / "la-tensors.yaml").read_text(encoding="utf-8")
     old = ('"Now pick one token: embed[0, 1] (row 0, position 1). What is its shape?"' if prompt_or_hint == "prompt"
-           else '"Fixing two of the three indices leaves one axis."')
+           else '"Which of embed\'s three indices does embed[0, 1] leave free?"')
     assert old in text
     return lesson_from(text.replace(old, '"embed has shape (2, 4, 8); ' + old[1:]), "la-tensors.yaml")
 
