@@ -27,9 +27,9 @@ def messages(report) -> list[str]:
 
 
 def test_a_reduce_typo_gets_a_did_you_mean_instead_of_the_whole_list(tmp_path):
-    path = copy_of(tmp_path, "pr-softmax", ("reduce: sum", "reduce: summ"))
+    path = copy_of(tmp_path, "pr-softmax", ("reduce: min", "reduce: minn"))
     found = messages(check_paths([path], live=False))
-    assert "questions.1.reduce: unknown value 'summ'; did you mean 'sum'?" in found
+    assert "questions.1.reduce: unknown value 'minn'; did you mean 'min'?" in found
     assert not any("count_distinct" in line for line in found)
 
 
@@ -37,7 +37,7 @@ def test_an_unknown_field_no_longer_hides_the_files_other_mistakes(tmp_path):
     path = copy_of(tmp_path, "pr-softmax", ("    tolerance: 0.01", "    tolerence: 0.01"),
                    ("concepts: [pr.softmax]", "concepts: [pr.softmaxx]"))
     found = messages(check_paths([path], live=False))
-    assert "questions.3.tolerence: unknown field; did you mean 'tolerance'?" in found
+    assert "questions.0.tolerence: unknown field; did you mean 'tolerance'?" in found
     # before: the unknown field stopped the file at the schema, so the concept typo went unseen
     assert any(line.startswith("concepts.0: unknown concept id 'pr.softmaxx'") for line in found), found
 
@@ -47,9 +47,10 @@ def test_a_question_is_named_by_its_number_its_path_and_its_id_together():
 
 
 def test_a_leak_message_names_the_question_as_its_field_does(tmp_path):
-    path = copy_of(tmp_path, "pr-softmax", ('      - "Digit d has id 17 + d."', '      - "The answer is 18."'))
+    path = copy_of(tmp_path, "pr-softmax", ('      - "p = 1 / (1 + sum of e^(z_j - z_top)) over the 95 others."',
+                                            '      - "The answer is 1.00."'))
     leaks = [p for p in check_paths([path], variants=0).problems if "gives away" in p.message]
-    assert leaks and all("question 1 (questions.0, 'winner')" in p.message and p.field.startswith("questions.0")
+    assert leaks and all("question 1 (questions.0, 'top-prob')" in p.message and p.field.startswith("questions.0")
                          for p in leaks), [str(p) for p in leaks]
 
 
@@ -116,8 +117,8 @@ def test_the_decoding_comparison_shows_each_strategys_text_only_after_its_questi
 
 
 def test_a_reveal_says_the_top_token_live(tmp_path):
-    path = copy_of(tmp_path, "pr-softmax", ("reveal: \"{{ next_token.top_ids[0, 4, 0] }}; a model that sorts picks 18, the digit '1':",
-                                                    "reveal: \"{{ next_token.top_ids[0, 4, 0] | token }}:"))
+    path = copy_of(tmp_path, "pr-softmax", ("the winner is id {{ next_token.top_ids[0, 4, 0] }}, the digit '1' that",
+                                            "the winner is {{ next_token.top_ids[0, 4, 0] | token }}, the digit that"))
     report = check_paths([path], variants=0)
     assert report.ok, messages(report)
     from tutor.course.catalog import load_lesson
@@ -126,7 +127,7 @@ def test_a_reveal_says_the_top_token_live(tmp_path):
 
     lesson = load_lesson(path)
     live = compute_live(lesson, ModelHub())
-    assert fill(lesson.questions[0].reveal, live.tensors, live.sizes).startswith("'1': the sorted answer")
+    assert "the winner is '1', the digit that" in fill(lesson.questions[2].reveal, live.tensors, live.sizes)
 
 
 def test_lessons_schema_prints_json_schema_of_every_field_and_kind(capsys):

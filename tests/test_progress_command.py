@@ -40,8 +40,8 @@ def home(tmp_path, monkeypatch):
     with ProgressStore(home) as store:
         answer_once(store, "la-tensors", "embed-shape", "wrong", False, now=now - timedelta(minutes=25))
         answer_once(store, "la-tensors", "embed-shape", "right", True, now=now - timedelta(minutes=20))  # practice
-        answer_once(store, "pr-softmax", "winner", "x", True, now=now)
-        answer_once(store, "pr-softmax", "total", "y", False, now=now)
+        answer_once(store, "pr-softmax", "top-prob", "x", True, now=now)
+        answer_once(store, "pr-softmax", "smallest", "y", False, now=now)
     return home
 
 
@@ -56,7 +56,7 @@ def test_summary(home, capsys, monkeypatch):
     # counted in questions: 3 finished, 1 of them right first time; the practice answer counts nowhere
     assert "Questions finished: 3" in out and "Right first time: 33%" in out and "Answers: 4" in out
     assert "Streak: 1 day" in out and "Tensors:" in out and "Softmax:" in out   # lessons by their titles
-    assert "Reviews due now: 1" in out   # embed-shape, not got 25 minutes ago; total comes back in 10 min
+    assert "Reviews due now: 1" in out   # embed-shape, not got 25 minutes ago; smallest comes back in 10 min
 
 
 def test_summary_due_reviews_agree_with_the_roadmap(tmp_path, capsys, monkeypatch):
@@ -158,7 +158,7 @@ def test_summary_of_history_outside_the_course_says_so(tmp_path, capsys, monkeyp
 
 
 @pytest.mark.parametrize("language, lesson_id, question_id, title", [
-    ("en", "pr-softmax", "winner", "Softmax: from logits to a distribution"),
+    ("en", "pr-softmax", "top-prob", "Softmax: from logits to a distribution"),
     ("en", "ca-vanishing-exploding", "sigmoid-max", "Vanishing and exploding gradients"),
     ("zh", "ca-dynamic-graphs", "two-blocks", "静态图与动态图：图就是实际运行过的东西"),
     ("zh", "nu-layernorm", "row-var", "层归一化：每个词元在自己的特征上归一化"),
