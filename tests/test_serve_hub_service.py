@@ -17,7 +17,7 @@ import textwrap
 import aiohttp
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestServer, unused_port
+from aiohttp.test_utils import TestServer
 
 from test_serve_hub_login import SECRET, Clock, FakeHub, client
 from tutor.cli.main import main
@@ -85,15 +85,14 @@ async def start_service(tmp_path, tab_program, group=None, monkeypatch=None):
     hub_server = TestServer(hub.app(), host="127.0.0.1")
     await hub_server.start_server()
     hub_url = str(hub_server.make_url("")).rstrip("/")
-    port = unused_port()
-    environ = service_environment(hub_url, port)
+    environ = service_environment(hub_url, 10101)   # where the CLI would listen; the test server picks its own
     if monkeypatch is not None:   # as the hub starts it: the service's own environment holds its token
         for key, value in environ.items():
             monkeypatch.setenv(key, value)
     gate = HubGate(HubLogin.from_environment(environ, service=True, group=group), clock=Clock())
     learners = service_learners(tmp_path / "data", [], None, None, program=tab_program)
-    server = make_server("false", Listen("127.0.0.1", port), None, max_sessions=5, hub=gate, learners=learners)
-    served = TestServer(await server._make_app(), host="127.0.0.1", port=port)
+    server = make_server("false", Listen("127.0.0.1", 10101), None, max_sessions=5, hub=gate, learners=learners)
+    served = TestServer(await server._make_app(), host="127.0.0.1")   # any free port, bound at once
     await served.start_server()
     base = str(served.make_url("")).rstrip("/")
     hub.tutor_base = base
