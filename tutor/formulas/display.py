@@ -12,6 +12,7 @@ from text, so no ``sympify`` is needed.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.codegen.cfunctions import log2, log10
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pretty.pretty import PrettyPrinter
@@ -128,8 +129,9 @@ class _Group(_Display):
 
 
 _NAMED = {n: type(n, (_Named,), {}) for n in FUNCTIONS}
-_SYMPY_FUNCS = {"exp": sp.exp, "log": sp.log, "tanh": sp.tanh, "sin": sp.sin, "cos": sp.cos,
-                "abs": sp.Abs, "sqrt": sp.sqrt}
+# log2 and log10 are SymPy's own (drawn log₂(x), log₁₀(x)); the symbolic check rewrites them as ln ratios
+_SYMPY_FUNCS = {"exp": sp.exp, "log": sp.log, "log2": log2, "log10": log10, "tanh": sp.tanh, "sin": sp.sin,
+                "cos": sp.cos, "abs": sp.Abs, "sqrt": sp.sqrt}
 
 
 def _to_sympy(node: Node, matrices: frozenset[str]) -> tuple[sp.Expr, bool]:

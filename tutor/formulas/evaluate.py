@@ -66,6 +66,8 @@ FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sqrt": np.sqrt,
     "exp": np.exp,
     "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
     "sum": _last_axis(lambda x: np.sum(x, axis=-1, keepdims=True)),
     "mean": _last_axis(lambda x: np.mean(x, axis=-1, keepdims=True)),
     "var": _last_axis(lambda x: np.var(x, axis=-1, keepdims=True)),

@@ -14,8 +14,8 @@ Formula syntax (plain ASCII, at most 500 characters)::
                 a ** p                      power; p holds no **, |p| <= 100 if constant
                 a.T                         transpose of the last two axes (also a.mT,
                                             a.transpose(-2, -1))
-    functions   softmax causal_mask sqrt exp log sum mean var max relu gelu
-                sigmoid tanh sin cos abs    one positional argument each (softmax, sum,
+    functions   softmax causal_mask sqrt exp log log2 log10 sum mean var max
+                relu gelu sigmoid tanh sin cos abs    one positional argument each (softmax, sum,
                                             mean, var, max also take dim=-1)
 
 ``softmax``, ``sum``, ``mean``, ``var`` (population) and ``max`` work on the

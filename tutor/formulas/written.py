@@ -10,7 +10,7 @@ here: the folded text goes through the same whitelisting parser as a lesson's fo
 Folds: ``⋅ · ∙`` -> ``@`` (a product; between scalars the formula kind reads it as ``*``),
 ``× ⊙ ∘`` -> ``*``, ``÷ ∕ ⁄`` -> ``/``, ``− – ⁻`` -> ``-``, ``^`` -> ``**``, ``ᵀ`` -> ``.T``,
 ``√x`` -> ``sqrt(x)`` (``√(…)`` -> ``sqrt(…)``), superscript digits ``x²`` -> ``x**2``,
-subscripts ``dₖ``/``β₁`` -> ``d_k``/``beta_1``, superscript letters ``βᵗ`` -> ``beta**t``, Greek
+subscripts ``dₖ``/``β₁`` -> ``d_k``/``beta_1`` (``log₂`` -> ``log2``), superscript letters ``βᵗ`` -> ``beta**t``, Greek
 letters -> their names (``λ`` -> ``lam``, which prints as λ), and NFKC for the rest (full-width ``Ｑ＠Ｋ`` -> ``Q@K``).
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ _SYMBOLS = {"⋅": "@", "·": "@", "∙": "@", "×": "*", "⊙": "*", "∘": "*"
             "−": "-", "–": "-", "^": "**", "ᵀ": ".T", "、": ",", "【": "(", "】": ")", "〔": "(", "〕": ")"}
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", "0123456789-abcdefghijklmnoprstuvwxyz"))
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼ", "0123456789aeoxhklmnpstij"))
+_LOG_BEFORE = re.compile(r"(?<![\w.])log\Z")
 _ROOT_OPERAND = re.compile(r"\s*(?:[A-Za-z\u0370-\u03ff][\w\u0370-\u03ff₀-₉ₐ-ₜᵢⱼ]*|\d+(?:\.\d+)?)")
 
 
@@ -73,7 +74,9 @@ def fold(text: str) -> tuple[str, list[int]]:
             j = i
             while j < len(text) and text[j] in _SUBSCRIPTS:
                 j += 1
-            emit("_" + "".join(_SUBSCRIPTS[c] for c in text[i:j]), i)
+            digits = "".join(_SUBSCRIPTS[c] for c in text[i:j])
+            # log₂(x) and log₁₀(x), as the preview draws log2 and log10, are those functions
+            emit(digits if digits in ("2", "10") and _LOG_BEFORE.search("".join(out)) else "_" + digits, i)
             i = j
             continue
         elif ch in _SYMBOLS:

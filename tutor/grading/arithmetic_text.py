@@ -22,7 +22,7 @@ from tutor.formulas.evaluate import FormulaError
 from tutor.formulas.parse import evaluate_formula, parse_formula
 from tutor.formulas.written import fold
 
-_FUNCTION = r"(?:ln|log(?:_\d+)?|exp|sqrt)"
+_FUNCTION = r"(?:ln|log(?:2|10|_\d+)?|exp|sqrt)"   # log₂ folds to log2, a function
 # a run: numbers, operators, brackets, spaces and prose functions; "e" only as a power's base; a
 # digit after a letter or "_" is a name's index (β₁², folded beta_1**2), not a number
 _RUN = re.compile(rf"(?:\b{_FUNCTION}\b|\be(?=\*\*)|(?<![A-Za-z_])\d+(?:\.\d+)?(?:e-?\d+)?|\*\*|[-+*/()@ ])+")

@@ -111,7 +111,7 @@ def formula_draws(bind: dict, tensors: dict[str, np.ndarray], sizes: dict[str, i
                 values[symbol] = float(new[scalar_sizes[symbol]])
             elif symbol in axes and np.size(value):
                 shape = tuple(new[s] if s else length for length, s in zip(np.shape(value), axes[symbol]))
-                values[symbol] = _in_domain(value, rng.choice(np.ravel(value), size=shape))
+                values[symbol] = resampled(value, shape, rng)
             else:
                 values[symbol] = value
         return Draw(values, new, True, tuple(involved))
@@ -131,6 +131,21 @@ def formula_draws(bind: dict, tensors: dict[str, np.ndarray], sizes: dict[str, i
                 pairs.append((draw, expected))
                 break
     return pairs
+
+
+def resampled(value, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """A tensor of ``shape`` drawn from ``value``'s own entries, inside its domain.  A one-hot stays
+    one-hot (its 1 at a random place): drawn from its many zeros, a short row would be all zeros,
+    and renormalised it would be NaN, so every draw at other sizes was refused and V never varied
+    (pr-label-smoothing's ``eps / 96`` was graded right)."""
+    value = np.asarray(value, dtype=np.float64)
+    new = rng.choice(np.ravel(value), size=shape)
+    if value.ndim and value.size and np.all(np.isin(value, (0.0, 1.0))) and np.all(value.sum(axis=-1) == 1) \
+            and shape and shape[-1] > 0:
+        rows = np.zeros((int(np.prod(shape[:-1])), shape[-1]))
+        rows[np.arange(len(rows)), rng.integers(0, shape[-1], size=len(rows))] = 1.0
+        return rows.reshape(shape)
+    return _in_domain(value, new)
 
 
 def _perturbed(value, rng: np.random.Generator, shift: bool) -> np.ndarray:

@@ -17,8 +17,8 @@ from tutor.common.i18n import _
 from tutor.grading.formula_draws import SIZED, Draw, size_names
 
 ROUND_OFF = 1e-12   # relative to the answer's largest entry: below it an entry counts as zero for ratios
-WORDS = ("compute", "shape", "coincidence", "size", "sign", "transposed", "factor", "mask", "small", "differs",
-         "symbol", "forbidden")
+WORDS = ("compute", "shape", "coincidence", "size", "value", "rounded", "missing", "sign", "transposed", "factor",
+         "mask", "small", "differs", "symbol", "forbidden")
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from tutor.grading.fields import ProbeRefText, QuestionBase
 from tutor.grading.formula_draws import formula_draws
 from tutor.grading.formula_says import SAYS, Expression, WrongAnswer, said, shaped_like
 from tutor.grading.formula_read import Unreadable, read
-from tutor.grading.formula_written_size import written_size
+from tutor.grading.formula_literals import literal_nudge, not_the_formula, written_number
 from tutor.grading.formula_nudges import Nudge, Outcome, close_enough, nudge as nudge_for
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.tensor_access import QuestionError, probe_slice
@@ -144,8 +144,10 @@ def _difference(mine: sp.Expr, reference: sp.Expr, points: list[dict]) -> bool |
 
 def _exact(expr: sp.Expr) -> sp.Expr:
     """Numbers as the exact decimals written: a Float printed for the preview keeps only the digits
-    typed, so ``1e-7`` had one digit of precision and ``H_x + 1e-7*H_x`` summed back to ``H_x``."""
-    return expr.replace(lambda atom: atom.is_Float, lambda number: sp.Rational(str(number)))
+    typed, so ``1e-7`` had one digit of precision and ``H_x + 1e-7*H_x`` summed back to ``H_x``; and
+    log₂, log₁₀ as ln ratios, which ``simplify`` compares with ``log(x)/log(2)``."""
+    expr = expr.replace(lambda atom: atom.is_Float, lambda number: sp.Rational(str(number)))
+    return expr.replace(lambda part: type(part).__name__ in ("log2", "log10"), lambda part: part.rewrite(sp.log))
 
 
 def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = CPU_SECONDS) -> bool | None:
@@ -165,23 +167,27 @@ def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = 
 
 
 def matches(question, given: Given, truth: Truth) -> bool:
-    numeric = all(close_enough(o.yours, o.expected, question.tolerance) for o in outcomes(question, given, truth))
-    return numeric and symbolic_verdict(question, given, truth) is not False
+    found = outcomes(question, given, truth)
+    numeric = all(close_enough(o.yours, o.expected, question.tolerance) for o in found)
+    return numeric and symbolic_verdict(question, given, truth) is not False and \
+        not_the_formula(question.id, given.formula.tree, truth.value.formula.tree, found, question.tolerance) is None
 
 
 def nudge_of(question, given: Given, truth: Truth):
     found = outcomes(question, given, truth)
+    tree, reference = given.formula.tree, truth.value.formula.tree
     if all(close_enough(o.yours, o.expected, question.tolerance) for o in found):
-        return Nudge("coincidence", _("Yours equals the answer on these numbers, but not as a formula."))
+        return not_the_formula(question.id, tree, reference, found, question.tolerance) or \
+            Nudge("coincidence", _("Yours equals the answer on these numbers, but not as a formula."))
     if sentence := said(question, found, truth.value.draws, lambda form, pairs: symbolic_verdict(
             question, given, Truth(Reference(form, tuple(pairs)), "", None))):
         return sentence   # the author's sentence for this very mistake says more than any computed nudge
-    found_nudge = nudge_for(found, question.tolerance, _has_number(given.formula.tree))
-    if found_nudge.word == "coincidence" and (written := written_size(given.formula.tree, found, question.tolerance)):
-        return Nudge("size", _("Yours equals the answer for these sizes only by coincidence: the {number} in it is "
-                               "{name} here. Write it as {name}, so that it holds at every size.").format(
-            number=written[0], name=written[1]))
-    return found_nudge
+    written = written_number(question.id, tree, reference, found, question.tolerance, right=False)
+    found_nudge = nudge_for(found, question.tolerance, _has_number(tree))
+    # a number written for a name: named where writing the name is right everywhere, or (a bound value
+    # among other numbers made from it) where yours holds on the lesson's values only
+    return literal_nudge(written) if written and (written.everywhere or found_nudge.word == "coincidence") \
+        else found_nudge
 
 
 def _has_number(node: Node) -> bool:
