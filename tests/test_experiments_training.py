@@ -46,7 +46,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "embedding": {"embedding.ids": (1, 9), "embedding.one_hot": (1, 9, V), "embedding.lookup": (1, 9, 64),
                   "embedding.digit_onehot_cos": (10, 10), "embedding.digit_cos": (10, 10),
                   "embedding.digit_W_E": (10, 64), "embedding.digit_norm": (10, 1),
-                  "embedding.digit_nearest": (10,), "embedding.digit_neighbours": (1,), "embedding.onehot_macs": (1,), "embedding.lookup_macs": (1,)},
+                  "embedding.digit_nearest": (10,), "embedding.digit_neighbours": (1,), "embedding.onehot_macs": (1,), "embedding.lookup_macs": (1,),
+                  "embedding.unseen_ids": (4,)},
     "svd": {"svd.U": (V, 64), "svd.S": (64,), "svd.Sigma": (64, 64), "svd.V": (64, 64), "svd.energy": (64,),
             "svd.digit_coords": (10, 2), "svd.stretch": (2,)},
     "dot_variance": {"dot_variance.d": (4,), "dot_variance.raw": (4,), "dot_variance.scaled": (4,)},
@@ -126,6 +127,8 @@ def test_embedding_lookup_is_one_hot_times_W_E(hub, trained_out):
     # the product multiplies every one of the L·V·D pairs; the lookup multiplies nothing
     assert out["embedding.onehot_macs"][0] == 9 * V * 64
     assert out["embedding.lookup_macs"][0] == 0
+    # la-one-hot-vs-dense unseen-chars: characters outside the vocabulary all share the id of '?'
+    np.testing.assert_array_equal(out["embedding.unseen_ids"], [CharTokenizer().encode("?")[0]] * 4)
     cos = out["embedding.digit_cos"]
     np.testing.assert_allclose(np.diag(cos), 1.0, atol=1e-12)
     assert all(abs(int(np.argmax(np.where(np.eye(10, dtype=bool)[i], -9, cos[i]))) - i) == 1 for i in range(10)), \
@@ -400,6 +403,10 @@ def test_attention_backward_gives_dv_and_the_softmax_jacobian(hub):
     np.testing.assert_allclose(A * (dA - (A * dA).sum(-1, keepdims=True)), out["attn_grad.dS"], atol=1e-12)
     assert np.all(out["attn_grad.dS"][..., np.triu_indices(9, 1)[0], np.triu_indices(9, 1)[1]] == 0)  # masked keys
     assert np.abs(out["attn_grad.dS"]).max() > 1e-3                          # a real signal, not zeros
+    # ca-attention-dq: through S = Q·Kᵀ/√d_k into the queries and keys, checked against backward()'s own
+    Q, K, dS = out["attn_grad.Q"], out["attn_grad.K"], out["attn_grad.dS"]          # (B, H, L, D_head), (B, H, L, L)
+    np.testing.assert_allclose(dS @ K / np.sqrt(16), out["attn_grad.dq_heads"], atol=1e-10)
+    np.testing.assert_allclose(np.swapaxes(dS, -1, -2) @ Q / np.sqrt(16), out["attn_grad.dk_heads"], atol=1e-10)
 
 
 def test_saddle_walks_from_fresh_to_trained_weights(hub):

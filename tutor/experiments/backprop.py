@@ -28,7 +28,9 @@ ROUNDING = 1e-12   # a query gradient below this fraction of the largest one is 
                          "attn_grad.A (B, H, L, L) the attention pattern, attn_grad.V (B, H, L, D_head) the "
                          "values, attn_grad.dz_heads (B, H, L, D_head) dL/dz, attn_grad.dv_heads "
                          "(B, H, L, D_head) dL/dv, both from backward(); attn_grad.dS (B, H, L, L) dL/d(scores), "
-                         "autograd through the masked softmax from dL/dz", passes=2.2, copies=3)
+                         "autograd through the masked softmax from dL/dz; attn_grad.Q, attn_grad.K (B, H, L, D_head) block 0's "
+                         "queries and keys; attn_grad.dk_heads (B, H, L, D_head) dL/d(x W_K + b_K) from backward(), "
+                         "split by head", passes=2.2, copies=3)
 @one_torch_thread
 def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -124,4 +126,7 @@ def attention_backward(model, context, caught, n_head) -> dict[str, np.ndarray]:
         "attn_grad.dz_heads": to_numpy(dz),
         "attn_grad.dv_heads": to_numpy(heads(caught["v"].grad)),
         "attn_grad.dS": to_numpy(d_scores),
+        "attn_grad.Q": to_numpy(q),
+        "attn_grad.K": to_numpy(k),
+        "attn_grad.dk_heads": to_numpy(heads(caught["k"].grad)),
     }

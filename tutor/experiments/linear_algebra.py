@@ -9,6 +9,9 @@ from tutor.experiments.common import digit_ids, to_numpy, tokens_on_device
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 
+UNSEEN = "é€日?"   # outside the vocabulary (an accent, a currency sign, a CJK character), then '?'
+
+
 @experiment("embedding", "token ids and their one-hot rows next to the embedding lookup: "
                          "embedding.ids (B, L), embedding.one_hot (B, L, V), embedding.lookup (B, L, D); "
                          "cosine tables of the digits 0-9: embedding.digit_onehot_cos (10, 10), "
@@ -18,7 +21,8 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
                          "embedding.digit_neighbours (1,) how many digits have that nearest digit one away "
                          "on the number line (d - 1 or d + 1); "
                          "embedding.onehot_macs / embedding.lookup_macs (1,) multiply-adds torch's FlopCounterMode "
-                         "counts for row 0 as one_hot[0] @ W_E and as the lookup W_E[ids[0]] (half its FLOPs)",
+                         "counts for row 0 as one_hot[0] @ W_E and as the lookup W_E[ids[0]] (half its FLOPs); "
+                         "embedding.unseen_ids (4,) the ids the model's tokenizer gives 'é', '€', '日' and '?'",
             passes=1, copies=1, derived={"embedding.digit_nearest": ("embedding.digit_cos",),
                                          "embedding.digit_neighbours": ("embedding.digit_cos",)})
 @one_torch_thread
@@ -55,6 +59,8 @@ def embedding_lookup(context: ExperimentContext) -> dict[str, np.ndarray]:
         "embedding.digit_neighbours": np.array([float(((nearest - torch.arange(10)).abs() == 1).sum())]),
         "embedding.onehot_macs": np.array([float(onehot_macs)]),
         "embedding.lookup_macs": np.array([float(lookup_macs)]),
+        # three characters outside any ASCII vocabulary, then the tokenizer's own unknown marker
+        "embedding.unseen_ids": np.array(context.tokenizer.encode(UNSEEN), dtype=np.float64),
     }
 
 
