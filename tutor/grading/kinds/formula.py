@@ -20,7 +20,7 @@ from pydantic import Field, model_validator
 
 from tutor.common.i18n import M_, N_, _, message_of, translated
 from tutor.common.lazy_import import sympy as sp   # SymPy loads at the first formula graded, not with the lessons
-from tutor.formulas.budget import CPU_SECONDS, within_budget
+from tutor.formulas.budget import CPU_SECONDS
 from tutor.formulas.cost import EVALUATION_VALUES, EVALUATION_WORK, evaluation_cost, over_budget
 from tutor.formulas.evaluate import FUNCTIONS, FormulaError, Node, evaluate_tree, tree_names
 from tutor.formulas.parse import Formula, render_formula
@@ -30,14 +30,13 @@ from tutor.grading.fields import ProbeRefText, QuestionBase
 from tutor.grading.formula_draws import formula_draws
 from tutor.grading.formula_says import SAYS, Expression, WrongAnswer, said, shaped_like
 from tutor.grading.formula_read import Unreadable, read
+from tutor.grading.formula_symbolic import same_formula
 from tutor.grading.formula_literals import literal_nudge, not_the_formula, written_number
 from tutor.grading.formula_nudges import Nudge, Outcome, close_enough, nudge as nudge_for
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
 SymbolName = Annotated[str, Field(min_length=1, max_length=40)]
-MAX_SYMBOLIC_OPS = 60   # larger formulas are left to the draws: SymPy would spend its budget for nothing
-HIGH_PRECISION_GAP = 1e-20   # of the answer's size, at 30 digits: rounding of an identity stays far below it
 
 
 class FormulaQuestion(QuestionBase):
@@ -123,47 +122,14 @@ def outcomes(question, given: Given, truth: Truth) -> list[Outcome]:
     return found
 
 
-def _difference(mine: sp.Expr, reference: sp.Expr, points: list[dict]) -> bool | None:
-    """Run under the CPU budget (tutor.formulas.budget): simplify can grow without end.
-
-    When simplify leaves a difference it cannot reduce, the two are compared at 30 digits on the
-    draws' values: an identity SymPy missed (a log rule) vanishes there, while a small extra term
-    (``+ 1e-7*H_x``), far inside any float tolerance, does not."""
-    difference = sp.simplify(mine.doit() - reference.doit())
-    if difference == 0:
-        return True
-    if difference.is_number:
-        return False if difference.is_finite else None
-    for point in points:
-        gap, scale = difference.evalf(30, subs=point), reference.doit().evalf(30, subs=point)
-        if gap.is_real and scale.is_real and gap.is_finite and scale.is_finite and \
-                abs(gap) > HIGH_PRECISION_GAP * max(1, abs(scale)):
-            return False
-    return None
-
-
-def _exact(expr: sp.Expr) -> sp.Expr:
-    """Numbers as the exact decimals written: a Float printed for the preview keeps only the digits
-    typed, so ``1e-7`` had one digit of precision and ``H_x + 1e-7*H_x`` summed back to ``H_x``; and
-    log₂, log₁₀ as ln ratios, which ``simplify`` compares with ``log(x)/log(2)``."""
-    expr = expr.replace(lambda atom: atom.is_Float, lambda number: sp.Rational(str(number)))
-    return expr.replace(lambda part: type(part).__name__ in ("log2", "log10"), lambda part: part.rewrite(sp.log))
-
-
 def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = CPU_SECONDS) -> bool | None:
     """For answers of single numbers: SymPy says the two formulas are equal (True), differ (False), or
     cannot tell (None: also when it does not finish within its CPU budget; the draws alone judge)."""
     own = truth.value.draws[0][0]
     if question.matrices or any(np.size(value) != 1 for value in own.values.values()):
         return None
-    mine, reference = _exact(given.formula.expr), _exact(truth.value.formula.expr)
-    if sp.count_ops(mine) + sp.count_ops(reference) > MAX_SYMBOLIC_OPS:
-        return None
-    from tutor.formulas.display import to_sympy
-
-    points = [{to_sympy(Node("name", name), frozenset()): float(np.asarray(value).ravel()[0])
-               for name, value in draw.values.items()} for draw, _expected in truth.value.draws]
-    return within_budget(_difference, mine, reference, points, cpu_seconds=cpu_seconds)
+    return same_formula(given.formula.expr, truth.value.formula.expr, [draw for draw, _ in truth.value.draws],
+                        cpu_seconds)
 
 
 def matches(question, given: Given, truth: Truth) -> bool:
