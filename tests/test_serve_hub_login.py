@@ -24,6 +24,9 @@ SECRET = "api-token-of-ana's-server"
 class FakeHub:
     """The hub's side of the login: ``who`` is the browser's hub login; ``revoked`` tokens fail /user."""
 
+    client_id = "jupyterhub-user-ana"   # the OAuth client the tutor must say it is
+    groups: dict = {}                   # hub login -> its hub groups, as /user tells them
+
     def __init__(self) -> None:
         self.who = "ana"
         self.codes: dict[str, tuple[str, str]] = {}       # code -> (user, PKCE challenge)
@@ -41,7 +44,7 @@ class FakeHub:
 
     async def authorize(self, request):
         query = request.query
-        assert query["client_id"] == "jupyterhub-user-ana" and query["code_challenge_method"] == "S256"
+        assert query["client_id"] == self.client_id and query["code_challenge_method"] == "S256"
         code = secrets.token_hex(8)
         self.codes[code] = (self.who, query["code_challenge"])
         raise web.HTTPFound(f"{self.tutor_base}{query['redirect_uri']}?code={code}&state={query['state']}")
@@ -63,7 +66,8 @@ class FakeHub:
         token = request.headers.get("Authorization", "").removeprefix("token ")
         if token not in self.tokens or token in self.revoked:
             raise web.HTTPForbidden()
-        return web.json_response({"name": self.tokens[token], "kind": "user"})
+        name = self.tokens[token]
+        return web.json_response({"name": name, "kind": "user", "groups": self.groups.get(name, [])})
 
 
 class Clock:

@@ -7,9 +7,9 @@ tab is a small stand-in program speaking textual-serve's protocol that reports w
 with (bench/hub_class.py --profile service runs the real tutor against a real JupyterHub).
 """
 import asyncio
+import contextlib
 import json
 import os
-import secrets
 import stat
 import sys
 import textwrap
@@ -48,21 +48,8 @@ TAB = textwrap.dedent("""
 class ClassHub(FakeHub):
     """The stand-in hub with a service's OAuth client and its users' groups."""
 
+    client_id = "service-tutor"
     groups = {"ana": ["class-a"], "ben": ["class-b"], "a/b": ["class-a"], "a_b": ["class-a"]}
-
-    async def authorize(self, request):
-        query = request.query
-        assert query["client_id"] == "service-tutor" and query["code_challenge_method"] == "S256"
-        code = secrets.token_hex(8)
-        self.codes[code] = (self.who, query["code_challenge"])
-        raise web.HTTPFound(f"{self.tutor_base}{query['redirect_uri']}?code={code}&state={query['state']}")
-
-    async def user(self, request):
-        token = request.headers.get("Authorization", "").removeprefix("token ")
-        if token not in self.tokens or token in self.revoked:
-            raise web.HTTPForbidden()
-        name = self.tokens[token]
-        return web.json_response({"name": name, "kind": "user", "groups": self.groups.get(name, [])})
 
 
 def service_environment(hub_url: str, port: int) -> dict[str, str]:
@@ -107,6 +94,15 @@ async def service(tmp_path, tab_program, monkeypatch):
         await one.close()
 
 
+@contextlib.asynccontextmanager
+async def ana_and_ben(hub, base):
+    """Two students' browsers, each logged in through the hub."""
+    async with client() as ana, client() as ben:
+        await log_in(hub, base, ana, "ana")
+        await log_in(hub, base, ben, "ben")
+        yield ana, ben
+
+
 async def log_in(hub, base, browser, who) -> None:
     hub.who = who
     async with browser.get(f"{base}{PREFIX}") as response:
@@ -126,9 +122,7 @@ async def open_tab(base, browser):
 
 async def test_every_hub_user_logs_in_and_each_session_is_bound_to_its_login(service):
     hub, base, gate = service
-    async with client() as ana, client() as ben:
-        await log_in(hub, base, ana, "ana")
-        await log_in(hub, base, ben, "ben")
+    async with ana_and_ben(hub, base) as (ana, ben):
         cookie = next(c for c in ana.cookie_jar if c.key == SESSION_COOKIE)
         assert cookie["path"] == PREFIX and cookie["httponly"]
     assert sorted(session.user for session in gate.sessions.values()) == ["ana", "ben"]
@@ -136,9 +130,7 @@ async def test_every_hub_user_logs_in_and_each_session_is_bound_to_its_login(ser
 
 async def test_each_login_gets_a_tab_in_its_own_private_home_without_the_hub_token(service, tmp_path):
     hub, base, _gate = service
-    async with client() as ana, client() as ben:
-        await log_in(hub, base, ana, "ana")
-        await log_in(hub, base, ben, "ben")
+    async with ana_and_ben(hub, base) as (ana, ben):
         ana_ws, ana_tab = await open_tab(base, ana)
         ben_ws, ben_tab = await open_tab(base, ben)
         assert (ana_tab["user"], ben_tab["user"]) == ("ana", "ben")
@@ -175,9 +167,7 @@ async def test_a_websocket_or_page_without_the_session_of_a_login_gets_403(servi
 
 async def test_a_download_is_served_only_to_the_login_whose_tab_offered_it(service):
     hub, base, _gate = service
-    async with client() as ana, client() as ben:
-        await log_in(hub, base, ana, "ana")
-        await log_in(hub, base, ben, "ben")
+    async with ana_and_ben(hub, base) as (ana, ben):
         ana_ws, _tab = await open_tab(base, ana)
         offered = await asyncio.wait_for(ana_ws.receive(), 30)
         assert json.loads(offered.data) == ["deliver_file_start", "key-ana"]
@@ -192,9 +182,7 @@ async def test_a_download_is_served_only_to_the_login_whose_tab_offered_it(servi
 
 async def test_a_second_tab_of_one_login_ends_the_first_and_leaves_others_alone(service):
     hub, base, _gate = service
-    async with client() as ana, client() as ben:
-        await log_in(hub, base, ana, "ana")
-        await log_in(hub, base, ben, "ben")
+    async with ana_and_ben(hub, base) as (ana, ben):
         first, _tab = await open_tab(base, ana)
         ben_ws, _tab = await open_tab(base, ben)
         second, tab = await open_tab(base, ana)
