@@ -31,8 +31,9 @@ def skipgram_pairs(length: int, window: int) -> int:
                       "for each context slot, from the centre's row; w2v.sg_distinct (1,) how many different rows "
                       "w2v.sg_p has; w2v.reversed_change (1,) the largest change of the CBOW scores when the context "
                       "is read in reverse order; w2v.cbow_pairs / w2v.sg_pairs (1,) the (input, target) examples "
-                      "each objective makes from row 0 when every position is a centre and windows stop at the ends",
-                      window=WINDOW),
+                      "each objective makes from row 0 when every position is a centre and windows stop at the "
+                      "ends; w2v.top_where (1,) where CBOW's most probable character comes from: 0 the centre, 1 a "
+                      "context character, 2 neither", window=WINDOW),
             passes=1, copies=1,
             derived={"w2v.h": ("w2v.context",), "w2v.cbow_scores": ("w2v.h", "w2v.context"),
                      "w2v.cbow_p": ("w2v.cbow_scores", "w2v.h", "w2v.context")})
@@ -57,6 +58,9 @@ def word2vec(context: ExperimentContext) -> dict[str, np.ndarray]:
     sg_p = torch.softmax(table[row[t]] @ table.T, dim=-1).expand(2 * WINDOW, -1)   # (2w, V) same input each slot
     reversed_scores = table[around.flip(0)].mean(dim=0) @ table.T             # (V,)
     y = torch.nn.functional.one_hot(row[t], table.shape[0]).double()          # (V,)
+    top = int(scores.argmax())
+    # with one table, a context character's own |e|² sits inside h·e: the question is whether that wins
+    top_where = 0 if top == int(row[t]) else 1 if top in around.tolist() else 2
     return {
         "w2v.window": scalar(WINDOW),
         "w2v.centre": scalar(row[t]),
@@ -73,4 +77,5 @@ def word2vec(context: ExperimentContext) -> dict[str, np.ndarray]:
         "w2v.reversed_change": scalar((reversed_scores - scores).abs().max()),
         "w2v.cbow_pairs": scalar(length),
         "w2v.sg_pairs": scalar(skipgram_pairs(length, WINDOW)),
+        "w2v.top_where": scalar(top_where),
     }
