@@ -14,7 +14,11 @@ from tutor.web.fork_server import ForkServer, launcher_command
 
 @pytest.fixture(scope="module")
 def forks():
-    server = ForkServer.start()
+    os.environ["JUPYTERHUB_API_TOKEN"] = "the hub service's token"   # as tutor serve --hub-service has it
+    try:
+        server = ForkServer.start()
+    finally:
+        del os.environ["JUPYTERHUB_API_TOKEN"]
     try:
         deadline = time.monotonic() + 180   # a deadline for a hung preload, not a speed check
         while not server.socket_path.exists():
@@ -37,6 +41,12 @@ def test_a_forked_tab_gets_its_arguments_output_and_exit_status(forks, tmp_path)
     assert zh.returncode != 0 and zh.stdout + zh.stderr           # a failing tab's status reaches textual-serve
     help_zh = run(forks.command(["--lang", "zh", "--help"])).stdout
     assert "学习" in help_zh   # the tab's own --lang, not the fork server's language
+
+
+def test_the_fork_server_does_not_hold_the_hub_token(forks):
+    """Every tab is a fork of it: a hub service's token in its environment would be in every student's tab."""
+    environment = Path(f"/proc/{forks.process.pid}/environ").read_bytes().split(b"\0")
+    assert not [entry for entry in environment if entry.startswith(b"JUPYTERHUB_")]
 
 
 def test_each_forked_tab_draws_its_own_random_numbers(forks):

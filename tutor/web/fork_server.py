@@ -79,9 +79,12 @@ class ForkServer:
         import tempfile
 
         folder = Path(tempfile.mkdtemp(prefix="tutor-tabs-"))   # 0700: only this account may connect
+        # not the hub's settings and token (tutor serve --hub, --hub-service): every tab is a fork of this
+        # process and takes its environment from its launcher; nothing here needs the hub's credentials
+        environment = {key: value for key, value in os.environ.items() if not key.startswith("JUPYTERHUB_")}
         process = subprocess.Popen([sys.executable, "-m", "tutor.web.fork_server", str(folder / "tabs.sock"),
                                     str(os.getpid()), *map(str, lesson_dirs)],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=environment)
         return cls(folder, process)
 
     def wait_ready(self, timeout: float) -> bool:
