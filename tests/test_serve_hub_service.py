@@ -128,6 +128,26 @@ async def test_every_hub_user_logs_in_and_each_session_is_bound_to_its_login(ser
     assert sorted(session.user for session in gate.sessions.values()) == ["ana", "ben"]
 
 
+async def test_a_class_of_seventy_logging_in_at_once_all_get_in(service):
+    """A user's server forgets all but 64 logins under way; a class on one service must not lose any."""
+    hub, base, gate = service
+    browsers = [client() for _ in range(70)]
+    try:
+        to_the_hub = []
+        for browser in browsers:   # everyone has left for the hub's login page before anyone is back
+            async with browser.get(f"{base}{PREFIX}", allow_redirects=False) as response:
+                assert response.status == 302
+                to_the_hub.append(response.headers["Location"])
+        for index, (browser, authorize) in enumerate(zip(browsers, to_the_hub)):
+            hub.who = f"student{index}"
+            async with browser.get(authorize) as response:   # the hub sends them back with their state
+                assert response.status == 200 and "textual.js" in await response.text(), index
+    finally:
+        for browser in browsers:
+            await browser.close()
+    assert len(gate.sessions) == 70
+
+
 async def test_each_login_gets_a_tab_in_its_own_private_home_without_the_hub_token(service, tmp_path):
     hub, base, _gate = service
     async with ana_and_ben(hub, base) as (ana, ben):

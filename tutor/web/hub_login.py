@@ -41,6 +41,7 @@ RECHECK_AFTER = 300      # seconds a hub token is trusted before asking the hub 
 MAX_PENDING = 64         # logins under way at once; older ones are forgotten first
 MAX_SESSIONS = 64        # browsers logged in at once (one student's devices; older ones log in again)
 SERVICE_SESSIONS = 4096  # as a hub service, a whole hub's browsers (the oldest log in again, unseen)
+SERVICE_PENDING = 1024   # as a hub service, a class logging in at once (a lecture hall, each with two tabs)
 STATE_COOKIE = "tutor-hub-state"
 # the request key under which the gate leaves the session's hub login (a typed key where aiohttp has them)
 HUB_USER = getattr(web, "RequestKey", lambda name, _type: name)("tutor_hub_user", str)
@@ -163,8 +164,9 @@ class HubGate:
 
     def __init__(self, login: HubLogin, clock=time.monotonic) -> None:
         self.login, self.clock = login, clock
-        self.pending: Bounded = Bounded(MAX_PENDING)
-        self.sessions: Bounded = Bounded(MAX_SESSIONS if login.user is not None else SERVICE_SESSIONS)
+        one_student = login.user is not None
+        self.pending: Bounded = Bounded(MAX_PENDING if one_student else SERVICE_PENDING)
+        self.sessions: Bounded = Bounded(MAX_SESSIONS if one_student else SERVICE_SESSIONS)
         self.http = None   # an aiohttp ClientSession for the hub's API, made in the server's loop
 
     async def close(self) -> None:
