@@ -14,7 +14,8 @@ from tutor.experiments import attention_variants, decoding
 from tutor.experiments import EXPERIMENTS
 
 STRUCTURE_EXPERIMENTS = ["shuffle", "sinusoid", "pe_shift", "attn_window", "path_length", "linear_attn", "heads",
-                         "fp16", "norm_axes", "residual_grad", "activations", "info", "kl", "decode", "generate", "beam"]
+                         "fp16", "norm_axes", "residual_grad", "activations", "info", "kl", "decode", "generate", "beam",
+                         "attn_mi", "temp_range"]
 V = 96
 TOKENIZER = CharTokenizer()
 
@@ -96,6 +97,12 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
              "beam.parents": (3,), "beam.seq_logprob": (3,), "beam.best": (6,), "beam.greedy": (6,), "beam.best_score": (1,), "beam.greedy_score": (1,),
              "beam.stop_plain": (1,), "beam.stop_norm": (1,), "beam.stop_lengths": (2,), "beam.stop_sums": (2,),
              "beam.stop_means": (2,), "beam.stop_length_gain": (1,)},
+    "attn_mi": {"attn_mi.I": (4,), "attn_mi.uniform": (1,), "attn_mi.max": (1,), "attn_mi.key_share": (4, 9),
+                "attn_mi.pmi": (4, 9, 9), "attn_mi.top_weight": (4, 9), "attn_mi.top_pmi": (4, 9),
+                "attn_mi.agree": (4,)},
+    "temp_range": {"temp_range.T": (7,), "temp_range.miss": (7,), "temp_range.tail": (7,), "temp_range.tail_size": (1,),
+                   "temp_range.tail_growth": (1,), "temp_range.sampled": (7, 40), "temp_range.sampled_implausible": (7,),
+                   "temp_range.hot_expected": (1,), "temp_range.hot_excess": (1,), "temp_range.tempered_last": (V,)},
 }
 
 
@@ -112,7 +119,8 @@ def test_every_experiment_runs_on_a_small_random_model_with_odd_sizes(name):
     model = small_model(d_model=12, n_head=3)
     out = run(name, context(model, ["01234", "56789"]))
     assert out and all(k.startswith(name + ".") for k in out)
-    assert all(np.all(np.isfinite(v)) for k, v in out.items() if k not in ("fp16.naive", "attn_window.bias", "attn_window.global_bias"))
+    assert all(np.all(np.isfinite(v)) for k, v in out.items() if k not in ("fp16.naive", "attn_window.bias", "attn_window.global_bias",
+                                                                      "attn_mi.pmi"))
 
 
 # --- co: permutations and positions -------------------------------------------------------------
@@ -434,3 +442,42 @@ def test_the_length_penalty_switch_found_on_the_search_is_where_the_scores_tie(h
     assert out["beam_length.alpha_star"][0] == pytest.approx(math.log(s1 / s0) / math.log(n1 / n0), abs=1e-4)
     assert np.prod(out["beam_length.p"]) == pytest.approx(math.exp(out["beam_length.sums"][1]), rel=1e-9)
     assert out["beam_length.plain_extra"][0] == 0 and out["beam_length.length_gain"][0] == 3
+
+
+# --- attention as a joint distribution; sampling temperatures ---------------------------------------
+
+
+def test_attention_information_is_h_k_minus_h_k_given_q():
+    """ln L when each query reads only itself, 0 when every query reads the same keys, and above 0 for
+    an even spread under the causal mask (it-mutual-information mask-alone)."""
+    from tutor.experiments.attention_information import _information
+
+    length = 6
+    diagonal = torch.eye(length, dtype=torch.float64)[None]                          # (1, L, L)
+    same = torch.full((1, length, length), 1 / length, dtype=torch.float64)
+    assert float(_information(diagonal)[0][0]) == pytest.approx(math.log(length))
+    assert float(_information(same)[0][0]) == pytest.approx(0, abs=1e-12)
+    visible = torch.ones(length, length, dtype=torch.float64).tril()
+    even = float(_information((visible / visible.sum(-1, keepdim=True))[None])[0][0])
+    assert 0 < even < math.log(length)
+
+
+def test_attn_mi_on_the_trained_model(trained_out):
+    out = trained_out["attn_mi"]
+    assert np.all(out["attn_mi.I"] >= 0)
+    assert np.all(out["attn_mi.I"] <= out["attn_mi.max"][0] + 1e-9)
+    assert np.allclose(out["attn_mi.key_share"].sum(-1), 1)
+    assert np.all((1 <= out["attn_mi.agree"]) & (out["attn_mi.agree"] <= 9))        # query 0 has one key
+
+
+def test_temperature_range_tail_and_misses_grow_with_t(hub, trained_out):
+    out = trained_out["temp_range"]
+    assert list(out["temp_range.T"]) == [0.1, 0.5, 0.8, 1.0, 1.2, 1.5, 2.0]
+    assert np.all(np.diff(out["temp_range.tail"]) >= -1e-12) and np.all(np.diff(out["temp_range.miss"]) >= -1e-12)
+    assert out["temp_range.tail_growth"][0] == pytest.approx(out["temp_range.tail"][6] / out["temp_range.tail"][3])
+    assert np.all(out["temp_range.sampled_implausible"] <= 40)
+    assert out["temp_range.hot_excess"][0] == pytest.approx(
+        out["temp_range.sampled_implausible"][6] - out["temp_range.hot_expected"][0])
+    with torch.no_grad():
+        logits = hub.model(torch.tensor([TOKENIZER.encode("3142>1234")]))[0, -1].double()   # (V,)
+    assert np.allclose(out["temp_range.tempered_last"], torch.softmax(logits / 2, -1).numpy(), atol=1e-6)
