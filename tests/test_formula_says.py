@@ -138,6 +138,10 @@ def test_a_translation_carries_the_sentences_and_only_their_lessons_hash_moves()
     translated = sentences(apply_overlay(lesson, overlay).questions[index])
     assert translated[0] == "第一句。" and translated[1:] == ["[EN] " + text for text in said[1:]]
     assert with_sentences(lesson.questions[index], []) is lesson.questions[index]
+    from tutor.authoring.overlay_template import overlay_template   # `tutor lessons new ID --lang zh` lists them
+    template = overlay_template(lesson, "zh", "pr-masked-softmax.yaml")
+    assert "    # says (English, in this order):\n" in template and all(f"#   - \"{text}\"" in template for text in said)
+    assert LessonOverlay.model_validate(yaml.safe_load(template)).questions["pattern-formula"].says is None
     # a lesson with no sentence keeps the hash its translation records (its prose has no says key)
     softmax = Lesson.model_validate(yaml.safe_load((LESSONS / "pr-softmax.yaml").read_text(encoding="utf-8")))
     recorded = yaml.safe_load((LESSONS / "zh" / "pr-softmax.yaml").read_text(encoding="utf-8"))["source"]
