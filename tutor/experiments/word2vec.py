@@ -33,7 +33,8 @@ def skipgram_pairs(length: int, window: int) -> int:
                       "is read in reverse order; w2v.cbow_pairs / w2v.sg_pairs (1,) the (input, target) examples "
                       "each objective makes from row 0 when every position is a centre and windows stop at the "
                       "ends; w2v.top_where (1,) where CBOW's most probable character comes from: 0 the centre, 1 a "
-                      "context character, 2 neither", window=WINDOW),
+                      "context character, 2 neither; w2v.context_p (2w,) CBOW's probability of each context "
+                      "character", window=WINDOW),
             passes=1, copies=1,
             derived={"w2v.h": ("w2v.context",), "w2v.cbow_scores": ("w2v.h", "w2v.context"),
                      "w2v.cbow_p": ("w2v.cbow_scores", "w2v.h", "w2v.context")})
@@ -78,4 +79,5 @@ def word2vec(context: ExperimentContext) -> dict[str, np.ndarray]:
         "w2v.cbow_pairs": scalar(length),
         "w2v.sg_pairs": scalar(skipgram_pairs(length, WINDOW)),
         "w2v.top_where": scalar(top_where),
+        "w2v.context_p": to_numpy(torch.softmax(scores, dim=-1)[around]),
     }
