@@ -263,6 +263,19 @@ def test_finite_differences_match_backward_and_the_gradient_is_steepest(small):
     assert gain[0] / 1e-3 == pytest.approx(out["finite_diff.grad_norm"][0], rel=0.02)
 
 
+def test_minibatch_costs_follow_rows_and_its_error_shrinks_with_the_batch(small):
+    """op-minibatch: a batch of b of the 64 rows costs b/64 of a full pass (counted), its expected
+    error falls with b as sqrt((N - b) / (b (N - 1))) and is 0 for the whole set, whose cosine is 1."""
+    out = run("minibatch", context(small, [TEXT]))
+    np.testing.assert_array_equal(out["minibatch.sizes"], [1, 4, 16, 64])
+    np.testing.assert_allclose(out["minibatch.cost_ratio"], [64, 16, 4, 1])
+    error = out["minibatch.error"]
+    assert error[0] > error[1] > error[2] > error[3] == 0
+    shrink = np.sqrt((64 - out["minibatch.sizes"]) / (out["minibatch.sizes"] * 63))
+    np.testing.assert_allclose(error, error[0] * shrink, rtol=1e-9)
+    assert out["minibatch.draw_cos"][3] == pytest.approx(1.0) and out["minibatch.draw_cos"][0] < 1
+
+
 def test_autograd_accumulates_and_skips_unused_rows(small):
     out = run("autograd", context(small, [TEXT]))
     assert out["autograd.grad_before"][0] == 1

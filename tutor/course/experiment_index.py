@@ -47,6 +47,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "lr_run": (1, 1),
     "lr_schedule": (1, 1),
     "mi": (1.5, 1),
+    "minibatch": (450, 4),
     "mixed_precision": (1, 1),
     "mlp_collapse": (1, 1),
     "momentum": (9, 4),

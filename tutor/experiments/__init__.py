@@ -8,7 +8,7 @@ reproduce them.  Experiments never change the lesson's model: see ``common``.
 # each module registers its experiments when imported
 from tutor.experiments import attention_information, attention_masks, attention_scale, attention_variants, backprop, beam_length, calculus, \
     code_length, contextual, convexity, curvature, decoding, decoding_compare, dot_geometry, flash, gradient_cost, \
-    graphs, information, initialisation, linear_algebra, mutual_information, ngram, norm_gradients, normalisation, \
+    graphs, information, initialisation, linear_algebra, minibatch, mutual_information, ngram, norm_gradients, normalisation, \
     numerics, objectives, optimization, optimizer_race, path_length, perplexity, positions, probability, saddles, \
     schedules, sequence_order, stability, temperature_range, word2vec  # noqa: F401
 from tutor.experiments.registry import COSTS, DESCRIPTIONS, EXPERIMENTS, ExperimentContext, experiment, \
