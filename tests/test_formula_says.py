@@ -216,3 +216,17 @@ async def test_the_feedback_line_shows_the_sentence_in_the_learner_s_language(tm
         set_language("en")
     assert said in feedback and "✗" in feedback, feedback
     assert "16" not in feedback and "softmax(causal_mask" not in feedback
+
+
+def test_a_result_that_is_not_a_number_says_so():
+    """Without a sentence, a NaN where the answer is a number got "All 1 entries of yours differ"."""
+    question = FormulaQuestion(**(BREAK_EVEN | {"reject": []}))
+    sums, lengths = np.array([-2.1, -5.3, -4.4]), np.array([1.0, 3.0, 4.0])
+    tensors = {"sums": sums, "lengths": lengths, "alpha_star": np.array([np.log(sums[2] / sums[0]) / np.log(4.0)])}
+    feedback = grade(question, "log(S1) / log(n1 / n0)", truth_for(question, tensors, {}), {}).feedback
+    assert feedback == "Not quite. Yours is not a number here (NaN): a log or a square root of a negative number, " \
+                       "or 0/0, is somewhere in it.", feedback
+    scores = FormulaQuestion(**(PATTERN | {"reject": []}))
+    truth = truth_for(scores, _pattern_tensors(), SIZES)
+    feedback = grade(scores, "sqrt(causal_mask(Q @ K.T))", truth, SIZES).feedback
+    assert "Yours is not a number (NaN) at " in feedback and " of its 16 entries" in feedback, feedback

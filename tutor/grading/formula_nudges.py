@@ -241,6 +241,13 @@ def nudge(outcomes: list[Outcome], tolerance: float, has_number: bool = True) ->
         high = float(yours.ravel()[0]) > float(expected.ravel()[0])
         return Nudge("differs", _("Yours differs from the answer: it is too high here.") if high else
                      _("Yours differs from the answer: it is too low here."))
+    with np.errstate(invalid="ignore"):
+        undefined = int(np.sum(np.isnan(yours) & np.isfinite(expected)))
+    if undefined:   # "All 1 entries of yours differ" said nothing of why (de-beam-length's log of a negative total)
+        return Nudge("differs", _("Yours is not a number here (NaN): a log or a square root of a negative number, or "
+                                  "0/0, is somewhere in it.") if expected.size == 1 else
+                     _("Yours is not a number (NaN) at {off} of its {count} entries: a log or a square root of a "
+                       "negative number, or 0/0, is somewhere in it.").format(off=undefined, count=expected.size))
     if small := _small_only(yours, expected, tolerance):
         return Nudge("small", _("Yours matches the answer except at its {off} smallest entries: there a small term, "
                                 "such as an eps, is missing, extra or not scaled as it should be.").format(off=small))
