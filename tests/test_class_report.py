@@ -112,6 +112,28 @@ def test_every_learner_gets_a_row_for_every_lesson_and_a_summary(tmp_path):
     assert [lesson.id for lesson in build_report(read_class([ana])[0], COURSE, ["la-never"]).course] == ["la-never"]
 
 
+def test_a_wrong_first_try_then_stopping_is_tried_and_not_right_first_time_everywhere(tmp_path, capsys):
+    """The first try is the score: learners who each typed one wrong first answer and stopped read
+    "0 of 1", not "0 of 0", in the page, the CSV and the text table (the bench's hub class did)."""
+    ben = home_export(tmp_path, "ben", [("q1", "(4, 8)", False)])
+    cy = home_export(tmp_path, "cy", [("q1", "(8,)", False)])
+    report = build_report(read_class([ben, cy])[0], COURSE)
+    q1 = report.questions[0]
+    assert (q1.tried, q1.learners, q1.open, q1.right_first, q1.percent) == (2, 0, 2, 0, 0)
+    assert [q.question_id for q in report.hardest_first()] == ["q1"]
+    assert [(who.tried, who.answered, who.right_first) for who in report.learners] == [(1, 0, 0), (1, 0, 0)]
+    rows = list(csv.DictReader(io.StringIO(lessons_csv(report))))
+    assert [(r["learner"], r["tried"], r["right_first_time"]) for r in rows if r["lesson"] == "la-shapes"] == [
+        ("ben", "1", "0"), ("cy", "1", "0")]
+    first = next(csv.DictReader(io.StringIO(questions_csv(report))))
+    assert (first["tried"], first["right_first_time"], first["percent_right_first_time"]) == ("2", "0", "0")
+    page = render_page(report, T0, [])
+    assert "0 of 1 (0%)" in page and "Right first time: 0% (0 of 2)" in page
+    capsys.readouterr()
+    assert main(["--lang", "en", "class", "report", str(ben), str(cy)]) == 0
+    assert "0 of 1" in capsys.readouterr().out
+
+
 def test_the_csv_opens_as_utf8_and_guards_only_real_formulas(tmp_path):
     files = [home_export(tmp_path, "zhang", [("q1", "=cmd|' /C calc'!A0", False), ("q2", "-64", False)],
                          learner="张伟")]
@@ -119,7 +141,7 @@ def test_the_csv_opens_as_utf8_and_guards_only_real_formulas(tmp_path):
     text = lessons_csv(report)
     assert next(csv.reader(io.StringIO(text)))[0] == "learner"
     questions = list(csv.reader(io.StringIO(questions_csv(report))))
-    assert questions[1][6] == "'=cmd|' /C calc'!A0" and questions[2][6] == "-64"   # before: "'-64"
+    assert questions[1][7] == "'=cmd|' /C calc'!A0" and questions[2][7] == "-64"   # before: "'-64"
     assert [cell(t) for t in ("-64", "+1.5e3", "-inf", "+x", "@SUM(A1)", "(4, 8)")] == [
         "-64", "+1.5e3", "'-inf", "'+x", "'@SUM(A1)", "(4, 8)"]
     out = tmp_path / "grades.csv"

@@ -14,6 +14,7 @@ import pytest
 
 from progress_helpers import answer_once
 from tutor.progress.io import export_json, import_json, reset
+from tutor.progress.records import Answer as Try
 from tutor.progress.store import (
     SCHEMA_VERSION,
     LessonStats,
@@ -118,6 +119,17 @@ def test_lesson_and_track_stats(tmp_path):
         assert (result["basics"].finished_questions, result["basics"].total_questions) == (3, 4)
         assert result["basics"].completion == 0.75 and result["basics"].accuracy == pytest.approx(1 / 3)
         assert result["later"].completion == 0.0 and result["later"].accuracy is None
+
+
+def test_a_wrong_first_try_left_open_counts_as_not_right_first_time(tmp_path):
+    """The first try is the score: one wrong try and no more reads 0 of 1 tried, not "no score yet"."""
+    with ProgressStore(tmp_path) as store:
+        store.record(Try("a", "q1", "x", False, 0, T0, tries_allowed=3))   # two tries left, and the learner stops
+        a = store.lesson_stats("a")
+        assert (a.seen, a.tried, a.finished, a.first_try) == ({"q1"}, {"q1"}, set(), set())
+        assert a.accuracy == 0
+        track = store.track_stats({"t": [("a", ["q1", "q2"])]})["t"]
+        assert (track.tried_questions, track.finished_questions, track.accuracy) == (1, 0, 0)
 
 
 def test_streak_and_answers_per_day(tmp_path):
@@ -239,7 +251,8 @@ def test_export_then_import_twice_adds_nothing_new(tmp_path):
     assert doc["version"] == 3 and len(doc["outcomes"]) == 2 and {a["attempt"] for a in doc["answers"]} == {1}
     assert [a["mode"] for a in doc["answers"]] == ["scored", "practice", "scored"]
     assert [(r["question_id"], r["outcome"]) for r in doc["records"]] == [("q1", "missed"), ("q9", "first_try")]
-    assert doc["lessons"]["attn"] == {"seen": 1, "finished": 1, "first_try": 0, "after_retry": 0, "missed": 1}
+    assert doc["lessons"]["attn"] == {"seen": 1, "tried": 1, "finished": 1, "first_try": 0, "after_retry": 0,
+                                     "missed": 1}
     with ProgressStore(tmp_path / "b") as dst:
         answer_once(dst, "other", "q", "x", True, now=T0)
         assert import_json(dst, exported)[:4] == (3, 2, 2, 0)

@@ -31,10 +31,10 @@ def lessons_csv(report: ClassReport) -> str:
     """One row per learner and lesson (never-opened lessons too): what a gradebook takes."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["learner", "lesson", "questions", "answered", "right_first_time", "hints", "give_ups",
+    writer.writerow(["learner", "lesson", "questions", "answered", "tried", "right_first_time", "hints", "give_ups",
                      "seconds"])
     for row in report.lessons:
-        writer.writerow([cell(row.learner), cell(row.lesson_id), row.questions, row.answered, row.right_first,
+        writer.writerow([cell(row.learner), cell(row.lesson_id), row.questions, row.answered, row.tried, row.right_first,
                          row.hints, row.give_ups, round(row.seconds)])
     return out.getvalue()
 
@@ -44,13 +44,13 @@ def questions_csv(report: ClassReport) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     width = max((len(q.wrong) for q in report.questions), default=0)
-    header = ["lesson", "question", "prompt", "learners", "right_first_time", "percent_right_first_time"]
+    header = ["lesson", "question", "prompt", "learners", "tried", "right_first_time", "percent_right_first_time"]
     for n in range(1, width + 1):
         header += [f"wrong_answer_{n}", f"wrong_answer_{n}_learners"]
     writer.writerow(header + ["other_wrong_answers", "other_wrong_answers_learners"])
     for q in report.questions:
         percent = "" if q.percent is None else round(q.percent)
-        row = [cell(q.lesson_id), cell(q.question_id), cell(q.prompt), q.learners, q.right_first, percent]
+        row = [cell(q.lesson_id), cell(q.question_id), cell(q.prompt), q.learners, q.tried, q.right_first, percent]
         for wrong in q.wrong:
             row += [cell(wrong.text), wrong.learners]
         row += ["", ""] * (width - len(q.wrong))

@@ -102,9 +102,9 @@ def _learners(learners: tuple[LearnerSummary, ...]) -> list[str]:
            + "".join(f"<th>{_e(head)}</th>" for head in heads) + "</tr>"]
     for who in learners:
         account = f' <span class="muted">({_e(who.account)})</span>' if who.account and who.account != who.name else ""
-        right = _("{right} of {answered}").format(right=who.right_first, answered=who.answered)
-        if who.answered:
-            right += f" ({percent(100 * who.right_first / who.answered)})"
+        right = _("{right} of {answered}").format(right=who.right_first, answered=who.tried)
+        if who.tried:
+            right += f" ({percent(100 * who.right_first / who.tried)})"
         done = _("{done} of {total}").format(done=who.lessons_done, total=who.lessons_total)
         unopened = ", ".join(who.not_opened[:6]) + (" …" if len(who.not_opened) > 6 else "")
         out.append(f"<tr><td>{_e(who.name)}{account}</td>"
@@ -125,7 +125,7 @@ def _hardest(report: ClassReport, titles: dict[str, str]) -> list[str]:
     for q in ranked:
         width = round(q.percent or 0)
         out.append(f'<tr><td class="n" style="white-space:nowrap"><span class="bar" style="width:{width * 0.8:.0f}px"></span> '
-                   f'{percent(q.percent)}</td><td class="n">{q.learners}</td>'
+                   f'{percent(q.percent)}</td><td class="n">{q.tried}</td>'
                    f'<td><a href="#{_e(q.lesson_id)}">{_e(titles.get(q.lesson_id) or q.lesson_id)}</a></td>'
                    f"<td>{_e(q.prompt or q.question_id)}</td></tr>")
     return out + ["</table>"]
@@ -159,7 +159,7 @@ def _question(q: QuestionResult) -> str:
         out.append("<div>" + _e(_("Expected answer:")) + f" <code>{shown}</code></div>")
     out.append("<div>" + _e(_("Right first time: {percent} ({right} of {learners}); after a retry {retry}, not got "
                               "{missed}, not finished {open}.").format(
-        percent=percent(q.percent), right=q.right_first, learners=q.learners, retry=q.after_retry, missed=q.missed,
+        percent=percent(q.percent), right=q.right_first, learners=q.tried, retry=q.after_retry, missed=q.missed,
         open=q.open)) + "</div>")
     if q.wrong:
         out.append("<table><tr>" + "".join(f"<th>{_e(head)}</th>" for head in (

@@ -50,6 +50,7 @@ class QuestionResult:
     question_id: str
     prompt: str
     learners: int = 0           # learners whose record of it is resolved
+    tried: int = 0              # learners with a first try at it (a wrong one counts at once), or resolved
     right_first: int = 0
     after_retry: int = 0
     missed: int = 0
@@ -62,7 +63,7 @@ class QuestionResult:
 
     @property
     def percent(self) -> float | None:
-        return 100 * self.right_first / self.learners if self.learners else None
+        return 100 * self.right_first / self.tried if self.tried else None
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class LessonResult:
     lesson_id: str
     questions: int         # the lesson's size
     answered: int          # questions of it this learner resolved
+    tried: int             # questions of it with a first try, or resolved: what right first time is out of
     right_first: int
     hints: int
     give_ups: int
@@ -88,6 +90,7 @@ class LearnerSummary:
     lessons_done: int
     lessons_total: int
     answered: int
+    tried: int
     right_first: int
     seconds: float
     hints: int
@@ -104,9 +107,9 @@ class ClassReport:
     questions: tuple[QuestionResult, ...]   # course order
 
     def hardest_first(self) -> list[QuestionResult]:
-        """Answered questions by % right first time, lowest first (then most learners)."""
-        answered = [q for q in self.questions if q.learners]
-        return sorted(answered, key=lambda q: (q.percent, -q.learners))
+        """Tried questions by % right first time, lowest first (then most learners)."""
+        tried = [q for q in self.questions if q.tried]
+        return sorted(tried, key=lambda q: (q.percent, -q.tried))
 
 
 def belief_key(text: str) -> str:
@@ -178,6 +181,9 @@ def build_report(learners: list[LearnerExport], course: list[CourseLesson] | Non
                 opened = True
                 result = results[(lesson.id, q.id)]
                 counts["hints"] += record.hints
+                if record.outcome is not None or record.tries:   # the first try is the score
+                    counts["tried"] += 1
+                    result.tried += 1
                 if record.outcome is None:
                     result.open += 1
                     continue
@@ -191,8 +197,8 @@ def build_report(learners: list[LearnerExport], course: list[CourseLesson] | Non
                 else:
                     result.missed += 1
                     counts["give_ups"] += record.tries < q.allowed
-            row = LessonResult(learner.name, lesson.id, len(lesson.questions), counts["answered"], counts["right"],
-                               counts["hints"], counts["give_ups"], seconds)
+            row = LessonResult(learner.name, lesson.id, len(lesson.questions), counts["answered"], counts["tried"],
+                               counts["right"], counts["hints"], counts["give_ups"], seconds)
             rows.append(row)
             if not opened:
                 not_opened.append(lesson.id)
@@ -200,7 +206,7 @@ def build_report(learners: list[LearnerExport], course: list[CourseLesson] | Non
             totals["done"] += row.done
             totals["seconds"] += seconds
         summaries.append(LearnerSummary(learner.name, learner.account, totals["done"], len(course), totals["answered"],
-                                        totals["right"], totals["seconds"], totals["hints"], totals["give_ups"],
+                                        totals["tried"], totals["right"], totals["seconds"], totals["hints"], totals["give_ups"],
                                         learner.last_seen, tuple(not_opened)))
     for key, result in results.items():
         ranked = sorted(believers[key].items(),

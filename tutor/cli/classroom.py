@@ -65,7 +65,7 @@ def render(report, console) -> None:
         learners.add_column(header, overflow="fold", no_wrap=header in (_("Give-ups"), _("Last seen")))
     for who in report.learners:
         learners.add_row(Text(who.name), _("{done} of {total}").format(done=who.lessons_done, total=who.lessons_total),
-                         _("{right} of {answered}").format(right=who.right_first, answered=who.answered),
+                         _("{right} of {answered}").format(right=who.right_first, answered=who.tried),
                          duration(who.seconds), str(who.hints), str(who.give_ups),
                          who.last_seen.strftime("%Y-%m-%d") if who.last_seen else "–")   # the page has the time
     questions = Table(title=_("Per question: right first time, and what the class believes"), title_justify="left")
@@ -79,7 +79,7 @@ def render(report, console) -> None:
         if q.other_answers:
             wrong.append(_("; others ×{learners}").format(learners=q.other_learners))
         questions.add_row(Text(q.lesson_id), Text(q.question_id),
-                          f"{q.right_first}/{q.learners} ({percent(q.percent)})", wrong)
+                          f"{q.right_first}/{q.tried} ({percent(q.percent)})", wrong)
     console.print(learners)
     console.print(questions)
 

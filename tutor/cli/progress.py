@@ -225,10 +225,11 @@ def _summary(store: ProgressStore, out: Console, now: datetime, tz: tzinfo | Non
             "{count} answers recorded, none to a question the course asks today.", answers).format(count=answers))
         return
     finished = sum(len(s.finished) for s in stats.values())
+    tried = sum(len(s.tried) for s in stats.values())   # a wrong first try counts at once
     first_try = sum(len(s.first_try) for s in stats.values())
     out.print(_("Questions finished: {finished}   Right first time: {accuracy}   Answers: {answers}   "
                 "Streak: {days} day(s)").format(
-        finished=finished, accuracy=_pct(first_try / finished if finished else None),
+        finished=finished, accuracy=_pct(first_try / tried if tried else None),
         answers=store.answer_count(), days=store.streak_days(tz=tz, now=now)))
     rows = []
     for lesson_id, s in sorted(stats.items()):

@@ -60,7 +60,7 @@ def export_document(store: ProgressStore, now: datetime | None = None,
          "outcome": r.outcome.value if r.outcome else None, "updated": iso(r.updated)}
         for r in _with_practice_records(store.question_records(), stored)
     ]
-    lessons = {lesson_id: {"seen": len(s.seen), "finished": len(s.finished), "first_try": len(s.first_try),
+    lessons = {lesson_id: {"seen": len(s.seen), "tried": len(s.tried), "finished": len(s.finished), "first_try": len(s.first_try),
                            "after_retry": len(s.after_retry), "missed": len(s.missed)}
                for lesson_id, s in sorted(store.all_lesson_stats(course).items())}
     seen = [{"lesson_id": l, "question_id": q, "seen_in": s, "where": w, "timestamp": t}

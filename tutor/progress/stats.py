@@ -17,14 +17,18 @@ from tutor.progress.review import parse_iso
 
 @dataclass
 class LessonStats:
-    """A lesson's questions by their record: seen (open or resolved), finished (resolved), and how.
+    """A lesson's questions by their record: seen (open or resolved), tried (a first try, or resolved),
+    finished (resolved), and how.
 
     Counted in questions, never in encounters or answers, so "finished" can never exceed the
-    lesson's questions and ``accuracy`` (right first time over finished) cannot be raised by
-    practice, a retry, or reopening the lesson.
+    lesson's questions and ``accuracy`` (right first time over tried) cannot be raised by
+    practice, a retry, or reopening the lesson.  Over *tried*, not finished: the first try is the
+    score, so a wrong first try counts as not right first time at once, and a learner who typed one
+    wrong answer and stopped reads 0/1, not 0/0.
     """
 
     seen: set[str] = field(default_factory=set)
+    tried: set[str] = field(default_factory=set)
     finished: set[str] = field(default_factory=set)
     first_try: set[str] = field(default_factory=set)
     after_retry: set[str] = field(default_factory=set)
@@ -36,13 +40,14 @@ class LessonStats:
 
     @property
     def accuracy(self) -> float | None:
-        return len(self.first_try) / len(self.finished) if self.finished else None
+        return len(self.first_try) / len(self.tried) if self.tried else None
 
 
 @dataclass
 class TrackStats:
     total_questions: int = 0
     finished_questions: int = 0   # resolved: right first time, right after retry, or not got
+    tried_questions: int = 0      # with a first try (a wrong one counts at once), or resolved
     first_try: int = 0            # of which right first time
 
     @property
@@ -51,7 +56,7 @@ class TrackStats:
 
     @property
     def accuracy(self) -> float | None:
-        return self.first_try / self.finished_questions if self.finished_questions else None
+        return self.first_try / self.tried_questions if self.tried_questions else None
 
 
 def question_counts(records: Iterable, course: Mapping[str, Sequence[str]] | None = None) -> dict[str, LessonStats]:
@@ -64,6 +69,8 @@ def question_counts(records: Iterable, course: Mapping[str, Sequence[str]] | Non
             continue
         s = out.setdefault(r.lesson_id, LessonStats())
         s.seen.add(r.question_id)
+        if r.outcome is not None or r.tries:
+            s.tried.add(r.question_id)
         if r.outcome is not None:
             s.finished.add(r.question_id)
             {"first_try": s.first_try, "after_retry": s.after_retry}.get(r.outcome.value, set()).add(r.question_id)
@@ -83,6 +90,7 @@ def track_stats(
             ls, ids = stats.get(lesson_id, LessonStats()), set(question_ids)
             ts.total_questions += len(ids)
             ts.finished_questions += len(ids & ls.finished)
+            ts.tried_questions += len(ids & ls.tried)
             ts.first_try += len(ids & ls.first_try)
     return out
 

@@ -31,6 +31,7 @@ class LessonSummary:
     title: str
     total: int                              # questions in the lesson
     finished: int                           # of them resolved (ever: their first attempt is the score)
+    tried: int                              # of them with a first try (a wrong one counts at once), or resolved
     first_time: int                         # of those, right on the first attempt without a hint
     spent: timedelta
     comebacks: tuple[tuple[int, datetime], ...]   # (question number, due) from the review schedule
@@ -44,6 +45,7 @@ def summarize(lesson_id: str, title: str, question_ids: list[str], counts: Lesso
     following = order[ids.index(lesson_id) + 1] if lesson_id in ids and ids.index(lesson_id) + 1 < len(ids) else None
     return LessonSummary(
         lesson_id, title, len(question_ids), len(counts.finished & set(question_ids)),
+        len(counts.tried & set(question_ids)),
         len(counts.first_try & set(question_ids)), max(spent, timedelta(0)),
         tuple(sorted(((question_ids.index(q) + 1, moment) for q, moment in due.items() if q in question_ids),
                      key=lambda pair: (pair[1], pair[0]))),

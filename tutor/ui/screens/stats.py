@@ -88,6 +88,7 @@ class StatsScreen(Screen):
     def show_summary(self, snapshot: Snapshot) -> None:
         now = self.app.clock()
         attempts = sum(len(s.finished) for s in snapshot.lessons.values())   # questions, not encounters
+        tried = sum(len(s.tried) for s in snapshot.lessons.values())   # a wrong first try counts at once
         right = sum(len(s.first_try) for s in snapshot.lessons.values())
         summary = Text()
         if not snapshot.saving:
@@ -95,7 +96,7 @@ class StatsScreen(Screen):
                            style="bold")
         # a question counts once it is finished (right, or revealed), and only its first attempt is scored
         summary.append(_("Questions finished: {count}   Right first time: {percent}   ").format(
-            count=attempts, percent=f"{right / attempts:.0%}") if attempts else _("Questions finished: {count}   ").format(count=0))
+            count=attempts, percent=f"{right / tried:.0%}") if tried else _("Questions finished: {count}   ").format(count=0))
         summary.append(ngettext("Streak: {count} day", "Streak: {count} days", snapshot.streak).format(
             count=snapshot.streak) + "\n")
         summary.append(_("Review: {count} due now").format(count=len(snapshot.due)))
