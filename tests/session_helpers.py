@@ -9,18 +9,23 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from tutor.course.catalog import builtin_lessons_dir, load_lesson
+from tutor.course.catalog import load_lesson
 from tutor.progress.records import Mode
 from tutor.progress.service import ProgressService
 from tutor.progress.store import ProgressStore
 from tutor.session.question import QuestionSession
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
-TENSORS_LESSON = load_lesson(builtin_lessons_dir() / "la-tensors.yaml")   # Q1 (2,4,8)  Q2 (8,)  Q3 64  Q4 (B,L,D)
+# The session tests' lesson: a frozen copy of la-tensors as it was at 689a0ff, so the shipped lesson can
+# change without moving these tests (tests/fixtures/lessons/README.md).  The app reads it as a learner's
+# --lessons folder: TutorApp(lesson_dirs=[FIXTURE_LESSONS]), load_catalog([FIXTURE_LESSONS]).
+FIXTURE_LESSONS = Path(__file__).resolve().parent / "fixtures" / "lessons"
+TENSORS_LESSON = load_lesson(FIXTURE_LESSONS / "fixture-tensors.yaml")   # Q1 (2,4,8)  Q2 (8,)  Q3 64  Q4 (B,L,D)
+TENSORS = TENSORS_LESSON.id
 
 
 def tensors_live(batch: int = 2, length: int = 4, width: int = 8):
-    """la-tensors' live result at the given sizes: what compute_live gives, without the model."""
+    """The fixture lesson's (la-tensors') live result at the given sizes: what compute_live gives, without the model."""
     rng = np.random.default_rng(0)
     embed = rng.normal(size=(batch, length, width))        # (B, L, D)
     pos = rng.normal(size=(length, width))                  # (L, D)

@@ -8,21 +8,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from session_helpers import lesson_from, tensors_live
+from session_helpers import FIXTURE_LESSONS, lesson_from, tensors_live
 
 from tutor.authoring.check_live import LiveChecker
 from tutor.authoring.pinned import Pinned
-from tutor.course.catalog import builtin_lessons_dir
 
-TEXT = (builtin_lessons_dir() / "la-tensors.yaml").read_text(encoding="utf-8")
+TEXT = (FIXTURE_LESSONS / "fixture-tensors.yaml").read_text(encoding="utf-8")
 PROMPT_2 = '"Now pick one token: embed[0, 1] (row 0, position 1). What is its shape?"'
 HINT_2 = '"Which of embed\'s three indices does embed[0, 1] leave free?"'
 
 
 def warnings_for(text: str) -> list:
     """The warnings ``lessons check`` prints for the lesson ``text`` on its own sizes."""
-    lesson = lesson_from(text, "la-tensors.yaml")
-    pinned = Pinned(Path("no-such-dir/la-tensors.yaml"), yaml.compose(text))   # no overlay beside it
+    lesson = lesson_from(text, "fixture-tensors.yaml")
+    pinned = Pinned(Path("no-such-dir/fixture-tensors.yaml"), yaml.compose(text))   # no overlay beside it
     LiveChecker(lesson, tensors_live(), pinned, "", own_sizes=True).run(formula_ok=False)
     return [w for w in pinned.warnings if "states the answer to" in w.message]
 
@@ -59,8 +58,8 @@ def test_an_earlier_prompt_stating_a_later_answer_is_the_ordinary_leak_not_this_
     old = '"Predict the shape of the token embeddings (probe embed)'
     assert old in TEXT
     text = TEXT.replace(old, '"One token is (8,). ' + old[1:])
-    lesson = lesson_from(text, "la-tensors.yaml")
-    pinned = Pinned(Path("no-such-dir/la-tensors.yaml"), yaml.compose(text))
+    lesson = lesson_from(text, "fixture-tensors.yaml")
+    pinned = Pinned(Path("no-such-dir/fixture-tensors.yaml"), yaml.compose(text))
     LiveChecker(lesson, tensors_live(), pinned, "", own_sizes=True).run(formula_ok=False)
     assert not [w for w in pinned.warnings if "states the answer to" in w.message]
     assert [p.field for p in pinned.problems if "gives away the answer to question 2" in p.message] == \

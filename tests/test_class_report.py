@@ -229,17 +229,20 @@ def test_at_80_columns_ids_stay_whole_and_no_header_is_cut(tmp_path):
 
 
 def test_the_page_shows_the_right_answer_and_the_nudge_at_the_sizes_each_learner_saw(tmp_path):
-    """The live step: la-tensors run again at B=2, L=4 (its seeded size draw replayed), graded as the app grades."""
+    """The live step: the fixture lesson (la-tensors frozen) run again at B=2, L=4 (its seeded size draw
+    replayed), graded as the app grades."""
+    from session_helpers import FIXTURE_LESSONS, TENSORS
+
     from tutor.classroom.expected import fill_expected, live_truths, seed_for
     from tutor.classroom.outline import course_outline
     from tutor.course.catalog import load_catalog
 
-    catalog = load_catalog([])
-    assert seed_for(catalog.get("la-tensors").lesson.model, SIZES) is not None
+    catalog = load_catalog([FIXTURE_LESSONS])
+    assert seed_for(catalog.get(TENSORS).lesson.model, SIZES) is not None
     with ProgressStore(tmp_path / "home") as store:
-        store.record(Try("la-tensors", "embed-shape", "（4，8）", False, 0, T0, SIZES))
+        store.record(Try(TENSORS, "embed-shape", "（4，8）", False, 0, T0, SIZES))
         export_json(store, tmp_path / "zhang.json", now=T0, learner="张伟")
-    report = build_report(read_class([tmp_path / "zhang.json"])[0], course_outline(catalog), ["la-tensors"])
+    report = build_report(read_class([tmp_path / "zhang.json"])[0], course_outline(catalog), [TENSORS])
     fill_expected(report, live_truths(catalog))
     embed = report.questions[0]
     assert embed.expected == {SIZES: "(2, 4, 8)"}

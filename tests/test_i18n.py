@@ -184,10 +184,12 @@ async def test_f4_in_a_lesson_keeps_the_lesson_the_question_and_what_is_typed(tm
     from journey_helpers import open_live_lesson, text_of, type_answer, wait_for_live
     from tutor.ui.screens.lesson import LessonScreen
 
-    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    from session_helpers import FIXTURE_LESSONS, TENSORS
+
+    app = TutorApp(lesson_dirs=[FIXTURE_LESSONS], preload_model=False, home=tmp_path, watch_interval=None)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            screen = await open_live_lesson(pilot, "la-tensors", 1)
+            screen = await open_live_lesson(pilot, TENSORS, 1)   # la-tensors frozen: its question 2's Chinese
             await type_answer(pilot, "(2, 4)")          # a wrong try: one of the three is spent
             await pilot.press("right", "x")             # keep the old answer and type on
             await pilot.press("f4")
@@ -247,9 +249,11 @@ async def test_f4_keeps_help_stats_the_dashboard_and_the_lesson_under_them(tmp_p
         assert isinstance(pilot.app.screen, kind), (key, pilot.app.screen)
         return pilot.app.screen
 
-    app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
+    from session_helpers import FIXTURE_LESSONS, TENSORS
+
+    app = TutorApp(lesson_dirs=[FIXTURE_LESSONS], preload_model=False, home=tmp_path, watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        lesson = await open_live_lesson(pilot, "la-tensors", 1)
+        lesson = await open_live_lesson(pilot, TENSORS, 1)   # la-tensors frozen: its question 2's Chinese
         help_screen = await press_to(pilot, "f1", HelpScreen)
         assert await press_to(pilot, "f4", HelpScreen) is help_screen and help_screen.sub_title == "按键"
         assert "命令面板" in text_of(help_screen, "#help-keys")

@@ -34,7 +34,7 @@ def _ids_per_home(monkeypatch):
 
 
 def route_1(progress):
-    """Skip to question 4 of la-tensors, give up: its reveal shows question 1's answer (F1)."""
+    """Skip to question 4 of the fixture lesson (la-tensors frozen), give up: its reveal shows question 1's answer (F1)."""
     q4 = session(progress, 3)
     q4.look_ahead = AHEAD
     assert q4.give_up(LIVE).seen == (0,)
@@ -55,14 +55,14 @@ def test_a_round_trip_into_a_fresh_home_keeps_the_answer_seen_note_and_the_order
     order = choice_order(home)
     doc = json.loads(exported(home, tmp_path / "x.json").read_text(encoding="utf-8"))
     assert doc["learner_id"] == "learner0"
-    assert doc["answers_seen"] == [{"lesson_id": "la-tensors", "question_id": "embed-shape", "seen_in": "symbolic",
+    assert doc["answers_seen"] == [{"lesson_id": "fixture-tensors", "question_id": "embed-shape", "seen_in": "symbolic",
                                     "where": "reveal", "timestamp": doc["answers_seen"][0]["timestamp"]}]
     fresh = service(tmp_path / "b")
     done = import_json(fresh.store, tmp_path / "x.json")
     assert done.seen == 1 and done.learner_id
     back = session(fresh, 0)
     assert back.seen_in == ("symbolic", "reveal")            # "You saw this question's answer … question 4"
-    assert fresh.store.question_record("la-tensors", "embed-shape").outcome is Outcome.MISSED
+    assert fresh.store.question_record("fixture-tensors", "embed-shape").outcome is Outcome.MISSED
     assert choice_order(fresh) == order
     again = json.loads(exported(fresh, tmp_path / "y.json").read_text(encoding="utf-8"))
     assert (again["answers_seen"], again["learner_id"]) == (doc["answers_seen"], doc["learner_id"])
@@ -103,7 +103,7 @@ def test_an_answer_seen_elsewhere_lowers_a_right_first_time_here_and_brings_its_
     answered_here = service(tmp_path / "b")
     session(answered_here, 0).submit("(2, 4, 8)", LIVE)      # right first time here, before the import
     assert import_json(answered_here.store, tmp_path / "x.json").seen == 1
-    assert answered_here.store.question_record("la-tensors", "embed-shape").outcome is Outcome.MISSED
+    assert answered_here.store.question_record("fixture-tensors", "embed-shape").outcome is Outcome.MISSED
     assert session(answered_here, 0).seen_in is not None
 
 
@@ -112,9 +112,9 @@ def test_a_note_never_replaces_a_resolution_of_this_homes_own(tmp_path):
     route_1(seen_there)
     exported(seen_there, tmp_path / "x.json")
     missed_here = service(tmp_path / "b")
-    missed_here.store.record_give_up("la-tensors", "embed-shape", Mode.SCORED, 3, None, T_GIVE_UP)
+    missed_here.store.record_give_up("fixture-tensors", "embed-shape", Mode.SCORED, 3, None, T_GIVE_UP)
     assert import_json(missed_here.store, tmp_path / "x.json").seen == 0
-    assert missed_here.store.question_record("la-tensors", "embed-shape").outcome is Outcome.MISSED
+    assert missed_here.store.question_record("fixture-tensors", "embed-shape").outcome is Outcome.MISSED
     assert missed_here.store.answers_seen() == [] and session(missed_here, 0).seen_in is None
 
 

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from session_helpers import FIXTURE_LESSONS
 
 from tutor.authoring.check import check_paths
 from tutor.grading.answer_text import number_shown, shape_shown, symbolic_shown, values_shown
@@ -96,11 +97,11 @@ def test_a_live_number_in_a_placeholder_is_checked_as_the_learner_sees_it(tmp_pa
 def test_the_title_is_read_too(tmp_path):
     """The title stays on screen above every question: la-tensors' old title, "a batch of sentences is
     (B, L, D)", answered its own symbolic-shape question and no check read it."""
-    source = (Path(__file__).resolve().parents[1] / "lessons" / "la-tensors.yaml").read_text(encoding="utf-8")
-    old = 'title: "Tensors: how a batch of sentences is laid out"'
+    source = (FIXTURE_LESSONS / "fixture-tensors.yaml").read_text(encoding="utf-8")
+    old = 'title: "Tensors (test fixture): how a batch of sentences is laid out"'
     assert old in source
     text = source.replace(old, 'title: "Tensors: a batch of sentences is (B, L, D)"').replace(
-        "id: la-tensors", "id: la-tensors-copy")
+        "id: fixture-tensors", "id: la-tensors-copy")
     path = tmp_path / "la-tensors-copy.yaml"
     path.write_text(text, encoding="utf-8")
     report = check_paths([path], variants=0)

@@ -38,8 +38,8 @@ def home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     now = NOW
     with ProgressStore(home) as store:
-        answer_once(store, "la-tensors", "embed-shape", "wrong", False, now=now - timedelta(minutes=25))
-        answer_once(store, "la-tensors", "embed-shape", "right", True, now=now - timedelta(minutes=20))  # practice
+        answer_once(store, "la-tensors", "last-tokens", "wrong", False, now=now - timedelta(minutes=25))
+        answer_once(store, "la-tensors", "last-tokens", "right", True, now=now - timedelta(minutes=20))  # practice
         answer_once(store, "pr-softmax", "top-prob", "x", True, now=now)
         answer_once(store, "pr-softmax", "smallest", "y", False, now=now)
     return home
@@ -56,7 +56,7 @@ def test_summary(home, capsys, monkeypatch):
     # counted in questions: 3 finished, 1 of them right first time; the practice answer counts nowhere
     assert "Questions finished: 3" in out and "Right first time: 33%" in out and "Answers: 4" in out
     assert "Streak: 1 day" in out and "Tensors:" in out and "Softmax:" in out   # lessons by their titles
-    assert "Reviews due now: 1" in out   # embed-shape, not got 25 minutes ago; smallest comes back in 10 min
+    assert "Reviews due now: 1" in out   # last-tokens, not got 25 minutes ago; smallest comes back in 10 min
 
 
 def test_summary_due_reviews_agree_with_the_roadmap(tmp_path, capsys, monkeypatch):
@@ -172,7 +172,7 @@ def test_at_80_columns_a_title_of_up_to_38_cells_stays_on_one_line(tmp_path, cap
     monkeypatch.setenv("COLUMNS", "80")   # Rich's console takes its width from here when stdout is not a terminal
     with ProgressStore(tmp_path / "home") as store:
         answer_once(store, lesson_id, question_id, "x", True, now=NOW)
-        answer_once(store, "la-tensors", "embed-shape", "x", True, now=NOW)
+        answer_once(store, "la-tensors", "last-tokens", "x", True, now=NOW)
     set_language(language)
     try:
         code, out, _err = run(["--home", str(tmp_path / "home")], capsys, monkeypatch)

@@ -7,9 +7,8 @@ then (2,4,8) was "right first time" on question 1.
 """
 from __future__ import annotations
 
-from session_helpers import TENSORS_LESSON, lesson_from, service, session, tensors_live
+from session_helpers import FIXTURE_LESSONS, TENSORS_LESSON, lesson_from, service, session, tensors_live
 
-from tutor.course.catalog import builtin_lessons_dir
 from tutor.grading.attempts import Outcome
 from tutor.progress.records import Mode
 from tutor.session.look_ahead import Sight, Where, look_ahead
@@ -81,11 +80,11 @@ def test_skipping_a_question_whose_answer_a_later_reveal_shows_makes_it_not_got(
 def stating(prompt_or_hint: str):
     """la-tensors with question 2's prompt (or its hint) stating question 1's answer, as
     nu-grad-clipping's question 2 states question 1's factor."""
-    text = (builtin_lessons_dir() / "la-tensors.yaml").read_text(encoding="utf-8")
+    text = (FIXTURE_LESSONS / "fixture-tensors.yaml").read_text(encoding="utf-8")
     old = ('"Now pick one token: embed[0, 1] (row 0, position 1). What is its shape?"' if prompt_or_hint == "prompt"
            else '"Which of embed\'s three indices does embed[0, 1] leave free?"')
     assert old in text
-    return lesson_from(text.replace(old, '"embed has shape (2, 4, 8); ' + old[1:]), "la-tensors.yaml")
+    return lesson_from(text.replace(old, '"embed has shape (2, 4, 8); ' + old[1:]), "fixture-tensors.yaml")
 
 
 def test_a_later_prompt_that_states_an_earlier_answer_makes_the_untried_one_not_got():

@@ -6,7 +6,7 @@ next-token questions as not got (answer seen); other texts and tried questions c
 Milliseconds: the rule needs the lesson and the store, not the model."""
 from __future__ import annotations
 
-from session_helpers import service, session
+from session_helpers import TENSORS_LESSON, service, session
 
 from tutor.course.catalog import builtin_lessons_dir, load_lesson
 from tutor.grading.attempts import Outcome
@@ -14,7 +14,7 @@ from tutor.progress.records import Answer, Mode
 from tutor.session.sample_sight import contexts, questions_shown, sample_seen, shows_after, sighted_on_opening
 
 TOP_P = load_lesson(builtin_lessons_dir() / "de-top-k-top-p.yaml")   # text "3142"; Q1-Q3 read decode.*
-ATTENTION = load_lesson(builtin_lessons_dir() / "la-tensors.yaml")
+ATTENTION = TENSORS_LESSON
 GREEDY = load_lesson(builtin_lessons_dir() / "de-greedy.yaml")     # text "3142>12"; Q1 greedy-token reads decode.*
 MINE, OTHER = "a" * 32, "b" * 32                                   # two weights' digests (tutor.live.model_identity)
 

@@ -87,11 +87,11 @@ def test_formula_box_folded_until_its_question(app, snap_compare):
 
 
 def test_reveal_of_a_slice(app, snap_compare):
-    """la-tensors' `embed[0, 1]` question: the header gives the slice's shape (8,) beside the whole
+    """la-tensors' `embed[:, -1]` question: the header gives the slice's shape (B, D) beside the whole
     tensor's, uncut at 80 columns."""
     async def run_before(pilot):
         app = pilot.app
-        app.open_lesson("la-tensors", 1)
+        app.open_lesson("la-tensors", 0)
         await pilot.pause()
         await wait_for_live(pilot, app.screen)
         no_blinking(app.screen)
@@ -169,8 +169,8 @@ def test_review_and_stats_in_chinese(zh_app, snap_compare, monkeypatch, key):
     monkeypatch.setattr(review.random, "randrange", lambda start, stop: 7)
 
     with ProgressStore(zh_app.home) as store:
-        resolve(store, "la-tensors", "embed-shape", Outcome.MISSED, ANSWERED)
-        resolve(store, "la-tensors", "one-token", Outcome.FIRST_TRY, ANSWERED)
+        resolve(store, "la-tensors", "last-tokens", Outcome.MISSED, ANSWERED)
+        resolve(store, "la-tensors", "pos-distinct", Outcome.FIRST_TRY, ANSWERED)
 
     async def run_before(pilot):
         app = pilot.app

@@ -1,8 +1,8 @@
 """The look-ahead rule: an answer seen before its question is tried is not a first attempt.
 
 Why: Ctrl+N skips a question for free, and a later question's reveal (or its prompt, or a hint)
-often answers an earlier one: on la-tensors, Ctrl+N ×3 and Ctrl+G on question 4 reveal the
-shape (2, 4, 8) that question 1 asks for, and Ctrl+B then earned "right first time" for reading
+often answers an earlier one: on la-tensors as it was (tests/fixtures/lessons/fixture-tensors.yaml),
+Ctrl+N ×3 and Ctrl+G on question 4 reveal the shape (2, 4, 8) that question 1 asks for, and Ctrl+B then earned "right first time" for reading
 it (2026-12-adversary.md F1).  Skipping stays free; seeing is what counts.  When something on
 screen shows the answer of a question the learner has not tried yet, that question is resolved
 as not got (answer seen), which gives it a review card, and the screen says so when the learner
