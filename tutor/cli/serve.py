@@ -247,8 +247,12 @@ def run(args: argparse.Namespace) -> int:
                 "server stops; a new token is made each run.\n\n{links}\n\nUp to {n} tabs at once. Ctrl+C stops "
                 "the server.").format(links=links, n=args.max_sessions), flush=True)
 
+    from tutor.web.hub_activity import HubActivity
+
+    # a student's server tells the hub they are busy (the idle culler); a hub service has no server of its own
+    activity = HubActivity.from_environment(os.environ) if hub is not None and learners is None else None
     server = make_server(command, listen, policy, max_sessions=args.max_sessions, announce=announce, hub=hub,
-                         learners=learners)
+                         learners=learners, activity=activity)
     try:
         server.serve()
     except OSError as error:   # most often: the port is taken

@@ -97,7 +97,7 @@ async def close_quietly(websocket) -> None:
 
 def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
                 max_sessions: int = DEFAULT_MAX_SESSIONS, announce=None, hub: HubGate | None = None,
-                learners: Learners | None = None):
+                learners: Learners | None = None, activity=None):
     """A textual-serve Server for ``command``; every request passes ``policy`` (None: no checks,
     for a Unix socket in a private folder that only the proxy in front can reach), or, started by a
     JupyterHub, ``hub``'s login under the hub's /user/NAME/ prefix (tutor.web.hub_login).
@@ -105,9 +105,13 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
     ``learners`` (a hub service, with ``hub``): each tab is its session's hub login's, started by
     ``learners.command(login)`` in that login's home, one per login (tutor.web.hub_service).
 
+    ``activity`` (a HubActivity, with ``hub``): messages from the browser are posted to the hub as
+    the server's activity (tutor.web.hub_activity).
+
     ``announce()`` is called once the server listens (the CLI prints the address to open then).
     """
     import asyncio
+    import contextlib
     import signal
 
     import aiohttp_jinja2
@@ -117,10 +121,19 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
     from textual_serve.server import Server, to_int
 
     import textual_serve
+    from tutor.web.hub_activity import TouchingWebSocket
     from tutor.web.hub_login import HUB_USER
     from tutor.web.tab_process import TabService
 
     secure = listen.ssl_context is not None
+
+    async def post_activity(_app):
+        """While the server runs, the hub hears of the student's messages (stopped with it)."""
+        task = asyncio.create_task(activity.run())
+        yield
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     class TutorServer(Server):
         open_sessions = 0
@@ -144,6 +157,8 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
                 await hub.close()
 
             root.on_cleanup.append(close_hub_client)
+            if activity is not None:
+                root.cleanup_ctx.append(post_activity)
             return root
 
         async def on_startup(self, app) -> None:
@@ -199,7 +214,8 @@ def make_server(command: str, listen: Listen, policy: AccessPolicy | None, *,
                 if learners is not None:
                     await self.take_over(user, websocket, service)
                 await service.start(request.query.get("width", "80"), request.query.get("height", "24"))   # capped
-                await self._process_messages(websocket, service)
+                await self._process_messages(websocket if activity is None else TouchingWebSocket(websocket, activity),
+                                             service)
             except asyncio.CancelledError:   # the server stops: the tab with it (below)
                 pass
             except Exception:   # a message that is not the protocol, or a connection lost mid-write
