@@ -165,6 +165,8 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
     ("it-bits", "total-formula", "-sum(log(p))/0.693", "the 0.693 in it is log(2), rounded"),
     ("it-bits", "total-formula", "-sum(log(p))*1.4427", "the 1.4427 in it is 1/log(2), rounded"),
     ("op-sgd-vs-adam", "scaled-step-formula", "-lr*g/abs(g)", "Yours leaves out eps and s."),
+    ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E/(2*3)", "the 2*3 in it is n's value here. Write it as n"),
+    ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E/2/3", "the 2*3 in it is n's value here. Write it as n"),
 ])
 def test_the_reviewed_answers_follow_the_rule_on_the_live_model(hub, lesson_id, question_id, text, said):
     from tutor.course.catalog import load_catalog
@@ -175,3 +177,27 @@ def test_the_reviewed_answers_follow_the_rule_on_the_live_model(hub, lesson_id, 
     live = compute_live(lesson, hub)
     result = grade(q, text, truth_for(q, live.tensors, live.sizes), live.sizes)
     assert not result.correct and said in result.feedback, result.feedback
+
+
+# la-cbow-skipgram: n bound to a number, written as a product of numbers (grade3 #1)
+DIVIDED = question(answer="g / n", bind={"g": "g", "n": 6}, probe="r")
+DIVIDED_TENSORS = {"g": RNG.normal(size=(3, 5)), "r": None}
+DIVIDED_TENSORS["r"] = DIVIDED_TENSORS["g"] / 6
+
+
+@pytest.mark.parametrize(("text", "named"), [("g/(2*3)", "the 2*3 in it is n's value here"),
+                                             ("g/2/3", "the 2*3 in it is n's value here"),
+                                             ("g/(3+3)", "the 3+3 in it is n's value here"),
+                                             ("g/sqrt(36)", "the sqrt(36) in it is n's value here"),
+                                             ("g/6", "the 6 in it is n's value here")])
+def test_a_constant_part_is_folded_before_the_number_is_named(text, named):
+    """Before: g/(2*3), g/2/3 and g/sqrt(36) got 'only by coincidence: with other values it differs'
+    while g/6 named n: the rule looked only at numbers written as one literal."""
+    result = graded(DIVIDED, DIVIDED_TENSORS, [text])[text]
+    assert not result.correct and named in result.feedback and "Write it as n" in result.feedback, result.feedback
+
+
+def test_folding_leaves_right_answers_right():
+    results = graded(DIVIDED, DIVIDED_TENSORS, ["g/n", "g*(2/2)/n", "g/n*sqrt(4)/2"])
+    assert all(result.correct for result in results.values()), {t: r.feedback for t, r in results.items()}
+    assert graded(BITS, BITS_TENSORS, ["-sum(log(p))*(1/log(2))"])["-sum(log(p))*(1/log(2))"].correct

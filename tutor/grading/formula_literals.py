@@ -20,13 +20,14 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tutor.common.i18n import _
 from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
 from tutor.grading.formula_draws import Draw, resampled
+from tutor.grading.formula_folded import folded
 from tutor.grading.formula_nudges import Nudge, Outcome, close_enough
 from tutor.grading.formula_omitted import left_out, left_out_nudge
 
@@ -86,6 +87,8 @@ def _rounded(text: float, exact: float) -> bool:
     decimals = len(written.partition(".")[2].rstrip("0"))
     digits = len(written.replace(".", "").replace("-", "").lstrip("0").rstrip("0")) if decimals else \
         len(written.partition(".")[0].lstrip("-").rstrip("0"))
+    if digits >= 15:
+        return False   # a number folded from 2**0.5 differs from sqrt(2) in its last bit: nobody rounded it
     return digits >= 2 and abs(text - exact) <= 0.5 * 10.0 ** -decimals * (1 + 1e-9)
 
 
@@ -207,7 +210,18 @@ def written_number(question_id: str, tree: Node, reference: Node, outcomes: list
     """What a number in the learner's formula stands for, if anything (see the module's rule).
 
     ``right``: the formula is right on every draw already; only a rounded constant or a length that
-    no draw changes can hide there."""
+    no draw changes can hide there.  Where the numbers as written name nothing, constant parts are
+    folded (``/(2*3)`` is ``/6``) and the nudge quotes them as written (tutor.grading.formula_folded)."""
+    found = _written(question_id, tree, reference, outcomes, tolerance, right)
+    if found is None:
+        tree, texts = folded(tree)
+        found = _written(question_id, tree, reference, outcomes, tolerance, right) if texts else None
+        return replace(found, number=texts[found.number]) if found and found.number in texts else found
+    return found
+
+
+def _written(question_id: str, tree: Node, reference: Node, outcomes: list[Outcome], tolerance: float,
+             right: bool) -> Written | None:
     if right:
         return _constant(tree, reference, outcomes, tolerance) or \
             _fixed_length(question_id, tree, reference, outcomes, tolerance)

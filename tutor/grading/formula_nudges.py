@@ -91,14 +91,6 @@ def constant_factor(yours: np.ndarray, expected: np.ndarray, tolerance: float) -
     return factor if close_enough(yours, factor * expected, max(tolerance, 1e-6)) else None
 
 
-def row_factors(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> bool:
-    """Yours is the answer times a number of its own on each row (a normalising sum per row)."""
-    if yours is None or expected is None or np.ndim(expected) < 2 or np.shape(yours) != np.shape(expected):
-        return False
-    rows = np.reshape(yours, (-1, np.shape(yours)[-1])), np.reshape(expected, (-1, np.shape(expected)[-1]))
-    return all(constant_factor(mine, theirs, tolerance) is not None for mine, theirs in zip(*rows))
-
-
 _FORMS = (("{name}", lambda n: n), ("√{name}", math.sqrt), ("1/{name}", lambda n: 1 / n),
           ("1/√{name}", lambda n: 1 / math.sqrt(n)), ("{name}²", lambda n: n * n), ("1/{name}²", lambda n: 1 / (n * n)))
 
@@ -151,10 +143,7 @@ def _factor_nudge(outcomes: list[Outcome], tolerance: float) -> Nudge | None:
     """A constant factor: named, steady on the draws that kept the sizes, or one that follows the values."""
     factors = [constant_factor(o.yours, o.expected, tolerance) for o in outcomes]
     if any(factor is None for factor in factors):
-        if all(row_factors(o.yours, o.expected, tolerance) for o in outcomes):
-            return Nudge("factor", _("Yours is the answer times a different number on each row: what each row "
-                                     "is divided by (its own sum, its own spread) is off."))
-        return None
+        return None   # a number of its own on each row or column: tutor.grading.formula_scales
     if math.isclose(factors[0], 1.0, rel_tol=0.01) and not _steady_everywhere(outcomes, factors):
         return None   # an extra term that is small here (2nF + 1000): its ratio moves with the sizes
     shown = _shown_factor(factors[0])
@@ -176,9 +165,19 @@ def _small_only(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> in
     entry that matches): a small term such as eps, kept or dropped where it matters; else 0."""
     off = entries_off(yours, expected, tolerance)
     size = np.abs(np.asarray(expected, dtype=np.float64))
-    if not off.any() or off.all() or not np.isfinite(size).all():
-        return 0
+    if not off.any() or 2 * off.sum() > off.size or not np.isfinite(size).all():
+        return 0   # most entries off is no small term: 15 of 16 are smaller than a softmax's lone 1
     return int(off.sum()) if size[off].max() < size[~off].min() else 0
+
+
+def _zeros_transposed(yours: np.ndarray, expected: np.ndarray) -> bool:
+    """The answer's exact zeros (a causal mask's) stand in yours only with the last two axes swapped:
+    ``softmax(causal_mask(Q@K.T)).T`` is wrong the other way too, so plain transposing does not match."""
+    if yours.ndim < 2 or yours.shape[-1] != yours.shape[-2] or not np.isfinite(yours).all():
+        return False
+    zeros = expected == 0
+    return bool(zeros.any()) and np.array_equal(np.swapaxes(yours, -1, -2) == 0, zeros) and \
+        not np.array_equal(yours == 0, zeros)
 
 
 def _masked_only(yours: np.ndarray, expected: np.ndarray, tolerance: float) -> bool:
@@ -248,6 +247,10 @@ def nudge(outcomes: list[Outcome], tolerance: float, has_number: bool = True) ->
                                   "0/0, is somewhere in it.") if expected.size == 1 else
                      _("Yours is not a number (NaN) at {off} of its {count} entries: a log or a square root of a "
                        "negative number, or 0/0, is somewhere in it.").format(off=undefined, count=expected.size))
+    if _zeros_transposed(yours, expected):
+        return Nudge("transposed", _("Yours is the wrong way round: its zeros stand where the answer's do only with "
+                                     "its last two axes swapped. Swap them back, then check the rest: it differs "
+                                     "in more than that."))
     if small := _small_only(yours, expected, tolerance):
         return Nudge("small", _("Yours matches the answer except at its {off} smallest entries: there a small term, "
                                 "such as an eps, is missing, extra or not scaled as it should be.").format(off=small))

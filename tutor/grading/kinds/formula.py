@@ -32,6 +32,7 @@ from tutor.grading.formula_says import SAYS, Expression, WrongAnswer, said, shap
 from tutor.grading.formula_read import Unreadable, read
 from tutor.grading.formula_symbolic import same_formula
 from tutor.grading.formula_literals import literal_nudge, not_the_formula, written_number
+from tutor.grading.formula_scales import line_scale_nudge
 from tutor.grading.formula_nudges import Nudge, Outcome, close_enough, nudge as nudge_for
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
 from tutor.grading.tensor_access import QuestionError, probe_slice
@@ -149,7 +150,7 @@ def nudge_of(question, given: Given, truth: Truth):
             question, given, Truth(Reference(form, tuple(pairs)), "", None))):
         return sentence   # the author's sentence for this very mistake says more than any computed nudge
     written = written_number(question.id, tree, reference, found, question.tolerance, right=False)
-    found_nudge = nudge_for(found, question.tolerance, _has_number(tree))
+    found_nudge = line_scale_nudge(found, question.tolerance, nudge_for(found, question.tolerance, _has_number(tree)))
     # a number written for a name: named where writing the name is right everywhere, or (a bound value
     # among other numbers made from it) where yours holds on the lesson's values only
     return literal_nudge(written) if written and (written.everywhere or found_nudge.word == "coincidence") \
