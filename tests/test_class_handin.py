@@ -44,7 +44,7 @@ def test_three_students_hand_in_and_the_report_reads_the_exchange(tmp_path, exch
         assert main(["class", "submit", "--home", str(tmp_path / name), "--exchange", str(exchange),
                      "--name", name]) == 0
     out = capsys.readouterr().out
-    assert "Handed in 1 attempts as 张伟" in out
+    assert "Handed in 1 attempt as 张伟" in out   # one attempt, singular (it read "1 attempts")
     files = hand_ins(exchange)
     assert [path.name for path in files] == ["ana.json.gz", "ben.json.gz", "张伟.json.gz"]
     assert all(stat.S_IMODE(os.stat(path).st_mode) == 0o600 for path in files)

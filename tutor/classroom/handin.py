@@ -17,7 +17,7 @@ import unicodedata
 from datetime import datetime
 from pathlib import Path
 
-from tutor.common.i18n import M_
+from tutor.common.i18n import M_, ngettext
 from tutor.common.safe_text import find_unsafe, neutralise
 
 EXCHANGE_VARIABLE = "TUTOR_CLASS_EXCHANGE"
@@ -99,3 +99,9 @@ def hand_in(store, folder: Path, name: str, now: datetime, course=None, stem: st
     attempts = export_json(store, target, now=now, course=course, learner=name, compress=True,
                            mode=hand_in_mode(folder))
     return target, attempts
+
+
+def handed_in_message(attempts: int, name: str, path: Path) -> str:
+    """One sentence for the app's notice and the CLI's line, so "1 attempt" reads right in both."""
+    return ngettext("Handed in {attempts} attempt as {name}: {path}", "Handed in {attempts} attempts as {name}: {path}",
+                    attempts).format(attempts=attempts, name=name, path=path)

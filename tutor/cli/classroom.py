@@ -167,7 +167,7 @@ def _catalog(args):
 
 
 def run_submit(args: argparse.Namespace, now: datetime | None = None) -> int:
-    from tutor.classroom.handin import HandInError, exchange_folder, hand_in, learner_name
+    from tutor.classroom.handin import HandInError, exchange_folder, hand_in, handed_in_message, learner_name
     from tutor.classroom.outline import course_question_ids
     from tutor.common.safe_text import one_line
     from tutor.progress.store import ProgressError, ProgressStore
@@ -182,6 +182,5 @@ def run_submit(args: argparse.Namespace, now: datetime | None = None) -> int:
         print(one_line(_("tutor class submit: error: {error}").format(error=translated(message_of(error)))),
               file=sys.stderr)
         return 1
-    print(one_line(_("Handed in {attempts} attempts as {name}: {path}").format(attempts=attempts, name=name,
-                                                                               path=path)))
+    print(one_line(handed_in_message(attempts, name, path)))
     return 0

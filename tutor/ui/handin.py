@@ -64,7 +64,7 @@ def _remember(app, name: str) -> None:
 
 
 def _hand_in_as(app, folder, name: str, stem: str | None = None) -> None:
-    from tutor.classroom.handin import hand_in   # the export's modules, only when handing in
+    from tutor.classroom.handin import hand_in, handed_in_message   # the export's modules, only when handing in
     from tutor.classroom.outline import course_question_ids
 
     app.progress.flush()   # answers queued behind a busy database go in first
@@ -78,7 +78,7 @@ def _hand_in_as(app, folder, name: str, stem: str | None = None) -> None:
             app.call_from_thread(app.notify, translated(message_of(error)), title=_("Hand in my progress"),
                                  severity="error", timeout=15)
             return
-        app.call_from_thread(app.notify, _("Handed in {attempts} attempts as {name}: {path}").format(
-            attempts=attempts, name=name, path=path), title=_("Hand in my progress"), timeout=10)
+        app.call_from_thread(app.notify, handed_in_message(attempts, name, path), title=_("Hand in my progress"),
+                             timeout=10)
 
     app.run_worker(work, thread=True, group="hand-in", exclusive=True, name="hand-in")
