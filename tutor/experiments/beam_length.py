@@ -44,7 +44,8 @@ def _switch_point(length_at, short: int, long: int, steps: int = SWITCH_STEPS) -
                               "beam_length.score_half (1,) that answer's sum over n^0.5; beam_length.p_stop (1,) "
                               "the probability of ending at once; beam_length.p_needed (1,) p_stop over the probability of the "
                               "α = 0.5 answer's first token: how likely its second token must be for its first two "
-                              "tokens to tie with ending at once; beam_length.alpha_star (1,) the α at which "
+                              "tokens to tie with ending at once; beam_length.p_needed_mean (1,) p_stop² over that same first "
+                              "token's probability: the tie for the two tokens' mean ln p (α = 1); beam_length.alpha_star (1,) the α at which "
                               "beam_search's answer changes from the α = 0 one to the α = 1 one, found by bisection "
                               "on the search itself ({steps} runs); beam_length.mean_full (1,) the "
                               "α = 1 answer's sum over its length; beam_length.length_gain (1,) the α = 1 answer's "
@@ -56,7 +57,8 @@ def _switch_point(length_at, short: int, long: int, steps: int = SWITCH_STEPS) -
                      "beam_length.mean_full": ("beam_length.sums", "beam_length.lengths"),
                      "beam_length.length_gain": ("beam_length.lengths",),
                      "beam_length.plain_extra": ("beam_length.lengths",),
-                     "beam_length.p_needed": ("beam_length.p_stop", "beam_length.p")})
+                     "beam_length.p_needed": ("beam_length.p_stop", "beam_length.p"),
+                     "beam_length.p_needed_mean": ("beam_length.p_stop", "beam_length.p")})
 @one_torch_thread
 def beam_length(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -98,6 +100,7 @@ def beam_length(context: ExperimentContext) -> dict[str, np.ndarray]:
         "beam_length.score_half": scalar(sums[half] / lengths[half] ** 0.5),
         "beam_length.p_stop": scalar(first[newline[0]].exp()),
         "beam_length.p_needed": scalar((first[newline[0]] - token_logprobs(answers[half])[0]).exp()),
+        "beam_length.p_needed_mean": scalar((2 * first[newline[0]] - token_logprobs(answers[half])[0]).exp()),
         "beam_length.alpha_star": scalar(alpha_star),
         "beam_length.mean_full": scalar(sums[full] / lengths[full]),
         "beam_length.length_gain": scalar(lengths[full] - lengths[plain]),
