@@ -109,7 +109,6 @@ OLD_SIZES = ('  text: ["31415", "27182"]\n  d_model: 12\n  n_head: 3\n',
 SIZE_DEFECTS = [
     ("la-scaled-scores", ["scores-shape", "cached-step"]),
     ("la-qkv-projection", ["q-shape"]),
-    ("la-multi-head", ["z-shape"]),
     ("nu-shape-walkthrough", ["q-shape", "scores-shape", "z-shape"]),
 ]
 
