@@ -33,10 +33,15 @@ def test_integers_zeros_and_infinities():
     assert cells([-np.inf, 0.5, np.nan])[1] == ["-inf", "0.500", "nan"]
 
 
-def test_a_value_that_only_rounds_to_zero_never_reads_minus_zero():
-    fmt = NumberFormat(3)
-    assert fmt.cell(-1e-7) == "0.000"
-    assert fmt.cell(0.0) == "0" and fmt.cell(-0.0) == "0"
+def test_a_nonzero_value_that_would_round_to_zero_is_written_in_e_notation():
+    """Before: pr-softmax's smallest probability, 7.5e-08, read 0.00000 among its 96 (issue 31)."""
+    fmt, shown = cells([0.9, 0.05, 7.5e-8, 0.0])
+    assert shown == ["0.9000", "0.0500", "7.5e-08", "0"]
+    assert fmt.width(np.array([0.9, 0.05, 7.5e-8])) == len("7.5e-08")
+    assert NumberFormat(3).cell(-1e-7) == "-1.0e-07" and NumberFormat(3).cell(0.00049) == "4.9e-04"
+    assert NumberFormat(3).cell(0.0005) == "0.001"                      # rounds up: fixed point stays
+    assert NumberFormat(3, exponent=-3).cell(2e-9) == "2.0e-06"         # in the tensor's shared scale
+    assert NumberFormat(3).cell(0.0) == "0" and NumberFormat(3).cell(-0.0) == "0"
 
 
 def test_windows_centre_on_the_focus_and_stay_inside():

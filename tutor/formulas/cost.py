@@ -20,7 +20,7 @@ from tutor.formulas.evaluate import FormulaError, Node
 # machine), so grading an answer on five draws stays well under a second.
 EVALUATION_WORK = 4e8          # multiply-adds
 EVALUATION_VALUES = 2e7        # values in the largest tensor it builds (160 MB in float64)
-_REDUCING = {"sum", "mean", "var", "max"}
+_REDUCING = {"sum", "prod", "mean", "var", "max"}
 
 
 def _matmul_shape(a: tuple, b: tuple, col: int) -> tuple[tuple, int]:

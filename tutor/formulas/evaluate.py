@@ -69,6 +69,7 @@ FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "log2": np.log2,
     "log10": np.log10,
     "sum": _last_axis(lambda x: np.sum(x, axis=-1, keepdims=True)),
+    "prod": _last_axis(lambda x: np.prod(x, axis=-1, keepdims=True)),
     "mean": _last_axis(lambda x: np.mean(x, axis=-1, keepdims=True)),
     "var": _last_axis(lambda x: np.var(x, axis=-1, keepdims=True)),
     "max": _last_axis(lambda x: np.max(x, axis=-1, keepdims=True)),

@@ -14,11 +14,11 @@ Formula syntax (plain ASCII, at most 500 characters)::
                 a ** p                      power; p holds no **, |p| <= 100 if constant
                 a.T                         transpose of the last two axes (also a.mT,
                                             a.transpose(-2, -1))
-    functions   softmax causal_mask sqrt exp log log2 log10 sum mean var max
+    functions   softmax causal_mask sqrt exp log log2 log10 sum prod mean var max
                 relu gelu sigmoid tanh sin cos abs    one positional argument each (softmax, sum,
-                                            mean, var, max also take dim=-1)
+                                            prod, mean, var, max also take dim=-1)
 
-``softmax``, ``sum``, ``mean``, ``var`` (population) and ``max`` work on the
+``softmax``, ``sum``, ``prod`` (product of the entries), ``mean``, ``var`` (population) and ``max`` work on the
 last axis and keep it; ``causal_mask`` sets entries above the diagonal to
 -inf.  Names declared as ``matrices`` print as non-commutative symbols, so
 ``Q @ K.T`` renders as ``Q⋅Kᵀ`` and never reorders.  Limits: depth 30, 200
@@ -231,7 +231,7 @@ class _Validator:
                                    most=MAX_EXPONENT), col)
 
 
-LAST_AXIS = ("softmax", "sum", "mean", "var", "max")
+LAST_AXIS = ("softmax", "sum", "prod", "mean", "var", "max")
 
 
 def _minus_one(node: ast.expr) -> bool:

@@ -6,8 +6,10 @@ columns that fit, so both are tested without a screen.
 One format per tensor (numpy's rule): a cell must be comparable with its neighbours at a
 glance, so every cell of a tensor uses the same decimals, and a tensor whose numbers are
 all tiny or all huge is written once with a shared scale factor (``× 1e-4``) instead of a
-column of exponents.  Exact zeros print as ``0``, values that only round to zero as ``0.000``
-(never ``-0.000``), so "masked to exactly zero" stays visible.
+column of exponents.  Exact zeros print as ``0``; a value that would round to zero at the
+tensor's decimals is written with two significant digits in e-notation (``7.5e-08``), as numpy
+does for a tensor it cannot show in fixed point: a softmax's smallest probability is tiny but
+not 0, and ``0.00000`` read as 0 ("masked to exactly zero" stays visible either way).
 """
 from __future__ import annotations
 
@@ -62,8 +64,9 @@ class NumberFormat:
             return "0"
         if self.integers:
             return str(int(round(value)))
-        text = f"{value / 10 ** self.exponent:.{self.decimals}f}"
-        return text[1:] if text.startswith("-") and not any(c in "123456789" for c in text) else text
+        scaled = value / 10 ** self.exponent
+        text = f"{scaled:.{self.decimals}f}"
+        return text if any(c in "123456789" for c in text) else f"{scaled:.1e}"
 
     def width(self, array: np.ndarray) -> int:
         """The widest cell of the whole tensor, so scrolling never shifts the columns."""
