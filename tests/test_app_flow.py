@@ -18,8 +18,8 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         screen = app.screen
         assert isinstance(screen, LessonScreen)
         await wait_for_live(pilot, screen)
-        assert "formula matches the model" in text_of(screen, "#formula-check")
-        assert "q⋅k" in text_of(screen, "#formula") or "q·k" in text_of(screen, "#formula")   # one score
+        # the box is Q·Kᵀ/√d_k, the answer to question 4: folded until that question is tried
+        assert text_of(screen, "#formula-fold") == "▸ Formula shown after question 4"
 
         # garbage first: a clear message, nothing revealed
         await type_answer(pilot, "banana")
@@ -43,7 +43,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         assert text_of(screen, "#your-answer") == ""      # no reveal before a give-up or the last try
         await pilot.press("ctrl+g")
         await pilot.pause()
-        assert "(B, H, L, L)" in text_of(screen, "#your-answer")
+        assert "(B, H, 1, L)" in text_of(screen, "#your-answer")   # question 2 is now the cached step (c6be3cc)
         assert "blocks.0.attn.scores" in text_of(screen, "#real-tensor")
         assert [a.correct for a in app.progress.session_answers] == [True, False]
 
