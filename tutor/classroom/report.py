@@ -18,6 +18,7 @@ from datetime import datetime
 from tutor.classroom.exports import Answer, LearnerExport
 from tutor.grading.attempts import DEFAULT_ATTEMPTS, Outcome
 from tutor.grading.fullwidth import normalize_answer_text
+from tutor.progress.stats import was_tried
 
 TOP_WRONG = 6   # wrong answers listed by name per question; the rest are counted as "others"
 
@@ -181,7 +182,7 @@ def build_report(learners: list[LearnerExport], course: list[CourseLesson] | Non
                 opened = True
                 result = results[(lesson.id, q.id)]
                 counts["hints"] += record.hints
-                if record.outcome is not None or record.tries:   # the first try is the score
+                if was_tried(record):
                     counts["tried"] += 1
                     result.tried += 1
                 if record.outcome is None:

@@ -79,7 +79,8 @@ def beam_length(context: ExperimentContext) -> dict[str, np.ndarray]:
             logits = model(whole)[0, len(ids) - 1:-1].cpu().double()           # (n, V) predicting the answer
         return -F.cross_entropy(logits, torch.tensor(answer), reduction="none")
 
-    sums = torch.stack([token_logprobs(a).sum() for a in answers])              # (3,)
+    per_token = [token_logprobs(a) for a in answers]                            # one forward per answer
+    sums = torch.stack([lp.sum() for lp in per_token])                           # (3,)
     lengths = torch.tensor([len(a) for a in answers], dtype=torch.float64)      # (3,)
     half = ALPHAS.index(0.5)
     padded = np.full((len(ALPHAS), LONGEST), -1.0)
@@ -95,12 +96,12 @@ def beam_length(context: ExperimentContext) -> dict[str, np.ndarray]:
         "beam_length.alpha": np.array(ALPHAS, dtype=np.float64),
         "beam_length.answers": padded,
         "beam_length.lengths": to_numpy(lengths), "beam_length.sums": to_numpy(sums),
-        "beam_length.p": to_numpy(token_logprobs(answers[half]).exp()),
+        "beam_length.p": to_numpy(per_token[half].exp()),
         "beam_length.n": scalar(lengths[half]),
         "beam_length.score_half": scalar(sums[half] / lengths[half] ** 0.5),
         "beam_length.p_stop": scalar(first[newline[0]].exp()),
-        "beam_length.p_needed": scalar((first[newline[0]] - token_logprobs(answers[half])[0]).exp()),
-        "beam_length.p_needed_mean": scalar((2 * first[newline[0]] - token_logprobs(answers[half])[0]).exp()),
+        "beam_length.p_needed": scalar((first[newline[0]] - per_token[half][0]).exp()),
+        "beam_length.p_needed_mean": scalar((2 * first[newline[0]] - per_token[half][0]).exp()),
         "beam_length.alpha_star": scalar(alpha_star),
         "beam_length.mean_full": scalar(sums[full] / lengths[full]),
         "beam_length.length_gain": scalar(lengths[full] - lengths[plain]),

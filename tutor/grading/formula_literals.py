@@ -30,6 +30,7 @@ from tutor.grading.formula_draws import Draw, resampled
 from tutor.grading.formula_folded import folded
 from tutor.grading.formula_nudges import Nudge, Outcome, close_enough
 from tutor.grading.formula_omitted import left_out, left_out_nudge
+from tutor.grading.formula_says import shaped_like
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def _result(tree: Node, values: dict, expected) -> np.ndarray | None:
         result = np.asarray(evaluate_tree(tree, values), dtype=np.float64)
     except FormulaError:
         return None
-    return np.reshape(result, np.shape(expected)) if np.ndim(result) == 0 and np.size(expected) == 1 else result
+    return shaped_like(result, expected)
 
 
 def _right_everywhere(outcomes: list[Outcome], tolerance: float, tree_on: Callable[[Draw], Node]) -> bool:

@@ -16,9 +16,8 @@ import numpy as np
 
 from tutor.common.i18n import P_, _
 from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
-from tutor.grading.formula_nudges import Nudge, Outcome
+from tutor.grading.formula_nudges import ROUND_OFF, Nudge, Outcome
 
-ROUND_OFF = 1e-12   # of the answer's largest entry: a change below it is float64 rounding, not dependence
 
 
 def _moves(reference: Node, values: dict, name: str) -> bool:

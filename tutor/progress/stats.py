@@ -59,6 +59,12 @@ class TrackStats:
         return self.first_try / self.tried_questions if self.tried_questions else None
 
 
+def was_tried(record) -> bool:
+    """A question counts as tried once it has a first try or an outcome: the first try is the score,
+    so the learner's screens and the teacher's report must use this one rule."""
+    return record.outcome is not None or bool(record.tries)
+
+
 def question_counts(records: Iterable, course: Mapping[str, Sequence[str]] | None = None) -> dict[str, LessonStats]:
     """The one count of progress: the roadmap, the lesson summary, Stats, ``tutor progress`` and the
     export all read it. ``records`` are question records; with ``course`` ({lesson: question ids})
@@ -69,7 +75,7 @@ def question_counts(records: Iterable, course: Mapping[str, Sequence[str]] | Non
             continue
         s = out.setdefault(r.lesson_id, LessonStats())
         s.seen.add(r.question_id)
-        if r.outcome is not None or r.tries:
+        if was_tried(r):
             s.tried.add(r.question_id)
         if r.outcome is not None:
             s.finished.add(r.question_id)

@@ -30,6 +30,8 @@ import struct
 import sys
 from pathlib import Path
 
+from tutor.web.hub_service import without_hub_settings
+
 MAX_REQUEST = 1 << 20
 # What each tab needs before it can draw its roadmap and first lesson; imported once, here (a
 # module a tab imports itself costs every tab its CPU and its own copy of the module's memory).
@@ -81,7 +83,7 @@ class ForkServer:
         folder = Path(tempfile.mkdtemp(prefix="tutor-tabs-"))   # 0700: only this account may connect
         # not the hub's settings and token (tutor serve --hub, --hub-service): every tab is a fork of this
         # process and takes its environment from its launcher; nothing here needs the hub's credentials
-        environment = {key: value for key, value in os.environ.items() if not key.startswith("JUPYTERHUB_")}
+        environment = without_hub_settings(dict(os.environ))
         process = subprocess.Popen([sys.executable, "-m", "tutor.web.fork_server", str(folder / "tabs.sock"),
                                     str(os.getpid()), *map(str, lesson_dirs)],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=environment)

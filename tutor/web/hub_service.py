@@ -25,6 +25,12 @@ from typing import Callable
 from tutor.common.file_scope import HUB_USER_VARIABLE, login_folder_name
 from tutor.common.safe_files import private_folder
 
+
+def without_hub_settings(environment: dict[str, str]) -> dict[str, str]:
+    """The environment less the hub's settings and its API token, for processes that have no use for them."""
+    return {key: value for key, value in environment.items() if not key.startswith("JUPYTERHUB_")}
+
+
 LEARNERS = "learners"                  # under the service's data folder: one home per hub login
 
 
@@ -50,6 +56,4 @@ class Learners:
     def environment(environment: dict[str, str], user: str) -> dict[str, str]:
         """A tab's environment: the service's, without the hub's settings and token (a tab has no use
         for the service's credentials), with the login it is for."""
-        tab = {key: value for key, value in environment.items() if not key.startswith("JUPYTERHUB_")}
-        tab[HUB_USER_VARIABLE] = user
-        return tab
+        return without_hub_settings(environment) | {HUB_USER_VARIABLE: user}
