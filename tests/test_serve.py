@@ -267,3 +267,13 @@ def test_each_tab_runs_one_torch_thread_unless_the_server_environment_sets_a_cou
     plain = tab_environment({"PATH": "/bin"}, "zh")
     assert plain == {"PATH": "/bin", "OMP_NUM_THREADS": "1", "LANGUAGE": "zh"}
     assert tab_environment({"OMP_NUM_THREADS": "4"}, None) == {"OMP_NUM_THREADS": "4"}
+
+
+def test_a_tab_never_gets_the_hubs_token_or_settings():
+    """Under ``--hub`` the server holds the learner's API token to log in and post activity; the
+    tab's process (whatever it runs) does not need it, so it is not handed down."""
+    from tutor.web.server import tab_environment
+
+    hub = {"PATH": "/bin", "JUPYTERHUB_API_TOKEN": "secret", "JUPYTERHUB_USER": "ana",
+           "JUPYTERHUB_API_URL": "http://hub/api"}
+    assert tab_environment(hub, None) == {"PATH": "/bin", "OMP_NUM_THREADS": "1"}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from tutor.common.i18n import LANGUAGES, N_, _, current_language, language_code
 from tutor.web import DEFAULT_MAX_SESSIONS, TAB_THREADS
 from tutor.web.access import AccessPolicy, guard_middleware
+from tutor.web.hub_service import without_hub_settings
 
 if TYPE_CHECKING:
     import ssl
@@ -68,8 +69,10 @@ def tab_environment(environment: dict[str, str], language: str | None) -> dict[s
     """textual-serve's environment for a tab's process, plus: the browser's language unless the
     tutor was told another (--lang) or the learner chose one (remembered), as LANGUAGE is the
     locale's first word; and one torch thread unless the server's own environment sets one
-    (tutor.web.TAB_THREADS; a forked tab has its count from the fork server)."""
-    environment = dict(environment)
+    (tutor.web.TAB_THREADS; a forked tab has its count from the fork server).  The hub's settings
+    and API token stay with the server, which alone logs in and posts activity: a tab started by
+    ``--hub`` has no more use for the learner's token than a hub service's tab has for the service's."""
+    environment = without_hub_settings(environment)
     environment.setdefault("OMP_NUM_THREADS", TAB_THREADS)
     if language:
         environment["LANGUAGE"] = language
