@@ -109,6 +109,28 @@ def test_number_nudges_say_which_way_without_the_answer(answer, nudge):
     assert feedback.startswith("Not quite.") and nudge in feedback and "38" not in feedback
 
 
+@pytest.mark.parametrize("answer, nudge", [("1", "Too high."), ("96", "Too high."), ("0.5", "Too high."),
+                                           ("-2", "Too low.")])
+def test_an_answer_of_zero_up_to_rounding_hears_no_sign_nudge(answer, nudge):
+    """ca-chain-rule's row sum is 0 up to rounding (-3e-9 on the model): every positive guess heard
+    "Check the sign" (issue 31). The sign is named only where it is all that is wrong."""
+    tensors = {"logits": np.array([[[0.25, -0.5, 0.25 - 3e-9]]])}
+    question = number(probe="logits[0, 0]", reduce="sum", tolerance=0.001)
+    feedback = grade(question, answer, truth_for(question, tensors, SIZES), SIZES).feedback
+    assert feedback == f"Not quite. {nudge}", feedback
+
+
+def test_the_sign_nudge_needs_the_negated_answer_to_match():
+    question = number(probe="logits[0, 2]", reduce="sum", tolerance=0.5)   # the answer is 38
+    truth = truth_for(question, TENSORS, SIZES)
+    assert grade(question, "-38.2", truth, SIZES).feedback == "Not quite. Check the sign."
+    assert grade(question, "-50", truth, SIZES).feedback == "Not quite. Too low."
+    values = ValuesQuestion(kind="values", id="row", prompt="p", probe="logits[0, 2]", tolerance=0.1)   # 8, 9, 10, 11
+    truth = truth_for(values, TENSORS, SIZES)
+    assert grade(values, "8, 9, 10, -11", truth, SIZES).feedback.endswith("check the sign.")
+    assert grade(values, "8, 9, 10, -3", truth, SIZES).feedback.endswith("too low.")
+
+
 def test_shape_nudge_for_axes_in_the_wrong_order():
     question = ShapeQuestion(kind="shape", id="s", prompt="shape", probe="logits")
     truth = truth_for(question, TENSORS, SIZES)

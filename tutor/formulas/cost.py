@@ -40,14 +40,15 @@ def _matmul_shape(a: tuple, b: tuple, col: int) -> tuple[tuple, int]:
     return shape, left[-1]
 
 
-def _walk(node: Node, shapes: Mapping[str, tuple]) -> tuple[tuple, float, float]:
-    """(shape, multiply-adds, largest tensor) of ``node``."""
+def _walk(node: Node, shapes: Mapping[str, tuple], seen: list | None = None) -> tuple[tuple, float, float]:
+    """(shape, multiply-adds, largest tensor) of ``node``; ``seen`` collects (part, shape) of every
+    part, the operands before the operation (the same order on every draw)."""
     if node.kind == "num":
         return (), 0.0, 1.0
     if node.kind == "name":
         shape = tuple(shapes.get(str(node.value), ()))
         return shape, 0.0, float(math.prod(shape))
-    parts = [_walk(arg, shapes) for arg in node.args]
+    parts = [_walk(arg, shapes, seen) for arg in node.args]
     work = sum(p[1] for p in parts)
     largest = max(p[2] for p in parts)
     shape = parts[0][0]
@@ -66,6 +67,8 @@ def _walk(node: Node, shapes: Mapping[str, tuple]) -> tuple[tuple, float, float]
                                   left=parts[0][0], right=parts[1][0], operator=node.value, column=node.col),
                                node.col) from None
     size = float(math.prod(shape))
+    if seen is not None:
+        seen.append((node, shape))
     return shape, work + size, max(largest, size)
 
 
@@ -73,6 +76,14 @@ def evaluation_cost(node: Node, shapes: Mapping[str, tuple]) -> tuple[float, flo
     """(multiply-adds, values in the largest tensor) of one evaluation on tensors of these shapes."""
     _, work, largest = _walk(node, shapes)
     return work, largest
+
+
+def part_shapes(node: Node, shapes: Mapping[str, tuple]) -> list[tuple[Node, tuple]]:
+    """(part, its shape) of every operation in ``node`` on tensors of these shapes, inner parts first:
+    what an evaluation builds on the way (FormulaError where the shapes do not fit)."""
+    seen: list[tuple[Node, tuple]] = []
+    _walk(node, shapes, seen)
+    return seen
 
 
 def over_budget(node: Node, shapes: Mapping[str, tuple]) -> str | None:

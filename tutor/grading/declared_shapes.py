@@ -20,7 +20,8 @@ _DESCRIPTIONS: dict[str, str] = {}   # experiment name -> its description, as re
 AXIS_WORDS = {"B": "batch", "H": "head", "L": "position", "V": "vocabulary", "D": "feature",
               "D_head": "feature", "d_k": "feature", "4D": "hidden"}
 _SHAPE = re.compile(r"\(([^()]*)\)")
-_NAMES = re.compile(r"((?:[a-z_0-9]*\.[\w.]+)(?:\s*[/,]\s*[a-z_0-9]*\.[\w.]+)*)\s*$")
+_JOIN = r"(?:\s*[/,]\s*|\s+and\s+)"   # "a.x, .y", "a.x / a.y", "a.x and a.y": one shape for each
+_NAMES = re.compile(rf"((?:[a-z_0-9]*\.[\w.]+)(?:{_JOIN}[a-z_0-9]*\.[\w.]+)*)\s*$")
 _AXIS = re.compile(r"^[\w+\-*/ ]{1,20}$")
 _COUNTED = re.compile(r"^\d+ ([a-z]+)$")   # "31 step": an axis that is none of the sizes, named in words
 
@@ -42,7 +43,7 @@ def _declarations() -> dict[str, tuple[str | None, ...]]:
             names = _NAMES.search(text[:match.start()])
             if not names:
                 continue
-            for name in re.split(r"\s*[/,]\s*", names.group(1)):
+            for name in re.split(_JOIN, names.group(1)):
                 full = f"{experiment}{name}" if name.startswith(".") else name
                 if full.startswith(experiment + "."):
                     found.setdefault(full, tuple(_axis_word(a) for a in axes))

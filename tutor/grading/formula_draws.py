@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tutor.grading.declared_shapes import declared_axes
 from tutor.grading.probe_ref import parse_probe_ref
 from tutor.grading.reveal_focus import axis_names
 from tutor.grading.tensor_access import bind_values
@@ -49,21 +50,29 @@ class Draw:
     named: tuple[str, ...] = ()   # the sizes given new lengths, each different from every other length
 
 
-def _feature_size(name: str) -> str:
-    return "D_head" if ".attn." in name and name.rsplit(".", 1)[-1] in ("q", "k", "v", "z") else "D"
+def _feature_size(name: str, length: int, sizes: dict[str, int]) -> str:
+    """D_head for a head's q, k, v, z; else whichever of D and D_head has the axis's length (an
+    experiment's φ(Q) declared (B, H, L, D_head) is a head's features too)."""
+    if ".attn." in name and name.rsplit(".", 1)[-1] in ("q", "k", "v", "z"):
+        return "D_head"
+    return "D_head" if sizes.get("D") != length and sizes.get("D_head") == length else "D"
 
 
 def axis_sizes(reference: str, tensors: dict[str, np.ndarray], sizes: dict[str, int]) -> tuple[str | None, ...]:
     """The size name of each axis of a probe slice (None: a fixed length, or a part of an axis).
 
     Named from what the probe's axes mean, not from their lengths, so L and D_head stay apart
-    when both are 4; other tensors (params, experiments) by a length other than 1 that only one size has."""
+    when both are 4; an experiment's output by the shape its description declares (an axis it gives
+    as a number, ``minibatch.sizes (4,)``, is no size, though D_head is 4: issue 31, op-minibatch's
+    "(D_head,)"); other tensors (params) by a length other than 1 that only one size has."""
     ref = parse_probe_ref(reference)
     full = tuple(np.shape(tensors[ref.name]))
+    declared = declared_axes(ref.name)
+    declared = declared is not None and len(declared) == len(full)
     named = []
     for axis, word in enumerate(axis_names(ref.name, full, sizes)):
-        size = _WORD_SIZES.get(word) or (_feature_size(ref.name) if word == "feature" else None)
-        if size is None:
+        size = _WORD_SIZES.get(word) or (_feature_size(ref.name, full[axis], sizes) if word == "feature" else None)
+        if size is None and not declared:   # a declared "(4,)" is four batch sizes, never D_head that is 4 too
             matches = [s for s in SIZED if sizes.get(s) == full[axis]] if full[axis] > 1 else []   # as axis_names
             size = matches[0] if len(matches) == 1 else None
         named.append(size if size and sizes.get(size) == full[axis] else None)

@@ -19,16 +19,19 @@ _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 3}
 
 
 def written_text(node: Node) -> str:
-    """A constant part as the learner would have typed it: ``2*3``, ``sqrt(64)``, ``1/log(2)``."""
+    """A part as the learner would have typed it: ``2*3``, ``sqrt(64)``, ``1/log(2)``, ``phi_Q@phi_K.T``."""
     if node.kind == "num":
         return f"{float(node.value):g}"
     if node.kind == "neg":
         return f"-{_operand(node.args[0], 3)}"
     if node.kind == "call":
         return f"{node.value}({written_text(node.args[0])})"
+    if node.kind == "T":
+        return f"{_operand(node.args[0], 4)}.T"
     if node.kind == "op":
         level = _PRECEDENCE.get(str(node.value), 3)
-        return f"{_operand(node.args[0], level)}{node.value}{_operand(node.args[1], level + 0.5)}"
+        between = " @ " if node.value == "@" else str(node.value)   # a product of tensors, as lessons write it
+        return f"{_operand(node.args[0], level)}{between}{_operand(node.args[1], level + 0.5)}"
     return str(node.value)
 
 

@@ -27,7 +27,8 @@ from tutor.formulas.parse import Formula, render_formula
 from tutor.grading.answer_text import formula_shown
 from tutor.grading.answers import AnswerError
 from tutor.grading.fields import ProbeRefText, QuestionBase
-from tutor.grading.formula_draws import formula_draws
+from tutor.grading.formula_builds import builds_nudge, built, shape_problems
+from tutor.grading.formula_draws import SIZED, formula_draws
 from tutor.grading.formula_says import SAYS, Expression, WrongAnswer, said, shaped_like
 from tutor.grading.formula_read import Unreadable, read
 from tutor.grading.formula_symbolic import same_formula
@@ -50,6 +51,9 @@ class FormulaQuestion(QuestionBase):
     reject: list[WrongAnswer] = Field(default_factory=list, max_length=20)     # must grade wrong, with this nudge
     wrong: list[WrongAnswer] = Field(default_factory=list, max_length=10)      # the older name of reject
     forbid: list[SymbolName] = Field(default_factory=list, max_length=20)      # names an answer may not use
+    # shapes, in size names ([L, L]), that no part of an answer may have: tutor.grading.formula_builds
+    forbid_shapes: list[Annotated[list[Literal[SIZED]], Field(min_length=1, max_length=4)]] = \
+        Field(default_factory=list, max_length=5)
     tolerance: float = Field(1e-4, gt=0, le=1, allow_inf_nan=False)
 
     @model_validator(mode="after")
@@ -133,22 +137,30 @@ def symbolic_verdict(question, given: Given, truth: Truth, cpu_seconds: float = 
                         cpu_seconds)
 
 
+def _built(question, given: Given, truth: Truth):
+    return built(given.formula.tree, question.forbid_shapes, [draw for draw, _ in truth.value.draws])
+
+
 def matches(question, given: Given, truth: Truth) -> bool:
     found = outcomes(question, given, truth)
     numeric = all(close_enough(o.yours, o.expected, question.tolerance) for o in found)
-    return numeric and symbolic_verdict(question, given, truth) is not False and \
-        not_the_formula(question.id, given.formula.tree, truth.value.formula.tree, found, question.tolerance) is None
+    return numeric and symbolic_verdict(question, given, truth) is not False and _built(question, given, truth) is None \
+        and not_the_formula(question.id, given.formula.tree, truth.value.formula.tree, found, question.tolerance) is None
 
 
 def nudge_of(question, given: Given, truth: Truth):
     found = outcomes(question, given, truth)
     tree, reference = given.formula.tree, truth.value.formula.tree
+    intermediate = _built(question, given, truth)
     if all(close_enough(o.yours, o.expected, question.tolerance) for o in found):
-        return not_the_formula(question.id, tree, reference, found, question.tolerance) or \
+        return (builds_nudge(intermediate) if intermediate else None) or \
+            not_the_formula(question.id, tree, reference, found, question.tolerance) or \
             Nudge("coincidence", _("Yours equals the answer on these numbers, but not as a formula."))
     if sentence := said(question, found, truth.value.draws, lambda form, pairs: symbolic_verdict(
             question, given, Truth(Reference(form, tuple(pairs)), "", None))):
         return sentence   # the author's sentence for this very mistake says more than any computed nudge
+    if intermediate:   # a step the question rules out, whatever else is wrong
+        return builds_nudge(intermediate)
     written = written_number(question.id, tree, reference, found, question.tolerance, right=False)
     found_nudge = line_scale_nudge(found, question.tolerance, nudge_for(found, question.tolerance, _has_number(tree)))
     # a number written for a name: named where writing the name is right everywhere, or (a bound value
@@ -239,6 +251,8 @@ def check_answer(question, truth: Truth, tensors, sizes, own_sizes: bool) -> lis
                                                       probe=question.probe, detail=detail)))
     if problems:
         return problems
+    problems += [AuthorProblem(("forbid_shapes",), problem) for problem in shape_problems(
+        question.answer, truth.value.formula.tree, question.forbid_shapes, [draw for draw, _ in truth.value.draws])]
     problems += [problem for i, text in enumerate(question.accept) for problem in _check_accept(question, truth, i, text)]
     # a nudge's words may name the lesson's own sizes; an author's sentence names none, so its form
     # must be refused, with that sentence, on every model and size the check runs

@@ -44,8 +44,12 @@ def _tolerance(question, expected: float) -> float:
     return absolute_tolerance(question.tolerance, question.relative, expected)
 
 
-def direction_nudge(given: float, expected: float) -> str:
-    """Too high / too low / about 10x off / the sign; shared with values. Never the value itself."""
+def direction_nudge(given: float, expected: float, tolerance: float = 0.0) -> str:
+    """Too high / too low / about 10x off / the sign; shared with values. Never the value itself.
+
+    "Check the sign" only where the sign is all that is wrong (``-given`` is within ``tolerance``):
+    an answer of 0 up to rounding (ca-chain-rule's row sum, -3e-9 here) sent every positive guess,
+    1 or 96 alike, to look at its sign (issue 31)."""
     if math.isnan(expected):
         return _("Not an infinity: this operation gives no number at all here (nan).") if math.isinf(given) else \
             _("Think about what this operation gives for these inputs: is it an ordinary number at all?")
@@ -57,7 +61,9 @@ def direction_nudge(given: float, expected: float) -> str:
         return _("The result here is an ordinary number.")
     if given != 0 and expected != 0 and math.isfinite(given) and math.isfinite(expected):
         if (given > 0) != (expected > 0):
-            return _("Check the sign.")
+            if close(-given, expected, tolerance):
+                return _("Check the sign.")
+            return _("Too high.") if given > expected else _("Too low.")
         ratio = given / expected
         if 7 <= ratio <= 14:
             return _("About 10× too large.")
@@ -92,7 +98,8 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
             return _("Not that index; compare the values it is chosen from again.")
         if getattr(question, "categorical", False):
             return _("Not that one; look again at what it is chosen from.")
-        return direction_nudge(given, float(truth.value))
+        expected = float(truth.value)
+        return direction_nudge(given, expected, _tolerance(question, expected))
 
     def closeness(self, question, truth: Truth) -> str:
         return tolerance_in_words(question.tolerance, question.relative, float(truth.value))

@@ -66,7 +66,7 @@ class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
         wrong = [(g, e) for g, e in zip(given, expected) if not close(g, e, question.tolerance)]
         if len(wrong) == 1:
             return _("One of the {count} values is off: {direction}").format(
-                count=expected.size, direction=direction_nudge(*wrong[0]).lower())
+                count=expected.size, direction=direction_nudge(*wrong[0], question.tolerance).lower())
         return _("{wrong} of the {count} values are off.").format(wrong=len(wrong), count=expected.size)
 
     def closeness(self, question, truth):
