@@ -149,6 +149,9 @@ def test_closeness_is_said_in_words():
     assert tolerance_in_words(0, False) == "exactly"
     assert tolerance_in_words(0.005, False) == "to 2 decimals"
     assert tolerance_in_words(0.05, False) == "to 1 decimal"
+    assert tolerance_in_words(0.01, False) == "to 2 decimals"
+    assert tolerance_in_words(0.15, False) == "within 0.15"   # 2.75 is not right to 1 decimal for 2.889
+    assert tolerance_in_words(0.4, False) == "within 0.4"
     assert tolerance_in_words(0.05, True) == "within about 5%"
     assert tolerance_in_words(26.16, False, 523.2) == "within about 5%"
 
@@ -260,3 +263,12 @@ def test_nan_and_inf_nudges_name_which():
     assert "Not an infinity" in grade(question, "inf", undefined, SIZES).feedback
 
 
+
+
+@pytest.mark.parametrize("given, nudge", [(88.72, "Too high."), (100.0, "About 10× too large."),
+                                          (1.1, "About 10× too small."), (1.4, "Too low.")])
+def test_about_ten_times_is_said_only_of_a_slipped_decimal_point(given, nudge):
+    """88.72 against 11.09 (float32's exp limit for fp16's) is 8×: a different mistake, not a decimal slip."""
+    from tutor.grading.kinds.number import direction_nudge
+
+    assert direction_nudge(given, 11.09) == nudge

@@ -23,7 +23,7 @@ def format_values(array: np.ndarray) -> str:
 
 
 def tolerance_in_words(tolerance: float, relative: bool, expected: float | None = None) -> str:
-    """How close counts, said as a person would: 'exactly', 'to 2 decimals', 'within about 5%'.
+    """How close counts, said as a person would: 'exactly', 'to 2 decimals', 'within 0.15', 'within about 5%'.
 
     The raw tolerance of a relative question depends on the live value, so printing it would both
     read as noise and hint at the answer's size; a percentage or a count of decimals does neither.
@@ -34,7 +34,10 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
         return _("within about {percent}").format(percent=_percent(tolerance))
     if tolerance < 0.5:
         decimals = max(0, math.ceil(-math.log10(2 * tolerance) - 1e-9))
-        return ngettext("to {count} decimal", "to {count} decimals", decimals).format(count=decimals)
+        if tolerance <= 10.0 ** -decimals * (1 + 1e-9):   # at most one unit off in the last decimal
+            return ngettext("to {count} decimal", "to {count} decimals", decimals).format(count=decimals)
+        # ±0.15 is not "to 1 decimal": 2.75 would be "right to 1 decimal" for 2.889, which rounds to 2.9
+        return _("within {tolerance}").format(tolerance=format_number(tolerance))
     if tolerance == 0.5:
         return _("to the nearest whole number")
     if expected is not None and math.isfinite(expected) and expected != 0:

@@ -64,10 +64,10 @@ def direction_nudge(given: float, expected: float, tolerance: float = 0.0) -> st
             if close(-given, expected, tolerance):
                 return _("Check the sign.")
             return _("Too high.") if given > expected else _("Too low.")
-        ratio = given / expected
-        if 7 <= ratio <= 14:
+        ratio = given / expected   # a slipped decimal point is 10× give or take rounding; 8× is another mistake
+        if 9 <= ratio <= 11:
             return _("About 10× too large.")
-        if 1 / 14 <= ratio <= 1 / 7:
+        if 1 / 11 <= ratio <= 1 / 9:
             return _("About 10× too small.")
     return _("Too high.") if given > expected else _("Too low.")
 
