@@ -61,3 +61,16 @@ def test_the_learner_id_is_made_once_per_home_and_not_from_the_clock(tmp_path, m
     monkeypatch.setattr("tutor.progress.store.new_learner_id", lambda: next(made))
     assert service(tmp_path / "a").learner_id() == "first" and service(tmp_path / "a").learner_id() == "first"
     assert service(tmp_path / "b").learner_id() == "second"
+
+
+def test_a_scale_is_shown_in_the_authors_order_to_every_learner():
+    """Ranges shuffled read as a puzzle of their own (an unseen reader found de-temperature-range's
+    percentage ranges out of order); ``ordered`` keeps them as written, and cannot be mixed with pin_last."""
+    scale = lesson_from(LESSON.replace("pin_last: true", "ordered: true"), "zz-choices.yaml").questions[0]
+    for n in range(20):
+        shown = kind_of(scale).in_learner_order(scale, random.Random(f"learner{n}/zz-choices/five"))
+        assert [pick.text for pick in kind_of(shown).options(shown)] == ["zero", "one", "two", "three", "none of these"]
+    import pytest
+    from tutor.course.loader import LessonFileError
+    with pytest.raises(LessonFileError, match="pin_last"):
+        lesson_from(LESSON.replace("pin_last: true", "pin_last: true\n    ordered: true"), "zz-choices.yaml")

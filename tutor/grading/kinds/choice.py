@@ -89,6 +89,9 @@ class ChoiceQuestion(QuestionBase):
     choices: list[ShortText] = Field(min_length=2, max_length=8)
     # each learner sees the choices in an order of their own; this keeps the last one last ("none of these")
     pin_last: bool = False
+    # the choices are points on one scale ("below 0.1", "0.1 to 0.5", "above 0.5"): shuffled, a scale reads
+    # as a puzzle of its own, so it is shown as written (vary which point is right across questions instead)
+    ordered: bool = False
     # shown position -> the author's index, for one learner (ChoiceKind.in_learner_order); None: as written
     _order: tuple[int, ...] | None = PrivateAttr(default=None)
     # a fixed index (counting from 0) only where the answer cannot depend on the weights
@@ -96,6 +99,8 @@ class ChoiceQuestion(QuestionBase):
 
     @model_validator(mode="after")
     def _answer_in_range(self):
+        if self.ordered and self.pin_last:
+            raise ValueError(M_("ordered keeps every choice where it is written: pin_last has nothing to add"))
         indices = [self.answer] if isinstance(self.answer, int) else _rule_choices(self.answer)
         for index in indices:
             if index >= len(self.choices):
@@ -239,7 +244,10 @@ class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
 
     def in_learner_order(self, question, rng):
         """Choices shuffled per learner: the right one is not always b for everyone (24 of the 42 fixed
-        answers of the course were b), nor in the same place when Review brings the card back."""
+        answers of the course were b), nor in the same place when Review brings the card back.
+        A scale (``ordered``) keeps its order: its right point moves with the model, not with the learner."""
+        if question.ordered:
+            return question
         movable = list(range(len(question.choices) - (1 if question.pin_last else 0)))
         rng.shuffle(movable)
         ordered = question.model_copy()
