@@ -50,9 +50,11 @@ def test_number_reduction_and_show_reveals_the_chosen_slice():
 def test_shape_feedback_counts_axes():
     question = ShapeQuestion(kind="shape", id="s", prompt="shape", probe="logits")
     truth = truth_for(question, TENSORS, SIZES)
-    result = grade(question, "3, 4", truth, SIZES)
+    result = grade(question, "2, 4", truth, SIZES)
     assert not result.correct and "2 axes" in result.feedback and "different number" in result.feedback
     assert "(1, 3, 4)" not in result.feedback
+    dropped = grade(question, "3, 4", truth, SIZES)   # the batch axis of size 1 left out
+    assert "keeps its axes of size 1: it has 3 axes" in dropped.feedback and "(1, 3, 4)" not in dropped.feedback
 
 
 def test_unknown_probe_is_an_authors_error_listing_valid_probes():
@@ -272,3 +274,15 @@ def test_about_ten_times_is_said_only_of_a_slipped_decimal_point(given, nudge):
     from tutor.grading.kinds.number import direction_nudge
 
     assert direction_nudge(given, 11.09) == nudge
+
+
+@pytest.mark.parametrize("given, expected, nudge", [
+    ((1, 1, 32), (32,), "The right sizes, with axes of size 1 this tensor does not have: it has 1 axis."),
+    ((2, 3, 8), (2, 3, 1, 8), "The right sizes, but this tensor keeps its axes of size 1: it has 4 axes."),
+    ((2, 4, 32), (32,), "That has 3 axes; this tensor has a different number.")])
+def test_a_shape_off_only_by_axes_of_size_one_is_named(given, expected, nudge):
+    """An unseen reader (la-ffn-shapes win-shape): b_in's (1, 1, 32), the bias broadcast against the
+    hidden layer, got the same 'That has 3 axes' as (2, 4, 32), a different tensor altogether."""
+    from tutor.grading.kinds.base import shape_nudge
+
+    assert shape_nudge(given, expected) == nudge

@@ -194,8 +194,21 @@ def with_reveal(question, tensors: Tensors, value, display: str, array: np.ndarr
     return Truth(value, display, array, label)
 
 
+def _without_ones(shape) -> tuple:
+    return tuple(size for size in shape if size != 1)
+
+
 def shape_nudge(given: tuple[int, ...], expected: tuple[int, ...]) -> str:
-    """Shared by shape and symbolic_shape: axes count, order, then how many sizes are off."""
+    """Shared by shape and symbolic_shape: axes count, order, then how many sizes are off.  Sizes of 1
+    added or dropped are named apart: (1, 1, 32) is b_in broadcast against (B, L, 32), not another tensor."""
+    if len(given) != len(expected) and _without_ones(given) == _without_ones(expected):
+        if len(given) > len(expected):
+            return ngettext("The right sizes, with axes of size 1 this tensor does not have: it has {count} axis.",
+                            "The right sizes, with axes of size 1 this tensor does not have: it has {count} axes.",
+                            len(expected)).format(count=len(expected))
+        return ngettext("The right sizes, but this tensor keeps its axes of size 1: it has {count} axis.",
+                        "The right sizes, but this tensor keeps its axes of size 1: it has {count} axes.",
+                        len(expected)).format(count=len(expected))
     if len(given) != len(expected):
         return ngettext("That has {count} axis; this tensor has a different number.",
                         "That has {count} axes; this tensor has a different number.", len(given)).format(
