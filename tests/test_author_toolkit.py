@@ -72,7 +72,7 @@ def test_a_wrong_symbolic_shape_never_grades_right_by_coincidence(tmp_path):
     assert grade(question, "(B, H, L, D_head)", truth, sizes).correct
     assert not grade(question, "(B, H, L, D)", truth, sizes).correct
     scores = load_catalog().get("la-scaled-scores").lesson
-    question = next(q for q in scores.questions if q.kind == "symbolic_shape")      # now cached-step (c6be3cc)
+    question = next(q for q in scores.questions if q.kind == "symbolic_shape")      # now cached-two
     question = question.model_copy(update={"answer": "(B, H, L, L)", "probe": "blocks.0.attn.scores"})
     sizes |= {"H": 2, "D_head": 4, "d_k": 4}
     truth = truth_for(question, {}, sizes) if question.probe is None else \

@@ -56,8 +56,8 @@ REVEAL_DEFECTS = [
      'probe: "padding.pattern[1, 0, -1, -1]"', "probe", "questions.2.probe", "'table-sum'"),
     ("co-sinusoidal-pe", [('    show: "sinusoid.similarity"', '    show: "sinusoid.pair_gap"')],
      'show: "sinusoid.pair_gap"', "show", "questions.2.show", "'which-pair'"),
-    ("de-decoding-comparison", [('show: "decoding_compare.logprob[4:6]"', 'show: "decoding_compare.logprob"')],
-     'show: "decoding_compare.logprob"', "show", "questions.4.show", "'least-likely'"),
+    ("de-decoding-comparison", [('show: "decoding_compare.distinct"', 'show: "decoding_compare.logprob"')],
+     'show: "decoding_compare.logprob"', "show", "questions.1.show", "'most-likely'"),
 ]
 
 
@@ -107,7 +107,7 @@ def test_the_screen_and_the_check_build_the_same_reveal():
 OLD_SIZES = ('  text: ["31415", "27182"]\n  d_model: 12\n  n_head: 3\n',
              '  text: ["3141", "2718"]\n  d_model: 8\n  n_head: 2\n')
 SIZE_DEFECTS = [
-    ("la-scaled-scores", ["scores-shape", "cached-step"]),
+    ("la-scaled-scores", ["scores-shape", "cached-two"]),
     ("la-qkv-projection", ["q-shape"]),
     ("nu-shape-walkthrough", ["q-shape", "scores-shape", "z-shape"]),
 ]

@@ -74,7 +74,7 @@ async def test_the_command_palette_finds_a_lesson_by_name(tmp_path):
 async def test_stats_show_answers_accuracy_streak_and_escape_returns(tmp_path):
     with ProgressStore(tmp_path) as store:
         answer_once(store, "la-scaled-scores", "scores-shape", "2x2x4x4", True)
-        answer_once(store, "la-scaled-scores", "cached-step", "(B, L)", False)
+        answer_once(store, "la-scaled-scores", "cached-two", "(B, L)", False)
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("s")

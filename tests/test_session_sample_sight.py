@@ -13,27 +13,27 @@ from tutor.grading.attempts import Outcome
 from tutor.progress.records import Answer, Mode
 from tutor.session.sample_sight import contexts, questions_shown, sample_seen, shows_after, sighted_on_opening
 
-TOP_P = load_lesson(builtin_lessons_dir() / "de-top-k-top-p.yaml")   # text "3142"; Q1-Q3 read decode.*
+TOP_P = load_lesson(builtin_lessons_dir() / "de-top-k-top-p.yaml")   # text "3142"; Q1-Q4 read decode.*
 ATTENTION = TENSORS_LESSON
-GREEDY = load_lesson(builtin_lessons_dir() / "de-greedy.yaml")     # text "3142>12"; Q1 greedy-token reads decode.*
+GREEDY = load_lesson(builtin_lessons_dir() / "de-greedy.yaml")     # text "3142>12"; Q1 third-token reads generate.*
 MINE, OTHER = "a" * 32, "b" * 32                                   # two weights' digests (tutor.live.model_identity)
 
 
 def test_sampling_the_lessons_own_text_makes_its_untried_next_token_questions_not_got():
     progress = service()
     progress.record(Answer(TOP_P.id, "topk-ratio", "a", False, 0, progress.clock()))   # tried: keeps its record
-    assert sample_seen(progress, TOP_P, contexts("3142", ["1", "1", "1"])) == (1, 2)
+    assert sample_seen(progress, TOP_P, contexts("3142", ["1", "1", "1"])) == (1, 2, 3)
     records = {r.question_id: r for r in progress.store.question_records(TOP_P.id)}
     assert records["topp-count"].outcome is Outcome.MISSED and records["topp-values-3dp"].outcome is Outcome.MISSED
+    assert records["topp-like-topk"].outcome is Outcome.MISSED                # decode.cumsum[1]: live, so it counts
     assert records["topk-ratio"].outcome is None and records["topk-ratio"].tries == 1
-    assert "adaptive" not in records                                  # a fixed-answer choice: nothing shown
     back = session(progress, 1, lesson=TOP_P)
     assert back.mode is Mode.PRACTICE and back.seen_in == ("sample", "sample")
     assert progress.store.card(TOP_P.id, "topp-count") is not None   # and it comes back in Review
 
 
 def test_a_run_that_reaches_the_lessons_text_token_by_token_counts_too():
-    assert questions_shown(TOP_P, contexts("31", ["4", "2", "9"])) == [0, 1, 2]   # step 3 shows after "3142"
+    assert questions_shown(TOP_P, contexts("31", ["4", "2", "9"])) == [0, 1, 2, 3]   # step 3 shows after "3142"
     assert questions_shown(TOP_P, contexts("31", ["4", "2"])) == []              # its last token is not shown after
 
 
@@ -63,21 +63,22 @@ async def test_the_app_applies_it_to_the_open_lesson_and_says_so(tmp_path):
         assert app.progress.store.question_records() == []
         app.sample_shown("3142", ["1", "1"], lesson.live.model_identity)
         await pilot.pause()
-        assert any("questions 1, 2, 3, which you have not tried" in message for message, _options in told)
+        assert any("questions 1, 2, 3, 4, which you have not tried" in message for message, _options in told)
         assert "in the dashboard's Sample tab" in text_of(lesson, "#question", width=200)
         assert app.progress.store.question_record(TOP_P.id, "topp-count").outcome is Outcome.MISSED
 
 
-def test_de_greedy_greedy_token_is_seen_in_a_run_that_passes_its_text():
-    """de-greedy's greedy-token ("which id does greedy append after '3142>12'") read off the tab: a run
-    from '3142>' that appends '1', '2' and more shows the distribution after exactly '3142>12'."""
-    assert questions_shown(GREEDY, contexts("3142>", ["1", "2", "3"])) == [0, 1]   # greedy-token, margin (p1/p2)
+def test_de_greedy_third_token_is_seen_in_a_run_that_passes_its_text():
+    """de-greedy's third-token (greedy's third token after '3142>12') and margin read the greedy run from
+    '3142>12': a run from '3142>' that appends '1', '2' and more shows the distribution after exactly
+    '3142>12' (the rule counts the whole greedy run as seen there, the cautious side)."""
+    assert questions_shown(GREEDY, contexts("3142>", ["1", "2", "3"])) == [0, 1]   # third-token, margin (p1/p2)
     assert questions_shown(GREEDY, contexts("3142>", ["1", "2"])) == []           # the last token's is not shown
     # the loop question reads greedy after only '3142': a run from there shows it, one from '3142>' does not
     assert questions_shown(GREEDY, contexts("3142", [">", "1", "2", "3"])) == [0, 1, 2]
     progress = service()
     assert sample_seen(progress, GREEDY, contexts("3142>12", ["3"])) == (0, 1)
-    assert progress.store.question_record(GREEDY.id, "greedy-token").outcome is Outcome.MISSED
+    assert progress.store.question_record(GREEDY.id, "third-token").outcome is Outcome.MISSED
     assert progress.store.question_record(GREEDY.id, "loop") is None
     back = session(progress, 0, lesson=GREEDY)
     assert back.mode is Mode.PRACTICE and back.seen_in == ("sample", "sample")
@@ -91,10 +92,10 @@ def test_a_run_before_the_lesson_opens_resolves_the_question_when_it_opens():
     progress = service()
     progress.sample_shown(MINE, "3142", ["1", "1", "1"])   # the lesson is not open: nothing resolved yet
     assert progress.store.question_records() == []
-    assert sighted_on_opening(progress, TOP_P, 1, MINE) is True
+    assert sighted_on_opening(progress, TOP_P, 2, MINE) is True
     record = progress.store.question_record(TOP_P.id, "topp-count")
     assert record.outcome is Outcome.MISSED and record.tries == 0
-    opened = session(progress, 1, lesson=TOP_P)
+    opened = session(progress, 2, lesson=TOP_P)
     assert opened.mode is Mode.PRACTICE and opened.seen_in == ("sample", "sample")
     assert progress.store.question_record(TOP_P.id, "topp-values-3dp") is None   # each question when it opens
     assert progress.store.card(TOP_P.id, "topp-count") is not None
@@ -105,7 +106,7 @@ def test_it_holds_after_a_restart(tmp_path):
     first.sample_shown(MINE, "31", ["4", "2", "9"])
     first.close()
     again = service(tmp_path / "home")
-    assert sighted_on_opening(again, TOP_P, 2, MINE) is True
+    assert sighted_on_opening(again, TOP_P, 3, MINE) is True
     assert again.store.question_record(TOP_P.id, "topp-values-3dp").outcome is Outcome.MISSED
 
 
@@ -117,11 +118,10 @@ def test_other_weights_other_text_or_a_tried_question_cost_nothing():
     assert sighted_on_opening(progress, TOP_P, 1, OTHER) is False           # same text, other weights
     assert sighted_on_opening(progress, GREEDY, 0, MINE) is False           # these weights, other text
     assert sighted_on_opening(progress, TOP_P, 1, "") is False              # random weights: no digest
-    assert sighted_on_opening(progress, TOP_P, 3, MINE) is False            # a fixed-answer choice: nothing shown
     assert sighted_on_opening(progress, ATTENTION, 0, MINE) is False
     assert progress.store.question_records() == []
     progress.record(Answer(TOP_P.id, "topp-count", "3", False, 0, progress.clock()))   # tried before the run
-    assert sighted_on_opening(progress, TOP_P, 1, MINE) is False
+    assert sighted_on_opening(progress, TOP_P, 2, MINE) is False
     assert progress.store.question_record(TOP_P.id, "topp-count").tries == 1
 
 
@@ -153,8 +153,8 @@ async def test_the_lesson_screen_applies_a_run_made_before_it_opened(tmp_path):
         await wait_for_live(pilot, lesson)
         assert "in the dashboard's Sample tab" in text_of(lesson, "#question", width=200)   # question 1 opened
         assert app.progress.store.question_record(TOP_P.id, "topk-ratio").outcome is Outcome.MISSED
-        assert app.progress.store.question_record(TOP_P.id, "topp-count") is None   # not opened yet
+        assert app.progress.store.question_record(TOP_P.id, "topp-like-topk") is None   # not opened yet
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert "in the dashboard's Sample tab" in text_of(lesson, "#question", width=200)
-        assert app.progress.store.question_record(TOP_P.id, "topp-count").outcome is Outcome.MISSED
+        assert app.progress.store.question_record(TOP_P.id, "topp-like-topk").outcome is Outcome.MISSED
