@@ -104,8 +104,13 @@ def test_the_screen_and_the_check_build_the_same_reveal():
 
 # --- sizes that cannot tell two axes apart -------------------------------------------------
 
-OLD_SIZES = ('  text: ["31415", "27182"]\n  d_model: 12\n  n_head: 3\n',
-             '  text: ["3141", "2718"]\n  d_model: 8\n  n_head: 2\n')
+def old_sizes(lesson_id: str) -> tuple[str, str]:
+    """The edit back to the old sizes, D = 8 and H = 2 on two rows of four, whatever the lesson's two texts."""
+    text = (builtin_lessons_dir() / f"{lesson_id}.yaml").read_text(encoding="utf-8")
+    now = re.search(r'  text: \[.*\]\n  d_model: 12\n  n_head: 3\n', text).group(0)
+    return now, '  text: ["3141", "2718"]\n  d_model: 8\n  n_head: 2\n'
+
+
 SIZE_DEFECTS = [
     ("la-scaled-scores", ["scores-shape", "cached-two"]),
     ("la-qkv-projection", ["q-shape"]),
@@ -115,7 +120,7 @@ SIZE_DEFECTS = [
 
 @pytest.mark.parametrize("lesson,questions", SIZE_DEFECTS, ids=[d[0] for d in SIZE_DEFECTS])
 def test_sizes_that_cannot_tell_two_axes_apart_are_reported(tmp_path, lesson, questions):
-    path, text = copy_of(tmp_path, lesson, OLD_SIZES)
+    path, text = copy_of(tmp_path, lesson, old_sizes(lesson))
     found = reported(path, "cannot tell its axes apart")
     assert [re.search(r"\(questions\.\d+, '([^']+)'\)", p.message).group(1) for p in found] == questions, check_paths([path]).text()
     for problem in found:
