@@ -167,6 +167,16 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
     ("op-sgd-vs-adam", "scaled-step-formula", "-lr*g/abs(g)", "Yours leaves out eps and s."),
     ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E/(2*3)", "the 2*3 in it is n's value here. Write it as n"),
     ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E/2/3", "the 2*3 in it is n's value here. Write it as n"),
+    # issue 31, session 10 (each was "coincidence", "differs at 36 of 81" or graded right before)
+    ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E*0.1667", "the 0.1667 in it is 1/n, rounded. Write 1/n"),
+    ("pr-temperature", "tempered-from-p", "p**0.5/sum(p**0.5)", "which is 1/T only because T is 2 here"),
+    ("pr-temperature", "tempered-from-p", "p**T/sum(p**T)", "Yours raises p to the power T"),
+    ("ca-backprop-attention", "score-grad", "A * (dZ @ V.T)", "only the δ part of the softmax's Jacobian"),
+    ("ca-backprop-attention", "score-grad", "A * (1 - A) * (dZ @ V.T)", "only the diagonal of the softmax's"),
+    ("ca-backprop-attention", "score-grad", "A * (dZ @ V.T) - A * sum(dZ @ V.T)", "Your row sum adds the dA entries"),
+    ("co-linear-attention", "linear-form", "(phi_Q @ phi_K.T @ V) / sum(phi_Q @ phi_K.T)",
+     "Yours builds phi_Q @ phi_K.T, an (L, L) intermediate"),
+    ("op-minibatch", "cost-formula", "N", "the answer's shape is (4,)."),
 ])
 def test_the_reviewed_answers_follow_the_rule_on_the_live_model(hub, lesson_id, question_id, text, said):
     from tutor.course.catalog import load_catalog
@@ -201,3 +211,25 @@ def test_folding_leaves_right_answers_right():
     results = graded(DIVIDED, DIVIDED_TENSORS, ["g/n", "g*(2/2)/n", "g/n*sqrt(4)/2"])
     assert all(result.correct for result in results.values()), {t: r.feedback for t, r in results.items()}
     assert graded(BITS, BITS_TENSORS, ["-sum(log(p))*(1/log(2))"])["-sum(log(p))*(1/log(2))"].correct
+
+
+# pr-temperature: the distribution at temperature T from the one at T = 1 (issue 31: p**0.5 for T = 2 was
+# "only by coincidence" with no name); la-cbow-skipgram: 1/n written as a rounded number
+TEMPERED_P = RNG.dirichlet(np.ones(9))
+TEMPERED = question(answer="p ** (1 / T) / sum(p ** (1 / T))", bind={"p": "p", "T": 2}, probe="q")
+TEMPERED_TENSORS = {"p": TEMPERED_P, "q": np.sqrt(TEMPERED_P) / np.sqrt(TEMPERED_P).sum()}
+MEAN_ROWS = RNG.standard_normal((6, 3))
+MEAN = question(answer="sum(x.T) / n", bind={"x": "x", "n": "n"}, probe="m", matrices=["x"])
+MEAN_TENSORS = {"x": MEAN_ROWS, "n": np.array([6.0]), "m": MEAN_ROWS.sum(0)[:, None] / 6}
+
+
+@pytest.mark.parametrize(("q", "tensors", "text", "named"), [
+    (TEMPERED, TEMPERED_TENSORS, "p**0.5/sum(p**0.5)", "the 0.5 in it is 1/T's value here. Write it as 1/T"),
+    (MEAN, MEAN_TENSORS, "sum(x.T) * 0.1667", "the 0.1667 in it is 1/n, rounded. Write 1/n"),
+    (MEAN, MEAN_TENSORS, "sum(x.T) * 0.16666666666666666", "the 0.166667 in it is 1/n's value here. Write it as 1/n"),
+])
+def test_a_number_for_the_reciprocal_of_a_name_is_named(q, tensors, text, named):
+    """Before: "equals the answer on these tensors only by coincidence" for the first; "All 3 entries
+    differ" for 0.1667 (the tolerance is 1e-4 of each entry)."""
+    result = graded(q, tensors, [text])[text]
+    assert not result.correct and named in result.feedback, result.feedback

@@ -107,6 +107,18 @@ def _sized(outcomes: list[Outcome]) -> set[str]:
             np.size(o.draw.values[name]) == 1 and not np.array_equal(o.draw.values[name], value)}
 
 
+def _forms(name: str, value: float, count: bool) -> list[tuple[str, float, Node]]:
+    """What a number may stand for: the value, its reciprocal (0.5 for 1/T where T is 2, the exponent of
+    pr-temperature's ``p**0.5``: issue 31), and a count's root and its reciprocal (2 and 0.5 for √d_k)."""
+    symbol = Node("name", name)
+    forms = [("{name}", value, symbol), ("1/{name}", 1 / value, Node("op", "/", (Node("num", 1), symbol)))]
+    if count:
+        root = Node("call", "sqrt", (symbol,))
+        forms += [("√{name}", math.sqrt(value), root),
+                  ("1/√{name}", 1 / math.sqrt(value), Node("op", "/", (Node("num", 1), root)))]
+    return forms
+
+
 def _symbol(tree: Node, outcomes: list[Outcome], tolerance: float) -> Written | None:
     """A bound value (or a size's root) written as its number; see the module's rule."""
     partial = None
@@ -114,20 +126,18 @@ def _symbol(tree: Node, outcomes: list[Outcome], tolerance: float) -> Written | 
         written = float(number.value)
         for name, value in _bound_values(outcomes):
             count = value >= 2 and value == round(value)
-            forms = [("{name}", value, Node("name", name))]
-            if count:
-                forms.append(("√{name}", math.sqrt(value), Node("call", "sqrt", (Node("name", name),))))
-            for shown, exact, node in forms:
-                if not (math.isclose(written, exact, rel_tol=1e-9) or (shown == "{name}" and _rounded(written, exact))):
+            for shown, exact, node in _forms(name, value, count):
+                if not (math.isclose(written, exact, rel_tol=1e-9) or _rounded(written, exact)):
                     continue
                 kind = "size" if count and name in _sized(outcomes) else "value"
+                exactly = math.isclose(written, exact, rel_tol=1e-9)
                 for only in _choices(tree, written):
                     new = _replaced(tree, written, node, only)
-                    if _right_everywhere(outcomes, tolerance, lambda draw: new):
-                        return Written(f"{written:g}", shown.format(name=name), kind)
+                    if _right_everywhere(outcomes, tolerance, lambda draw: new):   # 0.1667 is 1/n rounded
+                        return Written(f"{written:g}", shown.format(name=name), kind if exactly else "rounded")
                 if kind == "value" and partial is None and \
                         close_enough(outcomes[0].yours, outcomes[0].expected, tolerance):
-                    partial = Written(f"{written:g}", name, kind, everywhere=False)
+                    partial = Written(f"{written:g}", shown.format(name=name), kind, everywhere=False)
     return partial
 
 
