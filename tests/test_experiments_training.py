@@ -73,7 +73,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
                 "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V)},
     "finite_diff": {"finite_diff.index": (4, 2), "finite_diff.partial": (4,), "finite_diff.loss_plus": (4,),
                     "finite_diff.loss_minus": (4,), "finite_diff.h": (1,), "finite_diff.gain": (9,),
-                    "finite_diff.grad_norm": (1,)},
+                    "finite_diff.grad_norm": (1,), "finite_diff.cosine": (9,), "finite_diff.n_params": (1,)},
     "autograd": {"autograd.grad_before": (1,), "autograd.W_E_rows": (V,), "autograd.W_pos_rows": (9,),
                  "autograd.once": (64,), "autograd.twice": (64,), "autograd.then_triple": (64,),
                  "autograd.graph_nodes": (1,), "autograd.dX": (1, 9, 64), "autograd.W_E_grad": (V, 64)},
@@ -259,8 +259,13 @@ def test_finite_differences_match_backward_and_the_gradient_is_steepest(small):
     np.testing.assert_allclose(fd, out["finite_diff.partial"], atol=1e-6)
     gain = out["finite_diff.gain"]
     assert int(np.argmax(gain)) == 0 and gain[0] > 10 * np.abs(gain[1:]).max()
-    # ca-gradient's grad-length: a step of 1e-3 along the unit gradient changes the loss by 1e-3 * |grad|
+    # ca-gradient's largest-rise: a step of 1e-3 along the unit gradient changes the loss by 1e-3 * |grad|
     assert gain[0] / 1e-3 == pytest.approx(out["finite_diff.grad_norm"][0], rel=0.02)
+    # ca-gradient's random-cosine: the cosines come from the directions, and the gains follow them
+    cosine, n = out["finite_diff.cosine"], out["finite_diff.n_params"][0]
+    assert cosine[0] == pytest.approx(1.0) and n == sum(p.numel() for p in small.parameters())
+    np.testing.assert_allclose(gain, 1e-3 * out["finite_diff.grad_norm"][0] * cosine, atol=0.05 * gain[0])
+    assert np.abs(cosine[1:]).max() < 5 / np.sqrt(n)    # random directions in n dimensions: |cos| ~ 1/sqrt(n)
 
 
 def test_minibatch_costs_follow_rows_and_its_error_shrinks_with_the_batch(small):

@@ -59,7 +59,9 @@ FD_STEP = 1e-4
                            "finite_diff.loss_minus (4,) the loss with that entry moved by +-h, "
                            "h = finite_diff.h (1,) = 1e-4; finite_diff.gain (9,) the loss change for a "
                            "step of length 1e-3 along the gradient (entry 0) and 8 random directions; "
-                           "finite_diff.grad_norm (1,) the length of the whole gradient, over every weight",
+                           "finite_diff.grad_norm (1,) the length of the whole gradient, over every weight; "
+                           "finite_diff.cosine (9,) the cosine of each of those directions with the gradient; "
+                           "finite_diff.n_params (1,) how many weights the directions span",
             passes=30, copies=16)
 @one_torch_thread
 def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -99,6 +101,8 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
             d = [torch.randn(p.shape, generator=generator, dtype=torch.float64).to(p.device) for p in params]
             d_norm = torch.sqrt(sum((x ** 2).sum() for x in d))
             directions.append([x / d_norm for x in d])
+        # the cosine with the gradient, from the directions themselves (not from the measured gains)
+        cosine = [float(sum((d * g).sum() for d, g in zip(direction, grads)) / norm) for direction in directions]
         gain = []
         for direction in directions:
             for p, d in zip(params, direction):
@@ -114,6 +118,8 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
         "finite_diff.h": np.array([FD_STEP]),
         "finite_diff.gain": np.array(gain),
         "finite_diff.grad_norm": to_numpy(norm.reshape(1)),
+        "finite_diff.cosine": np.array(cosine),
+        "finite_diff.n_params": np.array([float(sum(p.numel() for p in params))]),
     }
 
 
