@@ -122,8 +122,8 @@ async def open_live_lesson(pilot, lesson_id: str, *args, **kwargs):
 
 
 @asynccontextmanager
-async def given_up_in_chinese(tmp_path, lesson_id: str, size: tuple[int, int]):
-    """A lesson's first question given up (Ctrl+G) in the Chinese app: (pilot, screen) on its reveal.
+async def given_up_in_chinese(tmp_path, lesson_id: str, size: tuple[int, int], question: int = 0):
+    """A lesson's question (the first unless told) given up (Ctrl+G) in the Chinese app: (pilot, screen) on its reveal.
     Its test sets English back afterwards (test_i18n and test_zh_words do, for every test)."""
     from tutor.common.i18n import set_language
     from tutor.ui.app import TutorApp
@@ -131,7 +131,7 @@ async def given_up_in_chinese(tmp_path, lesson_id: str, size: tuple[int, int]):
     set_language("zh")
     app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
     async with app.run_test(size=size) as pilot:
-        screen = await open_live_lesson(pilot, lesson_id, 0)
+        screen = await open_live_lesson(pilot, lesson_id, question)
         await pilot.press("ctrl+g")
         await pilot.pause()
         yield pilot, screen

@@ -118,8 +118,8 @@ def test_a_missing_normaliser_is_named(shipped, lesson, qid, text, name):
 
 @pytest.mark.parametrize("lesson,qid,text,shown", [
     ("la-scaled-scores", "scores-formula", "(Q @ K.T / sqrt(d_k)) * 1.01", "1.01×"),   # was "All 25 entries differ"
-    ("la-multi-head", "z-formula", "(A @ V) * 1.001", "1.001×"),                      # was "All 20 entries differ"
-    ("la-multi-head", "z-formula", "(A @ V) / 1.01", "0.99×"),
+    ("la-multi-head", "z-from-pattern", "(A @ V) * 1.001", "1.001×"),                      # was "All 20 entries differ"
+    ("la-multi-head", "z-from-pattern", "(A @ V) / 1.01", "0.99×"),
 ])
 def test_a_factor_near_one_is_still_a_factor(shipped, lesson, qid, text, shown):
     """Review A row 7b: a factor within 1% of 1 was dropped (so that "1.00×" is never said) and the

@@ -127,11 +127,12 @@ def test_a_track_has_one_chinese_name_everywhere():
 
 async def test_a_chinese_choice_in_the_reveal_box_breaks_between_characters(tmp_path):
     """Before: at 80×24 the box under 正确答案 showed "b) 阶段" alone, then "1，经过块 0 之后": the
-    choice broke only at its spaces, as English does.  The right choice is now "低于 0.5：块 0 已经把它们
-    转开了" (issue 31 rewrote the question), and its letter depends on the learner's shuffle."""
+    choice broke only at its spaces, as English does.  The right choice of after-block0 (the lesson's second
+    question since issue 31's fourth pass) is "低于 0.5：块 0 已经把它们转开了", and its letter depends on the
+    learner's shuffle."""
     from journey_helpers import given_up_in_chinese, text_of
 
-    async with given_up_in_chinese(tmp_path, "la-contextual-embeddings", (80, 24)) as (pilot, screen):
+    async with given_up_in_chinese(tmp_path, "la-contextual-embeddings", (80, 24), 1) as (pilot, screen):
         lines = text_of(screen, "#your-answer", width=16).splitlines()
         answer = lines[lines.index("正确答案") + 1:]
         assert answer[0][:3] in ("a) ", "b) ", "c) ", "d) ") and answer[0][3:] == "低于 0.5：块"
