@@ -26,8 +26,8 @@ def _private_tutor_home(tmp_path_factory, monkeypatch, _warm_lesson_cache):
     monkeypatch.setenv("XDG_CACHE_HOME", str(_warm_lesson_cache))
     # Choices are shuffled per learner, seeded by a random id made with the home: one fixed id makes
     # every test and snapshot see the same order.  This one happens to keep the author's order for
-    # the two choice questions that tests answer by letter (the journey lesson's pick and
-    # pr-masked-softmax's question 2, a snapshot); tests/test_session_choices.py tests the shuffle.
+    # the journey lesson's pick, which tests answer by letter (pr-masked-softmax's question 2, a
+    # snapshot, is answered by the letter this id shows); tests/test_session_choices.py tests the shuffle.
     monkeypatch.setattr("tutor.progress.store.new_learner_id", lambda: "tests0021")
 
 

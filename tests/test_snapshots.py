@@ -47,7 +47,7 @@ def lesson_steps(reveal: bool):
         await wait_for_live(pilot, app.screen)
         no_blinking(app.screen)
         if reveal:
-            await type_answer(pilot, "c")
+            await type_answer(pilot, "d")   # its right choice, "more than each of the three", shown as d
             await wait_until(pilot, lambda: app.screen.query_one("#quiz").scroll_y > 0,
                              "the verdict scrolled to the top")
         await pilot.pause()
