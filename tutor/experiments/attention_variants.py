@@ -118,7 +118,9 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
                         "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
                         "heads.favourite (H, L) the key each head weights most at each query of row 0, "
                         "heads.qk_rank (H,) the rank of each head's (D, D) bilinear form W_Q^h W_K^hᵀ, "
-                        "with which its score compares a query token with a key token (biases aside)",
+                        "with which its score compares a query token with a key token (biases aside), and "
+                        "heads.qk_blind (H,) = D minus that rank, the directions a query token can move in "
+                        "without changing any of the head's scores",
                         head=ABLATED_HEAD),
             passes=1, copies=1)
 @one_torch_thread
@@ -141,6 +143,7 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
     w_q = attn.W_Q.weight.detach().cpu().double().view(n_head, d_head, -1)   # (H, D_head, D) as (out, in)
     w_k = attn.W_K.weight.detach().cpu().double().view(n_head, d_head, -1)   # (H, D_head, D)
     forms = w_q.transpose(1, 2) @ w_k                                        # (H, D, D) = W_Q^h W_K^hᵀ
+    rank = torch.linalg.matrix_rank(forms)                                   # (H,)
     return {
         "heads.ablated": scalar(head),
         "heads.merged": to_numpy(merged),
@@ -148,5 +151,6 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
         "heads.changed": to_numpy((merged - merged_off).abs().amax(dim=(0, 1)) > 0),
         "heads.out_changed": to_numpy((out - out_off).abs().amax(dim=(0, 1)) > 0),
         "heads.favourite": to_numpy(probes["blocks.0.attn.pattern"][0].argmax(dim=-1)),   # (H, L)
-        "heads.qk_rank": to_numpy(torch.linalg.matrix_rank(forms).double()),               # (H,)
+        "heads.qk_rank": to_numpy(rank.double()),                                          # (H,)
+        "heads.qk_blind": to_numpy((forms.shape[-1] - rank).double()),                     # (H,) left null space
     }
