@@ -174,3 +174,14 @@ def test_every_built_in_lesson_passes_them_on_random_weights_too():
 
     report = check_paths(hub=hub_for_checkpoint("random"))
     assert report.ok, report.text()
+
+
+def test_la_dot_geometry_by_hand_writes_its_entries_in_tenths_and_states_no_answer_on_random_weights():
+    """On untrained weights obtuse-floor's answer is about −0.10, and by-hand's prompt showed its
+    one-decimal entry "-0.1": the check warned that a learner who skips ahead reads the answer
+    (issue 31; failed before).  Whole tenths ("0.1 × [[-3, 5], …]") state no non-whole answer."""
+    from tutor.live.hub import hub_for_checkpoint
+
+    report = check_paths([builtin_lessons_dir() / "la-dot-geometry.yaml"], hub=hub_for_checkpoint("random"))
+    assert report.ok, report.text()
+    assert not [w for w in report.warnings if "states the answer" in w.message], report.text()

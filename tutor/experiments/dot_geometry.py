@@ -18,7 +18,8 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
                            "query i and key j in radians, qk_geometry.cos (B, H, L, L) its cosine (torch's "
                            "cosine_similarity); "
                            "qk_geometry.Q2 (2, 2) and qk_geometry.K2 (2, 2): features 0-1 of head 0, batch row 0, for "
-                           "the last two queries and the first two keys, rounded to one decimal; qk_geometry.QK2 "
+                           "the last two queries and the first two keys, rounded to one decimal, and "
+                           "qk_geometry.Q2_tenths, qk_geometry.K2_tenths (2, 2) the same entries in tenths (-3 for -0.3); qk_geometry.QK2 "
                            "(2, 2) = Q2 K2ᵀ; qk_geometry.pair (2,) the visible (query, key) of head 0, row 0, with "
                            "the widest angle, qk_geometry.pair_angle (1,) that angle in degrees, "
                            "qk_geometry.pair_q_len, qk_geometry.pair_k_len (1,) the two lengths, "
@@ -52,6 +53,10 @@ def qk_geometry(context: ExperimentContext) -> dict[str, np.ndarray]:
         "qk_geometry.cos": to_numpy(cos),
         "qk_geometry.Q2": to_numpy(q2),
         "qk_geometry.K2": to_numpy(k2),
+        # whole tenths for the prompt: a one-decimal entry (-0.1) can coincide with another answer
+        # (obtuse-floor's −|q||k|/√d_k is about −0.10 on untrained weights); a digit 0-9 states none
+        "qk_geometry.Q2_tenths": to_numpy(torch.round(q2 * 10) + 0.0),
+        "qk_geometry.K2_tenths": to_numpy(torch.round(k2 * 10) + 0.0),
         "qk_geometry.QK2": to_numpy(q2 @ k2.T),
         "qk_geometry.pair": np.array([float(i), float(j)]),
         "qk_geometry.pair_angle": scalar(torch.rad2deg(theta[0, 0, i, j])),
