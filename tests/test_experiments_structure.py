@@ -82,7 +82,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
     "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z", "p_T", "q_T", "grad_z_T")}
-          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap", "H_pq_bits", "T",
+          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap", "KL_pu", "H_pq_bits", "T",
                                        "top_ratio", "top_ratio_T")} | {"kl.top_ids": (2,)},
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
@@ -331,6 +331,8 @@ def test_cross_entropy_is_entropy_plus_kl_and_kl_is_not_symmetric(trained_out):
     assert value["KL_pq"] > 0 and value["KL_qp"] > 0
     assert abs(value["KL_pq"] - value["KL_qp"]) > 0.5
     assert value["KL_gap"] == pytest.approx(value["KL_qp"] - value["KL_pq"], abs=1e-12)
+    # against the uniform 1/V every -ln q is ln V, so torch's kl_div must give ln V - H(p)
+    assert value["KL_pu"] == pytest.approx(math.log(out["kl.p"].size) - value["H_p"], abs=1e-9)
     assert np.allclose(out["kl.p"].sum(), 1) and np.allclose(out["kl.q"].sum(), 1)
     # the teacher's entropy is a constant, so autograd finds the soft-target cross-entropy's gradient
     np.testing.assert_allclose(out["kl.grad_z"], out["kl.q"] - out["kl.p"], atol=1e-12)

@@ -43,7 +43,8 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("kl", M_("teacher p = the lesson's model, student q = an untrained model of the same size (seeded by the "
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
-                  "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq; kl.grad_z (V,) autograd's "
+                  "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq; kl.KL_pu (1,) = KL(p ‖ u) "
+                  "against the uniform u = 1/V, by kl_div; kl.grad_z (V,) autograd's "
                   "gradient of KL(p ‖ q) with respect to the student's logits (what distillation follows); "
                   "H_pq, H_qp by torch's soft-target cross_entropy, the KLs by its kl_div; kl.H_pq_bits (1,) "
                   "= -sum p log2 q, in bits; distillation at temperature kl.T (1,) = {temperature:g}: kl.p_T and kl.q_T (V,) "
@@ -83,6 +84,7 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
         "kl.H_pq": scalar(cross(p, student_logits)), "kl.H_qp": scalar(cross(q, teacher_logits)),
         "kl.KL_pq": scalar(kl(logp, logq)), "kl.KL_qp": scalar(kl(logq, logp)),
         "kl.KL_gap": scalar(kl(logq, logp) - kl(logp, logq)),
+        "kl.KL_pu": scalar(kl(logp, torch.full_like(logp, -math.log(logp.numel())))),   # against uniform 1/V
         "kl.grad_z": to_numpy(z.grad),
         "kl.H_pq_bits": scalar(-(p * torch.log2(q)).sum()),
         "kl.T": scalar(DISTILL_T),
