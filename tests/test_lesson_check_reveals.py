@@ -144,9 +144,9 @@ CHOICE_DEFECTS = [
     ("co-attention-graph", '"z_0 = v_0 exactly: its one edge carries all its weight"', None,
      ['"z_0 is v_0 shrunk by the weight of its edge to itself"', '"z_0 is smaller"'],
      ['"z_0 is a weighted average of all nine nodes\' values"', '"an average"']),
-    ("nu-mixed-precision", '"smaller or equal: each gradient is S times further from 0 at rounding"', None,
-     ['"larger: multiplying by S pushes more gradients out of float16\'s range"', '"larger"'],
-     ['"the same: scaling and unscaling cancel, so the rounding is unchanged"', '"the same"']),
+    ("op-gradient-descent", '"more, but only a few times as much as the short step did"', None,
+     ['"about 100 times as much: 100 times the step down the same slope"', '"about 100 times"'],
+     ['"less than the short step did: the long step lands past the dip"', '"less"']),
 ]
 
 
