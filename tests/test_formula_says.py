@@ -230,3 +230,27 @@ def test_a_result_that_is_not_a_number_says_so():
     truth = truth_for(scores, _pattern_tensors(), SIZES)
     feedback = grade(scores, "sqrt(causal_mask(Q @ K.T))", truth, SIZES).feedback
     assert "Yours is not a number (NaN) at " in feedback and " of its 16 entries" in feedback, feedback
+
+
+def test_each_sentence_form_is_computed_once_per_truth_and_each_refusal_once_per_try(pattern, monkeypatch):
+    """Review of issue 31's grading: the forms were evaluated again at every wrong try, and
+    not_the_formula ran twice per try (matches, then the nudge).  Verdicts are unchanged."""
+    import tutor.grading.formula_says as says_module
+    import tutor.grading.kinds.formula as formula_kind
+
+    question, _truth = pattern
+    truth = truth_for(question, _pattern_tensors(), SIZES)   # a fresh truth: nothing computed for it yet
+    forms, refusals = [], []
+    real_results, real_refusal = says_module._results, formula_kind.not_the_formula
+    monkeypatch.setattr(says_module, "_results", lambda form, draws: forms.append(form) or real_results(form, draws))
+    monkeypatch.setattr(formula_kind, "not_the_formula", lambda *args: refusals.append(args) or real_refusal(*args))
+    for text in ("softmax(Q @ K.T)", "causal_mask(Q @ K.T)", "softmax(Q @ K.T / sqrt(d_k))"):
+        assert not grade(question, text, truth, SIZES).correct
+    assert len(forms) == 4, forms          # the four sentenced forms, at the first wrong try only
+    bits = FormulaQuestion(kind="formula", id="bits", prompt="p", answer="-sum(log(p)) / log(2)", bind={"p": "p"},
+                           probe="bits")
+    p = np.random.default_rng(3).uniform(0.05, 0.9, size=12)
+    bits_truth = truth_for(bits, {"p": p, "bits": np.array([-np.sum(np.log2(p))])}, {})
+    result = grade(bits, "-sum(log(p)) * 1.4427", bits_truth, {})   # right on every draw, refused: rounded
+    assert not result.correct and "the 1.4427 in it is 1/log(2), rounded" in result.feedback
+    assert len(refusals) == 1, len(refusals)   # before: twice, by matches and again by the nudge

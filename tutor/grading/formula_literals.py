@@ -122,14 +122,15 @@ def _forms(name: str, value: float, count: bool) -> list[tuple[str, float, Node]
 def _symbol(tree: Node, outcomes: list[Outcome], tolerance: float) -> Written | None:
     """A bound value (or a size's root) written as its number; see the module's rule."""
     partial = None
+    bound, sized = list(_bound_values(outcomes)), _sized(outcomes)   # the same for every number written
     for number in _numbers(tree):
         written = float(number.value)
-        for name, value in _bound_values(outcomes):
+        for name, value in bound:
             count = value >= 2 and value == round(value)
             for shown, exact, node in _forms(name, value, count):
                 if not (math.isclose(written, exact, rel_tol=1e-9) or _rounded(written, exact)):
                     continue
-                kind = "size" if count and name in _sized(outcomes) else "value"
+                kind = "size" if count and name in sized else "value"
                 exactly = math.isclose(written, exact, rel_tol=1e-9)
                 for only in _choices(tree, written):
                     new = _replaced(tree, written, node, only)
@@ -151,9 +152,10 @@ def _lengths(outcomes: list[Outcome]) -> Iterator[tuple[str, int]]:
 
 def _length(tree: Node, outcomes: list[Outcome], tolerance: float) -> Written | None:
     """A bound tensor's length written as its number, where the draws at other sizes change it."""
+    lengths = list(_lengths(outcomes))
     for number in _numbers(tree):
         written = float(number.value)
-        for name, axis in _lengths(outcomes):
+        for name, axis in lengths:
             if written != np.shape(outcomes[0].draw.values[name])[axis]:
                 continue
             if _right_everywhere(outcomes, tolerance, lambda draw: _replaced(
@@ -203,9 +205,10 @@ def _constants(node: Node) -> Iterator[Node]:
 
 def _constant(tree: Node, reference: Node, outcomes: list[Outcome], tolerance: float) -> Written | None:
     """A constant of the answer written rounded, where the exact constant makes yours right everywhere."""
+    constants = [(constant, float(np.asarray(evaluate_tree(constant, {})).ravel()[0]))
+                 for constant in _constants(reference)]   # the answer's, evaluated once for all numbers
     for number in _numbers(tree):
-        for constant in _constants(reference):
-            exact = float(np.asarray(evaluate_tree(constant, {})).ravel()[0])
+        for constant, exact in constants:
             if _rounded(float(number.value), exact):
                 new = _replaced(tree, float(number.value), constant)
                 if _right_everywhere(outcomes, tolerance, lambda draw: new):

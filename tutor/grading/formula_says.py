@@ -94,25 +94,39 @@ def _results(form: Formula, draws) -> list[np.ndarray] | None:
     return results
 
 
-def mistakes(question, draws) -> Iterator[tuple[object, Formula, list[np.ndarray]]]:
-    """(entry, its form, its result on each draw) of each entry with a sentence that reads and computes."""
+def _form(question, expr: str, draws) -> tuple[Formula, list[np.ndarray]] | None:
+    try:
+        form = read(question, expr)
+    except AnswerError:
+        return None   # a symbol the question does not offer: ``lessons check`` reports it
+    results = _results(form, draws)
+    return None if results is None else (form, results)
+
+
+def mistakes(question, draws, cache: dict | None = None) -> Iterator[tuple[object, Formula, list[np.ndarray]]]:
+    """(entry, its form, its result on each draw) of each entry with a sentence that reads and computes.
+
+    ``cache`` (one per truth, keyed by the form's text, so a translated sentence shares it) keeps
+    each form's results: they depend on the draws alone, not on the learner's try."""
     for _name, _index, entry in sentenced(question):
-        try:
-            form = read(question, entry.expr)
-        except AnswerError:
-            continue   # a symbol the question does not offer: ``lessons check`` reports it
-        results = _results(form, draws)
-        if results is not None:
-            yield entry, form, results
+        if cache is None or entry.expr not in cache:
+            found = _form(question, entry.expr, draws)
+            if cache is None:
+                if found:
+                    yield entry, *found
+                continue
+            cache[entry.expr] = found
+        if cache[entry.expr]:
+            yield entry, *cache[entry.expr]
 
 
 SameFormula = Callable[[Formula, list], "bool | None"]   # SymPy's word on yours against a form (None: cannot tell)
 
 
-def said(question, yours: list[Outcome], draws, same_formula: SameFormula) -> Nudge | None:
+def said(question, yours: list[Outcome], draws, same_formula: SameFormula, cache: dict | None = None) -> Nudge | None:
     """The first sentence whose form equals yours on every draw, and which SymPy does not tell
     apart from yours (it decides only for single numbers): an ``accept:`` answer's rule."""
-    for entry, form, results in mistakes(question, draws):
+    for entry, form, results in mistakes(question, draws, cache):
         if len(results) == len(yours) and \
                 all(close_enough(o.yours, result, question.tolerance) for o, result in zip(yours, results)) and \
                 same_formula(form, [(draw, result) for (draw, _expected), result in zip(draws, results)]) is not False:

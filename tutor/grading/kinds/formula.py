@@ -12,7 +12,7 @@ offer, costs no try; the preview shows how the text reads while it is typed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Literal, Union
 
 import numpy as np
@@ -75,14 +75,18 @@ class Reference:
     """The answer on every draw: the probe itself on the lesson's, the reference formula elsewhere."""
     formula: Formula
     draws: tuple                 # (Draw, expected array) pairs, the lesson's own first
+    # each says: form's results on the draws, computed at the first wrong try (tutor.grading.formula_says)
+    sentence_forms: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 class Given:
-    """The learner's formula, with its results kept for the nudge (matches and nudge read them both)."""
+    """The learner's formula, with its results kept for the nudge (matches and nudge read them both):
+    its outcomes and why a formula right on every draw is still refused, each once per truth."""
 
     def __init__(self, formula: Formula):
         self.formula = formula
         self.outcomes: dict[int, list[Outcome]] = {}
+        self.refusals: dict[int, Nudge | None] = {}
 
 
 def _defined_like(result: np.ndarray, expected: np.ndarray) -> bool:
@@ -141,11 +145,19 @@ def _built(question, given: Given, truth: Truth):
     return built(given.formula.tree, question.forbid_shapes, [draw for draw, _ in truth.value.draws])
 
 
+def _not_the_formula(question, given: Given, truth: Truth) -> Nudge | None:
+    """formula_literals.not_the_formula, once per truth: matches and nudge_of both ask for it."""
+    if id(truth) not in given.refusals:
+        given.refusals[id(truth)] = not_the_formula(question.id, given.formula.tree, truth.value.formula.tree,
+                                                    outcomes(question, given, truth), question.tolerance)
+    return given.refusals[id(truth)]
+
+
 def matches(question, given: Given, truth: Truth) -> bool:
     found = outcomes(question, given, truth)
     numeric = all(close_enough(o.yours, o.expected, question.tolerance) for o in found)
     return numeric and symbolic_verdict(question, given, truth) is not False and _built(question, given, truth) is None \
-        and not_the_formula(question.id, given.formula.tree, truth.value.formula.tree, found, question.tolerance) is None
+        and _not_the_formula(question, given, truth) is None
 
 
 def nudge_of(question, given: Given, truth: Truth):
@@ -154,10 +166,10 @@ def nudge_of(question, given: Given, truth: Truth):
     intermediate = _built(question, given, truth)
     if all(close_enough(o.yours, o.expected, question.tolerance) for o in found):
         return (builds_nudge(intermediate) if intermediate else None) or \
-            not_the_formula(question.id, tree, reference, found, question.tolerance) or \
+            _not_the_formula(question, given, truth) or \
             Nudge("coincidence", _("Yours equals the answer on these numbers, but not as a formula."))
     if sentence := said(question, found, truth.value.draws, lambda form, pairs: symbolic_verdict(
-            question, given, Truth(Reference(form, tuple(pairs)), "", None))):
+            question, given, Truth(Reference(form, tuple(pairs)), "", None)), truth.value.sentence_forms):
         return sentence   # the author's sentence for this very mistake says more than any computed nudge
     if intermediate:   # a step the question rules out, whatever else is wrong
         return builds_nudge(intermediate)
