@@ -51,8 +51,8 @@ BROKEN_EDITS = [
     ("    answer: [1, 0]", "    answer: [1, 0.5]", "answer: [1, 0.5]", "questions.2.answer", "the model gives 1, 0"),
     ("    answer: 1\n", "    answer: 2\n", "answer: 2", "questions.3.answer", "disagrees with the model"),
     ('answer: "(B, H, L, L)"', 'answer: "(B, H, L, D)"', '(B, H, L, D)', "questions.1.answer", "has shape"),
-    ('    probe: "blocks.0.attn.pattern[0, 0, 1]"', '    probe: "blocks.0.attn.pattern[0, 0, 3]"',
-     "pattern[0, 0, 3]", "questions.3.probe", "L=3, D=12, H=3: the smallest sizes in model.vary"),
+    ('    probe: "blocks.0.attn.pattern[0, 0, 1]"', '    probe: "blocks.0.attn.pattern[0, 0, 4]"',
+     "pattern[0, 0, 4]", "questions.3.probe", "L=4, D=18, H=3: the smallest sizes in model.vary"),
     ('show: "blocks.0.attn.masked_scores[0, 0]"', 'show: "blocks.0.attn.masked_scores[0, 3]"',
      "masked_scores[0, 3]", "questions.4.show", "out of range"),
 ]
@@ -136,14 +136,14 @@ def test_unknown_experiment_and_unknown_field(tmp_path):
 
 
 def test_sizes_that_cannot_run_are_reported_on_the_model(tmp_path):
-    text = edit(template(), "    L: [3, 6]", "    L: [3, 6]\n    H: [2, 5]")
+    text = edit(template(), "    L: [4, 5]", "    L: [4, 5]\n    H: [2, 5]")
     text = edit(text, 'text: ["31415", "27182"]', 'text: ["3141é", "27182"]')
     report = check_paths([write(tmp_path, "s.yaml", text)])
     fields = {p.field: p.message for p in report.problems}
     assert "vocabulary" in fields["model.text"], report.text()
     assert "largest sizes" in fields["model.vary"] and "not divisible" in fields["model.vary"], report.text()
     long = edit(template(), 'text: ["31415", "27182"]', f'text: "{"7" * 70}"')
-    long = "".join(line for line in long.splitlines(True) if not line.startswith(("  vary:", "    L: [3, 6]")))
+    long = "".join(line for line in long.splitlines(True) if not line.startswith(("  vary:", "    L: [4, 5]")))
     report = check_paths([write(tmp_path, "s.yaml", long)])
     assert [(p.field, "block_size 64" in p.message) for p in report.problems] == [("model.text", True)], report.text()
 
@@ -157,7 +157,7 @@ def test_trained_lessons_without_a_checkpoint_say_so(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ModelHub, "ensure_loaded", missing)
     text = edit(template(), "  weights: random ", "  weights: trained ")
-    for line in ("  d_model: 12", "  n_head: 3"):
+    for line in ("  d_model: 18", "  n_head: 3"):
         text = "\n".join(x for x in text.splitlines() if not x.startswith(line)) + "\n"
     report = check_paths([write(tmp_path, "t.yaml", text)])
     [problem] = report.problems

@@ -243,12 +243,12 @@ def test_checker_reports_an_unknown_probe_in_a_prompt_at_its_line_and_column(tmp
 def test_checker_tries_every_size_variant(tmp_path):
     from tutor.authoring.check import check_paths
 
-    # L varies from 3 to 6: position 4 exists for the lesson's own L = 4 but not for the smallest
-    path, _ = _lesson_with(tmp_path, "Weight {{ blocks.0.attn.pattern[0, 0, 3, 0] | .3f }} at row 3. Row 1's sum?")
+    # L varies from 4 to 5: row 4 exists for the lesson's own L = 5 but not for the smallest
+    path, _ = _lesson_with(tmp_path, "Weight {{ blocks.0.attn.pattern[0, 0, 4, 0] | .3f }} at row 4. Row 1's sum?")
     report = check_paths([path])
     [problem] = report.problems
     assert problem.field == "questions.3.prompt"
-    assert "index 3 is out of range for axis 2 of size 3" in problem.message
+    assert "index 4 is out of range for axis 2 of size 4" in problem.message
     assert "the smallest sizes in model.vary" in problem.message
 
 

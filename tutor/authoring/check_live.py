@@ -8,6 +8,8 @@ largest sizes its ranges allow, and on a few random draws, since a learner may m
 """
 from __future__ import annotations
 
+import itertools
+
 from tutor.common.i18n import M_
 from tutor.authoring.pinned import Pinned, placeholder_at
 from tutor.course.schema import Lesson
@@ -30,6 +32,13 @@ def variants(lesson: Lesson, count: int):
         fixed = {name: (pair[end], pair[end]) for name, pair in vary.items()}
         setup = lesson.model.model_copy(update={"vary": fixed})
         yield 0, lesson.model_copy(update={"model": setup}), f"the {label} sizes in model.vary"
+    for corner in itertools.product((0, 1), repeat=len(vary)):   # the mixed corners: B largest with L smallest, …
+        if len(set(corner)) < 2:
+            continue
+        fixed = {name: (pair[end], pair[end]) for (name, pair), end in zip(vary.items(), corner)}
+        setup = lesson.model.model_copy(update={"vary": fixed})
+        where = ", ".join(f"{name}={pair[0]}" for name, pair in fixed.items())
+        yield 0, lesson.model_copy(update={"model": setup}), f"a corner of model.vary ({where})"
     for seed in range(1, count + 1):
         yield seed, lesson, f"variant seed {seed}"
 
@@ -48,6 +57,7 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
 
     seen: set[str] = set()
     own = None
+    drawn = []   # (live, label) for every other size a learner may meet: its axes must be told apart too
     for seed, variant_lesson, label in variants(lesson, count):
         pinned.first_only = bool(label)
         try:
@@ -62,14 +72,18 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
         if not label:
             own = live
             _check_vocabulary(lesson, hub, pinned)
+        else:
+            drawn.append((live, label))
         LiveChecker(lesson, live, pinned, where, own_sizes=not label).run(formula_ok)
     pinned.first_only = False
     if own is not None:
-        _check_axis_sizes(lesson, hub, pinned, own)
+        _check_axis_sizes(lesson, hub, pinned, own, drawn)
 
 
-def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own) -> None:
-    """Shape-like questions whose own sizes cannot tell two axes apart (tutor.authoring.axis_sizes)."""
+def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own, drawn=()) -> None:
+    """Shape-like questions whose sizes cannot tell two axes apart (tutor.authoring.axis_sizes): at the
+    lesson's own sizes, and at every other size the check ran (corners, draws), since "new sizes" can
+    give a learner any of them (la-tensors' embed[:, 1:-1] was (3, 3, 8) at B = 3, L = 5)."""
     from tutor.authoring.axis_sizes import same_size_axes
     from tutor.live.compute import compute_live
 
@@ -82,10 +96,18 @@ def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own) -> None:
         distinct = compute_live(variant, hub, 0)
     except Exception:   # already reported by check_live for these sizes, when it runs them
         return
-    for found in same_size_axes(lesson, own, distinct):
-        question = lesson.questions[found.index]
-        pinned.add(("questions", found.index, "probe" if getattr(question, "probe", None) else "answer"),
-                   found.message(lesson))
+    reported = set()
+    for live, label in ((own, ""), *drawn):
+        if live.variant == distinct.variant:
+            continue
+        for found in same_size_axes(lesson, live, distinct):
+            if found.index in reported:
+                continue
+            reported.add(found.index)
+            question = lesson.questions[found.index]
+            where = M_(" (with {variant}: {label})", variant=live.variant, label=label) if label else ""
+            pinned.add(("questions", found.index, "probe" if getattr(question, "probe", None) else "answer"),
+                       found.message(lesson) + where)
 
 
 def distinguishing_sizes(lesson: Lesson) -> dict[str, int] | None:
