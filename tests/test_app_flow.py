@@ -43,7 +43,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         assert text_of(screen, "#your-answer") == ""      # no reveal before a give-up or the last try
         await pilot.press("ctrl+g")
         await pilot.pause()
-        assert "(B, H, 1, L)" in text_of(screen, "#your-answer")   # question 2 is now the cached step (c6be3cc)
+        assert "(B, H, 2, L)" in text_of(screen, "#your-answer")   # question 2 scores two new characters (cached-two, 5d47560)
         assert "blocks.0.attn.scores" in text_of(screen, "#real-tensor")
         assert [a.correct for a in app.progress.session_answers] == [True, False]
 
