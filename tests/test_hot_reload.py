@@ -70,7 +70,7 @@ async def test_user_lessons_on_the_roadmap_and_edited_while_open(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         labels = _labels(app.screen.query_one(Tree))
         assert any("Mine [/bold] [red]not markup" in label for label in labels)   # beside the built-ins
-        assert any("Scores: every query against every key, scaled by √d_k" in label for label in labels)
+        assert any("Scores: every query against every key" in label for label in labels)
         assert any(f"{tmp_path / 'broken.yaml'}:3:1: titel: unknown field" in label for label in labels)
 
         app.open_lesson("mine")
