@@ -240,3 +240,26 @@ async def test_a_live_probability_reveal_names_its_tokens_by_character(tmp_path,
     end = index.index(" 2") + 2                                   # the cell's right edge: slice index 2 is id 19
     assert chars[end - 3:end] == "'2'", shown
     assert "'1'" in chars and "'3'" in chars
+
+
+def test_a_one_number_reveal_reads_as_that_number_with_its_expression_not_as_a_table():
+    """Before: it-bits' fixed-code and co-*'s counts revealed "the real values  shape (1,)", then
+    "index: axis 0", a header "0" and the number under it: a count shown as a tensor of one entry."""
+    tensors = {"bits.fixed": np.array([7.0]), "cost.scores": np.array([[9248.0]]), "embed": np.ones((2, 4, 8)) / 3}
+    view = TensorView()
+    view.show(reveal_for(tensors, "bits.fixed", {}))
+    assert view.build(80).plain == "real bits.fixed = 7"
+    view.show(reveal_for(tensors, "cost.scores", {}))                      # (1, 1) is one number too
+    assert view.build(80).plain == "real cost.scores = 9248"
+    view.show(reveal_for(tensors, "embed[0, 1, 2]", {}, limit=True))      # a show: slice of one cell
+    assert view.build(80).plain == "real embed[0, 1, 2] = 0.3333"
+    view.show(reveal_for(tensors, "embed[0, 1, 2]", {}))                   # one asked cell of a whole tensor
+    assert "(the whole tensor: (2, 4, 8))" in view.build(80).plain         # stays a table
+
+
+@pytest.mark.asyncio
+async def test_a_live_count_reveal_reads_as_a_number():
+    """it-bits fixed-code in the app: the reveal is the number of bits, not a one-entry table."""
+    first, _ = await reveal_text("it-bits", 0, "7")
+    assert first.strip() == "real bits.fixed = 7", first
+    assert "shape" not in first and "index" not in first

@@ -20,6 +20,7 @@ from textual.geometry import Size
 from textual.widgets import Static
 
 from tutor.common.i18n import N_, _
+from tutor.grading.number_format import format_number
 from tutor.grading.reveal_focus import Reveal
 from tutor.grading.tensor_format import AxisWindow, NumberFormat, centred_start, column_capacity, fit_window
 from tutor.ui.widgets.heat_colors import HeatPalette
@@ -178,6 +179,8 @@ class TensorView(Static, can_focus=True):
         if self.reveal is None:
             return Text()
         reveal = self.reveal
+        if reveal.array.size == 1:
+            return self._one_number(reveal)
         layout = self._layout(max(20, width))
         palette = HeatPalette.from_app(self.app) if self.is_attached else None
         grid, asked = self.grid, self.asked_grid
@@ -222,6 +225,17 @@ class TensorView(Static, can_focus=True):
             keys += [_("[ ] other planes")] if planes else []
             out.append(_("Tab here, then {keys}").format(keys=" · ".join(keys)), style="dim italic")
         out.rstrip()
+        return out
+
+    @staticmethod
+    def _one_number(reveal: Reveal) -> Text:
+        """A count or a single value reads as that number beside the expression it is the value of:
+        a one-cell table (``shape (1,)``, index 0, then the number) said nothing more and read as a
+        tensor where the lesson meant a number."""
+        number = format_number(float(reveal.array.ravel()[0]))
+        line = _("real {expression} = {value}").format(expression=reveal.reference, value=number)
+        out = Text(line, no_wrap=True, overflow="crop")
+        out.stylize("bold", line.rindex(number), line.rindex(number) + len(number))
         return out
 
     @staticmethod
