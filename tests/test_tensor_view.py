@@ -263,3 +263,30 @@ async def test_a_live_count_reveal_reads_as_a_number():
     first, _ = await reveal_text("it-bits", 0, "7")
     assert first.strip() == "real bits.fixed = 7", first
     assert "shape" not in first and "index" not in first
+
+
+def test_an_experiment_axis_declared_with_its_values_is_headed_by_them_not_counted():
+    """Before: de-temperature-range's cold-miss reveal headed its temperature axis 0 … 6 and
+    pr-temperature's winners 0 … 4; the declaration ``(7 temperature = .T,)`` names temp_range.T
+    as that axis's labels, so the view heads it 0.1 … 2 (a show: range keeps its own values)."""
+    import tutor.experiments  # noqa: F401  (registers the descriptions that declare the axes)
+    from tutor.grading.declared_shapes import declared_labels
+
+    assert declared_labels("temp_range.miss") == ("temp_range.T",)
+    assert declared_labels("temperature.probs") == ("temperature.T", None)
+    assert declared_labels("sgd_adam.curves") == (None, None)          # a counted axis without labels
+    tensors = {"temp_range.T": np.array([0.1, 0.5, 0.8, 1, 1.2, 1.5, 2]),
+               "temp_range.miss": np.array([0.001, 0.02, 0.1, 0.2, 0.3, 0.4, 0.5]),
+               "temperature.T": np.array([0.5, 1, 2, 5, 1000]), "temperature.winner": np.full(5, 17.0)}
+    view = TensorView()
+    view.show(reveal_for(tensors, "temp_range.miss[0]", {"L": 7}))
+    lines = view.build(80).plain.split("\n")
+    assert lines[1].startswith("index: temperature")
+    assert lines[3].split() == ["0.1", "0.5", "0.8", "1", "1.2", "1.5", "2"], lines
+    view.show(reveal_for(tensors, "temp_range.miss[2:5]", {"L": 7}, limit=True))
+    assert view.build(80).plain.split("\n")[3].split() == ["0.8", "1", "1.2"]
+    view.show(reveal_for(tensors, "temperature.winner", {"L": 5}, limit=True))
+    assert view.build(80).plain.split("\n")[3].split() == ["0.5", "1", "2", "5", "1000"]
+    del tensors["temp_range.T"]                                          # no labels' output: counted as before
+    view.show(reveal_for(tensors, "temp_range.miss", {"L": 7}))
+    assert view.build(80).plain.split("\n")[2].split() == list("0123456")

@@ -3,7 +3,9 @@
 Importing the package registers every experiment; ``registry`` holds the decorator and the table.
 Each experiment is registered by name and returns numpy arrays named ``<experiment>.<tensor>``
 that lessons read like probes; single values have shape (1,) so that a formula's reductions can
-reproduce them.  Experiments never change the lesson's model: see ``common``.
+reproduce them.  Each description declares its outputs' shapes, which name the reveal's axes
+(``tutor.grading.declared_shapes``: ``temp_range.miss (7 temperature = .T,)`` heads the axis with
+temp_range.T's values).  Experiments never change the lesson's model: see ``common``.
 """
 # each module registers its experiments when imported
 from tutor.experiments import attention_information, attention_masks, attention_scale, attention_variants, backprop, beam_length, calculus, \

@@ -61,8 +61,8 @@ TEMPERATURES = (0.5, 1.0, 2.0, 5.0, 1000.0)
 
 @experiment("temperature", "softmax(z / T) of the next-token logits z at the last position of "
                            "row 0, through the sampler's own filter: temperature.T (5,) = 0.5, 1, 2, "
-                           "5, 1000; temperature.probs (5, V); temperature.top (5,) largest p at each T; "
-                           "temperature.winner (5,) its token id; temperature.hot_change (1,) top at T=5 "
+                           "5, 1000; temperature.probs (5 temperature = .T, V); temperature.top (5 temperature = .T,) largest p at each T; "
+                           "temperature.winner (5 temperature = .T,) its token id; temperature.hot_change (1,) top at T=5 "
                            "minus top at T=1", passes=1.7, copies=1)
 @one_torch_thread
 def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutor.grading.declared_shapes import declared_axes
+from tutor.common.safe_text import one_line
+from tutor.grading.declared_shapes import declared_axes, declared_labels
+from tutor.grading.number_format import format_number
 from tutor.grading.probe_ref import parse_probe_ref
-from tutor.grading.vocabulary_axis import axis_vocabulary, vocabulary_labels
+from tutor.grading.vocabulary_axis import axis_vocabulary, cut_labels, vocabulary_labels
 
 # axis names of the model's probes, by the probe's name without its "blocks.N." prefix
 _PROBE_AXES = {
@@ -46,6 +48,7 @@ class Reveal:
     asked_shape: tuple[int, ...] | None = None   # the slice's own shape, what a shape question asked about
     view: tuple = ()                    # the index of the probe on screen: () the whole probe, else show:'s slice
     vocabulary: tuple[tuple[str, ...] | None, ...] = ()   # per axis: its characters when it runs over token ids
+    axis_values: tuple[tuple[str, ...] | None, ...] = ()  # per axis: the values its experiment labels it with
 
     @property
     def sliced(self) -> bool:
@@ -66,6 +69,14 @@ class Reveal:
         batch = plane[self.axis_names.index("batch")] if "batch" in self.axis_names[:len(plane)] else 0
         row = self.token_labels[min(batch, len(self.token_labels) - 1)]
         return row if len(row) == self.array.shape[axis] else None
+
+    def label_text(self, axis: int, plane: tuple[int, ...]) -> tuple[str, ...] | None:
+        """What heads ``axis`` in the view: characters quoted ('a', so a space or a digit reads as a
+        character), an experiment's declared values as they are (0.1 … 2 for temperatures)."""
+        if axis < len(self.axis_values) and self.axis_values[axis] is not None:
+            return self.axis_values[axis]
+        labels = self.labels_for(axis, plane)
+        return tuple(f"'{label}'" for label in labels) if labels else None
 
 
 def axis_names(name: str, shape: tuple[int, ...], sizes: dict[str, int]) -> tuple[str, ...]:
@@ -108,7 +119,7 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
         return None
     array = np.asarray(tensors[ref.name], dtype=float)
     if limit and ref.index:
-        return _limited(array, ref, sizes, token_labels, reduce, vocabulary_labels(tensors))
+        return _limited(array, ref, sizes, token_labels, reduce, tensors)
     asked_shape = tuple(array[ref.index].shape) if array.ndim else None
     if array.ndim == 0:
         array = array.reshape(1)
@@ -126,7 +137,23 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
     names = axis_names(ref.name, array.shape, sizes)
     labels = tuple(tuple(row) for row in token_labels) if reads_the_input(ref.name, names) else ()
     vocabulary = axis_vocabulary(names, array.shape, vocabulary_labels(tensors))
-    return Reveal(array, reference, names, asked, focus, labels, asked_shape=asked_shape, vocabulary=vocabulary)
+    return Reveal(array, reference, names, asked, focus, labels, asked_shape=asked_shape, vocabulary=vocabulary,
+                  axis_values=declared_values(ref.name, array.shape, tensors))
+
+
+def declared_values(name: str, shape: tuple[int, ...], tensors: dict, index: tuple = ()) -> tuple:
+    """Per axis of the view, the values of the output its experiment declares as that axis's labels
+    (``(7 temperature = .T,)``), cut as ``index`` cuts the probe; None for an axis without, or whose
+    output is missing or of another length (then it is counted 0, 1, … as before)."""
+    outputs = declared_labels(name)
+    if len(outputs) != len(shape):
+        return ()
+    whole = []
+    for output, length in zip(outputs, shape):
+        values = np.asarray(tensors[output], dtype=float).ravel() if output in tensors else None
+        whole.append(tuple(one_line(format_number(float(v))) for v in values)
+                     if values is not None and values.size == length else None)
+    return cut_labels(tuple(whole), shape, index)
 
 
 def reads_the_input(name: str, names: tuple[str, ...]) -> bool:
@@ -137,7 +164,7 @@ def reads_the_input(name: str, names: tuple[str, ...]) -> bool:
 
 
 def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce: str | None,
-             characters: tuple[str, ...] = ()) -> Reveal:
+             tensors: dict) -> Reveal:
     """The slice alone: the axes it keeps keep their names, token labels follow the batch rows it
     keeps (a position axis cut to a range loses its labels rather than mislabel them), and a
     vocabulary axis cut to a range keeps that range's characters (``logits[0, 4, 17:27]`` shows
@@ -151,9 +178,10 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
     if "batch" in names and rows:
         step = index[names.index("batch")]
         rows = (rows[min(step, len(rows) - 1)],) if isinstance(step, int) else rows[step]
-    vocabulary = axis_vocabulary(names, array.shape, characters, ref.index)
+    vocabulary = axis_vocabulary(names, array.shape, vocabulary_labels(tensors), ref.index)
+    values = declared_values(ref.name, array.shape, tensors, ref.index)
     if part.ndim == 0:
-        part, kept, vocabulary = part.reshape(1), kept or ("axis 0",), ()
+        part, kept, vocabulary, values = part.reshape(1), kept or ("axis 0",), (), ()
     asked = np.ones(part.shape, dtype=bool)
     focus = (0,) * part.ndim
     if reduce in ("argmax", "argmin") and part.size:
@@ -162,4 +190,4 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
                                                        part.shape))
         asked[:] = False
         asked[focus] = True
-    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index, vocabulary=vocabulary)
+    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index, vocabulary=vocabulary, axis_values=values)

@@ -32,11 +32,14 @@ def axis_vocabulary(names: tuple[str, ...], shape: tuple[int, ...], labels: tupl
     ``index`` is the ``show:`` slice that cut the probe (``names`` and ``shape`` are the probe's):
     an axis it takes a range of keeps the characters of that range, an axis it takes one entry of
     is gone.  An axis of another length (a toy distribution of 5) is no vocabulary axis."""
+    return cut_labels(tuple(labels if name in VOCABULARY_AXES and labels and len(labels) == length else None
+                            for name, length in zip(names, shape)), shape, index)
+
+
+def cut_labels(whole: tuple[tuple[str, ...] | None, ...], shape: tuple[int, ...],
+               index: tuple = ()) -> tuple[tuple[str, ...] | None, ...]:
+    """Per-axis labels of a probe, cut as ``index`` cuts the probe: an axis taken a range of keeps
+    that range's labels, an axis taken one entry of is gone."""
     steps = tuple(index) + (slice(None),) * (len(shape) - len(index))
-    kept = []
-    for name, length, step in zip(names, shape, steps):
-        if isinstance(step, int):
-            continue
-        whole = labels if name in VOCABULARY_AXES and labels and len(labels) == length else None
-        kept.append(tuple(whole[step]) if whole is not None else None)
-    return tuple(kept)
+    return tuple(tuple(labels[step]) if labels is not None else None
+                 for labels, step in zip(whole, steps) if not isinstance(step, int))

@@ -152,17 +152,17 @@ class TensorView(Static, can_focus=True):
     # --- drawing ------------------------------------------------------------------------
 
     def _row_label(self, i: int, labels) -> str:
-        return f"{i} '{labels[i]}'" if labels else str(i)
+        return f"{i} {labels[i]}" if labels else str(i)
 
     def _layout(self, width: int) -> _Layout:
         grid = self.grid
         n_rows, n_cols = grid.shape
         ndim = self.reveal.array.ndim
-        row_labels = self.reveal.labels_for(ndim - 2, self.plane) if ndim >= 2 else None
-        col_labels = self.reveal.labels_for(ndim - 1, self.plane)
+        row_labels = self.reveal.label_text(ndim - 2, self.plane) if ndim >= 2 else None
+        col_labels = self.reveal.label_text(ndim - 1, self.plane)
         # marker, label, one space
         label_width = 3 + max(cell_len(self._row_label(i, row_labels)) for i in range(n_rows)) if ndim >= 2 else 2
-        cell_width = 1 + max(self._cell, len(str(n_cols - 1)), 2 + max(map(cell_len, col_labels)) if col_labels else 0)
+        cell_width = 1 + max(self._cell, len(str(n_cols - 1)), max(map(cell_len, col_labels)) if col_labels else 0)
         capacity = column_capacity(n_cols, width - label_width, cell_width)
         rows_capacity = min(self.max_rows, n_rows)
         if not self._moved:
@@ -212,7 +212,7 @@ class TensorView(Static, can_focus=True):
         if rows.hidden_before:
             out.append(" " * (layout.label_width - 2) + "⋮ " + _("{count} more").format(count=rows.hidden_before) + "\n",
                        style="dim")
-        row_labels = reveal.labels_for(ndim - 2, self.plane) if ndim >= 2 else None
+        row_labels = reveal.label_text(ndim - 2, self.plane) if ndim >= 2 else None
         for i in range(rows.start, rows.stop):
             self._append_row(out, i, grid[i], asked[i], layout, row_labels if ndim >= 2 else None, palette)
         if rows.hidden_after:
@@ -253,10 +253,10 @@ class TensorView(Static, can_focus=True):
 
     def _append_header(self, out: Text, layout: _Layout, asked: np.ndarray, palette) -> None:
         cols = layout.cols
-        col_labels = self.reveal.labels_for(self.reveal.array.ndim - 1, self.plane)
+        col_labels = self.reveal.label_text(self.reveal.array.ndim - 1, self.plane)
         lines = [[str(j) for j in range(cols.start, cols.stop)]]
         if col_labels:
-            lines.append([f"'{col_labels[j]}'" for j in range(cols.start, cols.stop)])
+            lines.append([col_labels[j] for j in range(cols.start, cols.stop)])
         marked_cols = asked.any(axis=0)
         for k, cells in enumerate(lines):
             out.append(" " * layout.label_width)
