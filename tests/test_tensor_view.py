@@ -275,6 +275,7 @@ def test_an_experiment_axis_declared_with_its_values_is_headed_by_them_not_count
     assert declared_labels("temp_range.miss") == ("temp_range.T",)
     assert declared_labels("temperature.probs") == ("temperature.T", None)
     assert declared_labels("sgd_adam.curves") == (None, None)          # a counted axis without labels
+    assert declared_labels("saddle.grad_norm") == ("saddle.t",)        # op-saddles-plateaus: t = 0 … 1 (read4 row 35)
     tensors = {"temp_range.T": np.array([0.1, 0.5, 0.8, 1, 1.2, 1.5, 2]),
                "temp_range.miss": np.array([0.001, 0.02, 0.1, 0.2, 0.3, 0.4, 0.5]),
                "temperature.T": np.array([0.5, 1, 2, 5, 1000]), "temperature.winner": np.full(5, 17.0)}

@@ -20,8 +20,8 @@ T_STEP = 1e-3        # the finite difference in t at the top: float64 keeps its 
 
 
 @experiment("saddle", "walking the straight path (1-t)*W0 + t*W from fresh weights W0 (same size, seed) to the "
-                      "weights W, on a float64 copy: saddle.t (11,) = 0, 0.1 … 1; saddle.loss (11,) the loss there; "
-                      "saddle.grad_norm (11,) the gradient's length |∇L| there, by backward(); saddle.top (1,) the t "
+                      "weights W, on a float64 copy: saddle.t (11,) = 0, 0.1 … 1; saddle.loss (11 t = .t,) the loss there; "
+                      "saddle.grad_norm (11 t = .t,) the gradient's length |∇L| there, by backward(); saddle.top (1,) the t "
                       "of the path's highest interior point (where the path is flattest, if it only falls); "
                       "saddle.path_curv (1,) uᵀHu at that point for u the unit path direction, by a Hessian-vector "
                       "product; saddle.random_curv (6,) the same for 6 random unit directions (seeded); "
