@@ -286,3 +286,24 @@ def test_a_shape_off_only_by_axes_of_size_one_is_named(given, expected, nudge):
     from tutor.grading.kinds.base import shape_nudge
 
     assert shape_nudge(given, expected) == nudge
+
+
+@pytest.mark.parametrize("written, value", [("(1/2)^10", 2 ** -10), ("2**-10", 2 ** -10), ("0.5**10", 2 ** -10),
+                                            ("e^12.96", 425066.1147817277), ("ln(65504)", 11.089866488461016),
+                                            ("1/sqrt(2)", 0.5 ** 0.5), ("1/4", 0.25), ("25%", 0.25)])
+def test_a_number_may_be_written_as_the_arithmetic_that_gives_it(written, value):
+    """Unseen readers: op-landscape's reveal writes (1/2)¹⁰ but '(1/2)^10' and '2**-10' were unreadable;
+    de-greedy's 'e^12.96' too.  The formulas' parser reads them (no names but e and pi; it runs nothing)."""
+    from tutor.grading.answers import parse_number
+
+    assert parse_number(written) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("written, message", [("x+1", "is not a number"), ("3/x", "is not a fraction"),
+                                              ("exp(1000)", "overflows"), ("__import__('os')", "is not a number"),
+                                              ("1/0", "division by zero")])
+def test_arithmetic_that_is_not_a_number_is_still_refused_clearly(written, message):
+    from tutor.grading.answers import AnswerError, parse_number
+
+    with pytest.raises(AnswerError, match=message):
+        parse_number(written)
