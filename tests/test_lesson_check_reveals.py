@@ -57,7 +57,7 @@ REVEAL_DEFECTS = [
     ("co-sinusoidal-pe", [('    show: "sinusoid.similarity"', '    show: "sinusoid.pair_gap"')],
      'show: "sinusoid.pair_gap"', "show", "questions.2.show", "'which-pair'"),
     ("de-decoding-comparison", [('show: "decoding_compare.distinct"', 'show: "decoding_compare.logprob"')],
-     'show: "decoding_compare.logprob"', "show", "questions.1.show", "'most-likely'"),
+     'show: "decoding_compare.logprob"', "show", "questions.1.show", "'likeliest-sampler'"),
 ]
 
 
@@ -73,10 +73,10 @@ def test_a_reveal_that_shows_a_later_answer_is_reported_at_its_field(tmp_path, l
 
 
 def test_beam_against_greedy_is_given_away_by_the_two_log_probs_shown_before_it(tmp_path):
-    # the order the lesson had: most-likely (showing every strategy's ln p) before beam-vs-greedy
+    # the order the lesson had: a likelihood question (showing every strategy's ln p) before beam-vs-greedy
     path, text = copy_of(tmp_path, "de-decoding-comparison",
-                         ('show: "decoding_compare.logprob[4:6]"', 'show: "decoding_compare.logprob"'))
-    text = moved_after(text, "beam-vs-greedy", "most-likely")
+                         ('show: "decoding_compare.logprob[2:5]"', 'show: "decoding_compare.logprob"'))
+    text = moved_after(text, "beam-vs-greedy", "likeliest-sampler")
     path.write_text(text, encoding="utf-8")
     found = reported(path, "answers question 5 (questions.4, 'beam-vs-greedy')")
     assert found and "difference is decoding_compare.beam_gain" in found[0].message, check_paths([path]).text()
