@@ -70,7 +70,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
                        "autoregressive.step_p": (8,)},
     "ce_grad": {"ce_grad.loss": (1,), "ce_grad.N": (1,), "ce_grad.scored": (1, 8), "ce_grad.probs": (1, 8, V),
                 "ce_grad.onehot": (1, 8, V), "ce_grad.dlogits": (1, 8, V), "ce_grad.x_final": (1, 8, 64),
-                "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V)},
+                "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V),
+                "ce_grad.dprobs": (1, 8, V)},
     "finite_diff": {"finite_diff.index": (4, 2), "finite_diff.partial": (4,), "finite_diff.loss_plus": (4,),
                     "finite_diff.loss_minus": (4,), "finite_diff.h": (1,), "finite_diff.gain": (9,),
                     "finite_diff.grad_norm": (1,), "finite_diff.cosine": (9,), "finite_diff.n_params": (1,)},
@@ -251,6 +252,10 @@ def test_ce_grad_is_p_minus_y_over_n_and_chains_into_W_U(hub):
     np.testing.assert_allclose(out["ce_grad.dlogits"][0] @ W_U.T, out["ce_grad.dx_final"][0], atol=1e-12)
     nll = run("nll", context(hub.model, [WRONG]))
     assert out["ce_grad.loss"][0] == pytest.approx(nll["nll.mean"][0], rel=1e-6)
+    # one step before the logits: dL/dp = -y / (N p), zero off the scored targets, and huge where p_t is tiny
+    probs, onehot = out["ce_grad.probs"], out["ce_grad.onehot"]
+    np.testing.assert_allclose(out["ce_grad.dprobs"], -onehot / (N * probs), rtol=1e-9, atol=0)
+    assert abs(out["ce_grad.dprobs"][0, 6, 21]) > 1000 * np.linalg.norm(out["ce_grad.dlogits"][0, 6])
 
 
 def test_finite_differences_match_backward_and_the_gradient_is_steepest(small):

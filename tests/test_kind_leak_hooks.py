@@ -21,13 +21,13 @@ from tutor.course.catalog import builtin_lessons_dir
 from tutor.grading.kinds import KINDS, QuestionKind, Truth
 from tutor.grading.kinds.base import probe_read
 
-BOX = '''  expr: "X.T @ dQ"
-  translation: "The gradient of block 0's W_Q: its input rows (one per token), transposed, times the gradient at its output rows."
-  matrices: [X, dQ]
+BOX = '''  expr: "A.T @ dZ"
+  translation: "The gradient of head 0's values (row 0, block 0): value j collects the output gradient of every query, weighted by the attention that query pays to j."
+  matrices: [A, dZ]
   bind:
-    X: "attn_grad.x"
-    dQ: "attn_grad.dq"
-  reproduces: "attn_grad.dW_Q"
+    A: "attn_grad.A[0, 0]"
+    dZ: "attn_grad.dz_heads[0, 0]"
+  reproduces: "attn_grad.dv_heads[0, 0]"
 '''
 # the box draws question 1's answer: a formula that still reproduces its own probe
 ANSWER_IN_BOX = '''  expr: "(dY @ W_out.T) * g"

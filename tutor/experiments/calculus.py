@@ -13,7 +13,8 @@ from tutor.model.formats import IGNORE
                        "ce_grad.N (1,) scored targets; ce_grad.scored (B, L-1); ce_grad.probs and "
                        "ce_grad.onehot (B, L-1, V); ce_grad.dlogits (B, L-1, V) = dL/dlogits; "
                        "ce_grad.x_final (B, L-1, D) the input of W_U; ce_grad.dx_final (B, L-1, D); "
-                       "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U", passes=1.2, copies=3)
+                       "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U; ce_grad.dprobs (B, L-1, V) "
+                       "= dL/dprobs, the same loss written as -log p of the target", passes=1.2, copies=3)
 @one_torch_thread
 def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -37,6 +38,12 @@ def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
     scored = (targets != IGNORE)
     safe = targets.clamp(min=0)
     onehot = F.one_hot(safe, z.size(-1)).double() * scored[..., None]       # (B, L-1, V)
+    # the gradient one step before the logits, at the probabilities: where dL/dz saturates, dL/dp does not
+    with torch.enable_grad():
+        probs = torch.softmax(z[:, :-1].detach(), dim=-1).requires_grad_()     # (B, L-1, V)
+        p_target = probs.gather(-1, safe[..., None]).squeeze(-1)                # (B, L-1)
+        p_target = torch.where(scored, p_target, torch.ones_like(p_target))    # log 1 = 0 off the scored targets
+        (-(torch.log(p_target) * scored).sum() / scored.sum()).backward()
     return {
         "ce_grad.loss": to_numpy(loss.reshape(1)),
         "ce_grad.N": np.array([float(scored.sum())]),
@@ -47,6 +54,7 @@ def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
         "ce_grad.x_final": to_numpy(x[:, :-1]),
         "ce_grad.dx_final": to_numpy(x.grad[:, :-1]),
         "ce_grad.dW_U": to_numpy(model.W_U.weight.grad.T),                       # (D, V)
+        "ce_grad.dprobs": to_numpy(probs.grad),                                 # (B, L-1, V)
     }
 
 
