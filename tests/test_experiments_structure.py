@@ -59,7 +59,8 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "attn_window.reader_hops": (1,)},
     "path_length": {"path_length.length": (1,), "path_length.attn_reach": (9,), "path_length.attn_edges": (9, 9),
                     "path_length.attn_steps": (1,), "path_length.rho": (1,), "path_length.rnn_edges": (9, 9),
-                    "path_length.rnn_steps": (1,), "path_length.rnn_reach": (9,), "path_length.rnn_far": (1,)},
+                    "path_length.rnn_steps": (1,), "path_length.rnn_reach": (9,), "path_length.rnn_far": (1,),
+                    "path_length.rnn_half": (1,)},
     "linear_attn": {"linear_attn.qk": (1, 4, 9, 9), "linear_attn.kv": (1, 4, 16, 16),
                     "linear_attn.qk_v": (1, 4, 9, 16), "linear_attn.q_kv": (1, 4, 9, 16),
                     "linear_attn.max_diff": (1,), "linear_attn.cost_qk_v": (1,), "linear_attn.cost_q_kv": (1,),
@@ -204,6 +205,7 @@ def test_attention_reaches_token_0_in_one_layer_and_the_rnn_in_l_minus_1_shrinki
     assert out["path_length.attn_steps"][0] == 1 and out["path_length.rnn_steps"][0] == 8
     assert np.allclose(out["path_length.rnn_reach"], 0.9 ** np.arange(8, -1, -1))
     assert out["path_length.rnn_far"][0] == out["path_length.rnn_reach"][0]
+    assert out["path_length.rnn_half"][0] == 7          # 0.9^6 = 0.53 is not below 1/2, 0.9^7 = 0.48 is
 
 
 def test_a_global_token_shortens_every_path_and_only_gains_weight(trained_out):

@@ -16,6 +16,7 @@ from tutor.experiments.common import private_copy, probe_tensors, scalar, to_num
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 RHO = 0.9             # the RNN's recurrent gain: below 1, so a signal shrinks at every step
+HALF = 0.5            # rnn_half: how far back a token's effect on the last state falls below this
 ROUNDING = 1e-12      # a Jacobian block below this share of the largest counts as no edge
 
 
@@ -28,7 +29,8 @@ ROUNDING = 1e-12      # a Jacobian block below this share of the largest counts 
                            "inputs (Q a random rotation, path_length.rho (1,) = 0.9): path_length.rnn_edges (L, L) "
                            "1 where h_i reads h_j or x_j directly, path_length.rnn_steps (1,) the fewest recurrent "
                            "steps from token 0 to the last state, path_length.rnn_reach (L,) the spectral norm of "
-                           "dh_(L-1)/dx_j by autograd, and path_length.rnn_far (1,) its value at j = 0",
+                           "dh_(L-1)/dx_j by autograd, path_length.rnn_far (1,) its value at j = 0, and path_length.rnn_half "
+                           "(1,) the fewest steps back from the last position at which that norm is below 1/2 (L if none)",
             passes=3, copies=1)
 @one_torch_thread
 def path_length(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -59,6 +61,8 @@ def path_length(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.enable_grad():
         rnn_jac = torch.autograd.functional.jacobian(last_state, x)          # (D, L, D)
     rnn_reach = torch.linalg.matrix_norm(rnn_jac.permute(1, 0, 2), ord=2)    # (L,) spectral norm per j
+    below_half = torch.nonzero(rnn_reach.flip(0) < HALF)                     # (n, 1) steps back k
+    half_steps = int(below_half[0, 0]) if len(below_half) else length
     i = torch.arange(length)[:, None]                                        # (L, 1)
     j = torch.arange(length)[None, :]                                        # (1, L)
     rnn_edges = (j == i) | (j == i - 1)                                      # (L, L): x_i and h_(i-1)
@@ -72,4 +76,5 @@ def path_length(context: ExperimentContext) -> dict[str, np.ndarray]:
         "path_length.rnn_steps": scalar(hops(rnn_edges)),
         "path_length.rnn_reach": to_numpy(rnn_reach),
         "path_length.rnn_far": scalar(rnn_reach[0]),
+        "path_length.rnn_half": scalar(half_steps),
     }
