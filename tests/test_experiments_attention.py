@@ -46,6 +46,16 @@ def test_padding_removes_the_pads_from_every_real_query(out):
     np.testing.assert_allclose(pad["padding.pattern"][1, 0, -1, n_pad:], expected, atol=1e-10)
 
 
+def test_unguarded_softmax_leaves_the_pad_queries_rows_nan_and_matches_the_pattern_elsewhere(out):
+    """pr-padding-mask asks what plain softmax makes of a row of only -inf: the output keeps it as is."""
+    pad = out["padding"]
+    n_pad = int(pad["padding.n_pad"][0])
+    raw = pad["padding.unguarded"]                                            # (2, H, L, L)
+    assert np.isnan(raw[1, :, :n_pad]).all()                                  # 0/0 on every pad query's row
+    np.testing.assert_allclose(raw[1, :, n_pad:], pad["padding.pattern"][1, :, n_pad:], atol=1e-6)
+    np.testing.assert_allclose(raw[0], pad["padding.pattern"][0], atol=1e-6)
+
+
 def test_padding_keeps_row0_and_reads_the_models_own_scores(hub, out):
     from tutor.model import run_with_probes
 

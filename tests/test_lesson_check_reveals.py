@@ -52,8 +52,8 @@ REVEAL_DEFECTS = [
     # (lesson, edits, needle on the pinned line, key, field, later question)
     ("la-one-hot-vs-dense", [('    show: "embedding.digit_nearest"', '    show: "embedding.digit_cos"')],
      'show: "embedding.digit_cos"', "show", "questions.3.show", "'farthest'"),
-    ("pr-padding-mask", [('    show: "padding.pattern[1, 0, -1]"\n', "")],
-     'probe: "padding.pattern[1, 0, -1, -1]"', "probe", "questions.2.probe", "'table-sum'"),
+    ("pr-padding-mask", [('    show: "padding.pattern[1, 0, -1]"', '    show: "padding.unguarded[1, 0]"')],
+     'show: "padding.unguarded[1, 0]"', "show", "questions.2.show", "'empty-row-softmax'"),
     ("co-sinusoidal-pe", [('    show: "sinusoid.similarity"', '    show: "sinusoid.pair_gap"')],
      'show: "sinusoid.pair_gap"', "show", "questions.2.show", "'which-pair'"),
     ("de-decoding-comparison", [('show: "decoding_compare.distinct"', 'show: "decoding_compare.logprob"')],

@@ -42,7 +42,8 @@ def padded_batch(tokens, pad_id: int):
                        "(2, H, L, L) Q·Kᵀ/√d_k of block 0 on the padded batch, padding.masked (2, H, L, L) "
                        "= scores + bias, padding.pattern (2, H, L, L) its softmax, by torch's own "
                        "scaled_dot_product_attention on q, k and the mask (rows that may see no key are 0), "
-                       "padding.causal_pattern (2, H, L, L) the softmax with the causal mask only, "
+                       "padding.unguarded (2, H, L, L) torch.softmax of padding.masked as it is (a row of only "
+                       "-inf stays nan), padding.causal_pattern (2, H, L, L) the softmax with the causal mask only, "
                        "padding.leak / padding.leak_masked (2, H, L) the weight each query puts on pad keys "
                        "without / with the padding mask, padding.empty_rows (2, L) 1 where a query may see "
                        "no key at all, padding.alone (H, L - P) block 0's weights of row 1's last query on "
@@ -91,6 +92,7 @@ def padding(context: ExperimentContext) -> dict[str, np.ndarray]:
         "padding.scores": to_numpy(scores),
         "padding.masked": to_numpy(masked),
         "padding.pattern": to_numpy(pattern),
+        "padding.unguarded": to_numpy(torch.softmax(masked, dim=-1)),            # (2, H, L, L); nan rows kept
         "padding.causal_pattern": to_numpy(causal_pattern),
         "padding.leak": to_numpy((causal_pattern * pad_keys).sum(-1)),            # (2, H, L)
         "padding.leak_masked": to_numpy((pattern * pad_keys).sum(-1)),            # (2, H, L)
