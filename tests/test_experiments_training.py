@@ -445,6 +445,9 @@ def test_saddle_walks_from_fresh_to_trained_weights(hub):
     length = out["saddle.length"][0]
     assert length > 1
     assert out["saddle.t_curv"][0] == pytest.approx(out["saddle.path_curv"][0] * length ** 2, rel=0.01)
+    norms = out["saddle.grad_norm"]
+    assert out["saddle.top_grad"][0] == norms[top]
+    assert out["saddle.gain"][0] == pytest.approx((norms.max() / norms[0]) ** 2)
 
 
 def test_order_scores_each_row_whole_and_their_gap(hub):

@@ -26,7 +26,9 @@ T_STEP = 1e-3        # the finite difference in t at the top: float64 keeps its 
                       "saddle.path_curv (1,) uᵀHu at that point for u the unit path direction, by a Hessian-vector "
                       "product; saddle.random_curv (6,) the same for 6 random unit directions (seeded); "
                       "saddle.length (1,) the path's length |W - W0|; saddle.t_curv (1,) d²L/dt² at the top, by "
-                      "a finite difference of the loss at t ± 0.001",
+                      "a finite difference of the loss at t ± 0.001; saddle.top_grad (1,) |∇L| at the top; "
+                      "saddle.gain (1,) (the largest |∇L| on the path / |∇L| at t = 0)², how many times more one "
+                      "small plain step lowers the loss at the steepest point than at t = 0",
             passes=43, copies=3)
 @one_torch_thread
 def saddle(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -98,4 +100,7 @@ def saddle(context: ExperimentContext) -> dict[str, np.ndarray]:
         "saddle.random_curv": np.array(random_curv),
         "saddle.length": np.array([float(length)]),
         "saddle.t_curv": np.array([t_curv]),
+        "saddle.top_grad": np.array([norms[top]]),
+        # a plain step η·|∇L| long down a slope |∇L| gains about η·|∇L|²: the ratio of two such gains
+        "saddle.gain": np.array([(max(norms) / max(norms[0], 1e-12)) ** 2]),
     }
