@@ -70,7 +70,9 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
               "heads.changed": (64,), "heads.out_changed": (64,), "heads.favourite": (4, 9),
               "heads.qk_rank": (4,), "heads.qk_blind": (4,)},
     "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
-             "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,)},
+             "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,),
+             "fp16.bf16_row": (V,), "fp16.bf16_overflow": (1,), "fp16.f32_sum": (1,), "fp16.bf16_sum": (1,),
+             "fp16.sum_gap": (1,)},
     "norm_axes": {"norm_axes.ln_mean": (1, 9, 1), "norm_axes.bn_mean": (1, 1, 64), "norm_axes.bn": (1, 9, 64),
                   "norm_axes.bn_row_mean": (1, 9), "norm_axes.scaled_changed": (1,),
                   "norm_axes.bn_scaled_changed": (1,), "norm_axes.scaled_shift": (1,)},
@@ -275,6 +277,13 @@ def test_fp16_overflow_and_the_max_subtraction_fix(hub):
     exact = np.exp(row - row.max()) / np.exp(row - row.max()).sum()
     assert np.allclose(out["fp16.stable"], exact, atol=1e-3)
     assert list(out["fp16.max"]) == [65504.0, pytest.approx(3.3895e38, rel=1e-3), pytest.approx(3.4028e38, rel=1e-3)]
+    # bfloat16 keeps float32's range (nothing overflows) but rounds the logit 13.8 to a multiple of 1/16,
+    # and exp turns that rounding into a gap of a few percent in the sum (nu-float-precision's bf16-sum)
+    assert out["fp16.bf16_overflow"][0] == 0
+    assert np.all(np.abs(out["fp16.bf16_row"] - row) <= np.abs(row) * 2.0 ** -8 + 1e-12)
+    assert out["fp16.f32_sum"][0] == pytest.approx(np.exp(row.astype(np.float64)).sum(), rel=1e-5)
+    gap = abs(out["fp16.bf16_sum"][0] - out["fp16.f32_sum"][0]) / out["fp16.f32_sum"][0]
+    assert out["fp16.sum_gap"][0] == pytest.approx(gap) and 0.005 < gap < 0.05
 
 
 def test_norm_axes(trained_out):

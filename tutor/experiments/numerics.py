@@ -16,7 +16,10 @@ CHANGED = 0.01        # norm_axes: a normalised entry "changes" when it moves by
                     "exp(row) in float16 (inf above ln 65504), fp16.overflow (1,) how many entries are inf, "
                     "fp16.naive_sum (1,) the float16 sum of exp(row), fp16.naive (V,) exp/sum (inf/inf = nan), "
                     "fp16.stable (V,) exp(row - max)/sum in float16, fp16.limit (1,) = ln(65504), "
-                    "fp16.max (3,) the largest float16, bfloat16 and float32", passes=1, copies=1)
+                    "fp16.max (3,) the largest float16, bfloat16 and float32; fp16.bf16_row (V,) the logits "
+                    "rounded to bfloat16, fp16.bf16_overflow (1,) how many exp(row) are inf in bfloat16, "
+                    "fp16.f32_sum (1,) and fp16.bf16_sum (1,) the naive sum of exp(row) in float32 and in bfloat16, "
+                    "fp16.sum_gap (1,) |bf16_sum - f32_sum| / f32_sum", passes=1, copies=1)
 @one_torch_thread
 def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -27,6 +30,10 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
     naive_sum = exp16.sum()                                                  # float16
     shifted = torch.exp(half - half.max())                                   # (V,) float16, all <= 1
     stable = shifted / shifted.sum()                                         # (V,) float16
+    bf16_row = row.bfloat16()                                                   # (V,) bfloat16
+    exp_bf16 = torch.exp(bf16_row)                                              # (V,) bfloat16: float32's range
+    bf16_sum = exp_bf16.sum().float()                                        # bfloat16, read as float32
+    f32_sum = torch.exp(row).sum()                                           # float32
     with np.errstate(invalid="ignore"):
         naive = to_numpy(exp16 / naive_sum)
     return {
@@ -38,6 +45,11 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
         "fp16.stable": to_numpy(stable),
         "fp16.limit": scalar(math.log(torch.finfo(torch.float16).max)),
         "fp16.max": np.array([torch.finfo(t).max for t in (torch.float16, torch.bfloat16, torch.float32)]),
+        "fp16.bf16_row": to_numpy(bf16_row.float()),
+        "fp16.bf16_overflow": scalar(torch.isinf(exp_bf16).sum()),
+        "fp16.f32_sum": scalar(f32_sum),
+        "fp16.bf16_sum": scalar(bf16_sum),
+        "fp16.sum_gap": scalar((bf16_sum - f32_sum).abs() / f32_sum),
     }
 
 
