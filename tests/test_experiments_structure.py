@@ -105,7 +105,8 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                 "attn_mi.agree": (4,)},
     "temp_range": {"temp_range.T": (7,), "temp_range.miss": (7,), "temp_range.tail": (7,), "temp_range.tail_size": (1,),
                    "temp_range.tail_growth": (1,), "temp_range.sampled": (7, 40), "temp_range.sampled_implausible": (7,),
-                   "temp_range.hot_expected": (1,), "temp_range.hot_excess": (1,), "temp_range.tempered_last": (V,)},
+                   "temp_range.hot_expected": (1,), "temp_range.hot_excess": (1,), "temp_range.hot_seeds": (20,),
+                   "temp_range.hot_mean_excess": (1,), "temp_range.tempered_last": (V,)},
 }
 
 
@@ -493,6 +494,9 @@ def test_temperature_range_tail_and_misses_grow_with_t(hub, trained_out):
     assert np.all(out["temp_range.sampled_implausible"] <= 40)
     assert out["temp_range.hot_excess"][0] == pytest.approx(
         out["temp_range.sampled_implausible"][6] - out["temp_range.hot_expected"][0])
+    assert np.all((out["temp_range.hot_seeds"] >= 0) & (out["temp_range.hot_seeds"] <= 40))
+    assert out["temp_range.hot_mean_excess"][0] == pytest.approx(
+        out["temp_range.hot_seeds"].mean() - out["temp_range.hot_expected"][0])
     with torch.no_grad():
         logits = hub.model(torch.tensor([TOKENIZER.encode("3142>1234")]))[0, -1].double()   # (V,)
     assert np.allclose(out["temp_range.tempered_last"], torch.softmax(logits / 2, -1).numpy(), atol=1e-6)

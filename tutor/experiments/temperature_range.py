@@ -19,6 +19,7 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 TEMPERATURES = (0.1, 0.5, 0.8, 1.0, 1.2, 1.5, 2.0)
 IMPLAUSIBLE = 0.01    # a character is implausible where the model gives it less than this at T = 1
 N_SAMPLED = 40        # characters sampled after the row at each temperature
+HOT_SEEDS = 20        # seeded 40-character draws at T = 2: one draw's count is luck, their mean is not
 
 
 @experiment("temp_range", M_("sampling temperatures temp_range.T (7 temperature,) = {temps} on batch row 0; a "
@@ -32,11 +33,13 @@ N_SAMPLED = 40        # characters sampled after the row at each temperature
                              "after the row at each T (model/sample.py's generate, the lesson's seed), "
                              "temp_range.sampled_implausible (7 temperature = .T,) how many of them were implausible "
                              "where they were drawn; temp_range.hot_expected (1,) = {new} × tail at T = 2 and temp_range.hot_excess (1,) "
-                             "the implausible count sampled at T = 2 minus it; temp_range.tempered_last (V,) the "
+                             "the implausible count sampled at T = 2 minus it; temp_range.hot_seeds ({seeds} seed,) the implausible "
+                             "count of {seeds} more {new}-character draws at T = 2, seeds seed + 1 to seed + {seeds}, and "
+                             "temp_range.hot_mean_excess (1,) their mean minus hot_expected; temp_range.tempered_last (V,) the "
                              "sampler's own distribution after the row at T = 2 (model/sample.py's "
                              "next_token_distribution)",
-                             temps=", ".join(f"{t:g}" for t in TEMPERATURES), floor=IMPLAUSIBLE, new=N_SAMPLED),
-            passes=9, copies=1)
+                             temps=", ".join(f"{t:g}" for t in TEMPERATURES), floor=IMPLAUSIBLE, new=N_SAMPLED, seeds=HOT_SEEDS),
+            passes=30, copies=1)
 @one_torch_thread
 def temperature_range(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -54,14 +57,18 @@ def temperature_range(context: ExperimentContext) -> dict[str, np.ndarray]:
     miss = 1 - tempered.amax(-1).mean(-1)                                    # (7,)
     tail = (tempered * tail_mask).sum(-1).mean(-1)                           # (7,)
     ids = row[0].tolist()
-    runs = [generate(model, ids, N_SAMPLED, temperature=t, seed=context.seed) for t in TEMPERATURES]
-    judged = []
-    for run in runs:
+    def implausible(run: list[int]) -> float:
+        """How many of a run's characters the model, at T = 1, gave p < IMPLAUSIBLE where each was drawn."""
         whole = torch.tensor([ids + run], device=row.device)                 # (1, L + N)
         with torch.no_grad():
             probs = torch.softmax(model(whole)[0, len(ids) - 1:-1].double(), -1).cpu()   # (N, V)
         drawn = probs.gather(-1, torch.tensor(run)[:, None]).squeeze(-1)     # (N,) p at T = 1 of each draw
-        judged.append(float((drawn < IMPLAUSIBLE).sum()))
+        return float((drawn < IMPLAUSIBLE).sum())
+
+    runs = [generate(model, ids, N_SAMPLED, temperature=t, seed=context.seed) for t in TEMPERATURES]
+    judged = [implausible(run) for run in runs]
+    hot_seeds = [implausible(generate(model, ids, N_SAMPLED, temperature=2.0, seed=context.seed + k))
+                 for k in range(1, HOT_SEEDS + 1)]                           # (HOT_SEEDS,)
     at_one, at_two = TEMPERATURES.index(1.0), TEMPERATURES.index(2.0)
     expected = N_SAMPLED * float(tail[at_two])
     with torch.no_grad():
@@ -76,5 +83,7 @@ def temperature_range(context: ExperimentContext) -> dict[str, np.ndarray]:
         "temp_range.sampled_implausible": np.array(judged, dtype=np.float64),
         "temp_range.hot_expected": scalar(expected),
         "temp_range.hot_excess": scalar(judged[at_two] - expected),
+        "temp_range.hot_seeds": np.array(hot_seeds, dtype=np.float64),
+        "temp_range.hot_mean_excess": scalar(float(np.mean(hot_seeds)) - expected),
         "temp_range.tempered_last": tempered_last.numpy(),
     }
