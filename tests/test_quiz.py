@@ -154,6 +154,7 @@ def test_closeness_is_said_in_words():
     assert tolerance_in_words(0.01, False) == "to 2 decimals"
     assert tolerance_in_words(0.15, False) == "within 0.15"   # 2.75 is not right to 1 decimal for 2.889
     assert tolerance_in_words(0.4, False) == "within 0.4"
+    assert tolerance_in_words(0.05, False, float("nan")) == "exactly"   # a right nan is not right "to 1 decimal"
     assert tolerance_in_words(0.05, True) == "within about 5%"
     assert tolerance_in_words(26.16, False, 523.2) == "within about 5%"
 

@@ -28,8 +28,8 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
     The raw tolerance of a relative question depends on the live value, so printing it would both
     read as noise and hint at the answer's size; a percentage or a count of decimals does neither.
     """
-    if tolerance <= 0:
-        return _("exactly")
+    if tolerance <= 0 or (expected is not None and not math.isfinite(expected)):
+        return _("exactly")   # nan and ±inf are matched as such: no tolerance applies to them
     if relative:
         return _("within about {percent}").format(percent=_percent(tolerance))
     if tolerance < 0.5:
