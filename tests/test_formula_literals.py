@@ -236,3 +236,14 @@ def test_a_number_for_the_reciprocal_of_a_name_is_named(q, tensors, text, named)
     differ" for 0.1667 (the tolerance is 1e-4 of each entry)."""
     result = graded(q, tensors, [text])[text]
     assert not result.correct and named in result.feedback, result.feedback
+
+
+def test_a_bare_number_for_a_formula_is_asked_to_be_written_from_the_names():
+    """An unseen reader (la-svd stretch-mixed): 0.725 heard 'too low here', which asks for a better number."""
+    from tutor.formulas.parse import parse_formula
+    from tutor.grading.formula_literals import bare_number_nudge
+
+    reference = parse_formula("sqrt((s1**2 + s2**2)/2)", scalars=["s1", "s2"]).tree
+    nudge = bare_number_nudge(parse_formula("0.725").tree, reference)
+    assert nudge.word == "number" and "from s1, s2" in nudge.text
+    assert bare_number_nudge(parse_formula("s1 * 0.725", scalars=["s1"]).tree, reference) is None

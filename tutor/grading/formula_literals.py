@@ -275,3 +275,13 @@ def not_the_formula(question_id: str, tree: Node, reference: Node, outcomes: lis
     if names := left_out(tree, reference, outcomes):
         return left_out_nudge(names)
     return None
+
+
+def bare_number_nudge(tree: Node, reference: Node) -> Nudge | None:
+    """An answer with no name in it where the question asks for a formula of names: 0.725 for la-svd's
+    √((σ₁² + σ₂²)/2) heard only "too low here" (an unseen reader), which invites a better number, not a formula."""
+    names = sorted(tree_names(reference))
+    if tree_names(tree) or not names:
+        return None
+    return Nudge("number", _("Yours is one number; the question asks for a formula. Write it from {names}, so that "
+                             "it holds whatever their values.").format(names=", ".join(names)))

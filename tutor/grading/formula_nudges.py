@@ -18,7 +18,7 @@ from tutor.grading.formula_draws import SIZED, Draw, size_names
 
 ROUND_OFF = 1e-12   # relative to the answer's largest entry: below it an entry counts as zero for ratios
 WORDS = ("compute", "shape", "coincidence", "size", "value", "rounded", "missing", "sign", "transposed", "factor",
-         "mask", "small", "differs", "symbol", "forbidden", "builds")
+         "mask", "small", "differs", "symbol", "forbidden", "builds", "number")
 
 
 @dataclass(frozen=True)

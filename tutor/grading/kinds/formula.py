@@ -32,7 +32,7 @@ from tutor.grading.formula_draws import SIZED, formula_draws
 from tutor.grading.formula_says import SAYS, Expression, WrongAnswer, said, shaped_like
 from tutor.grading.formula_read import Unreadable, read
 from tutor.grading.formula_symbolic import same_formula
-from tutor.grading.formula_literals import literal_nudge, not_the_formula, written_number
+from tutor.grading.formula_literals import bare_number_nudge, literal_nudge, not_the_formula, written_number
 from tutor.grading.formula_scales import line_scale_nudge
 from tutor.grading.formula_nudges import Nudge, Outcome, close_enough, nudge as nudge_for
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, with_reveal
@@ -173,6 +173,8 @@ def nudge_of(question, given: Given, truth: Truth):
         return sentence   # the author's sentence for this very mistake says more than any computed nudge
     if intermediate:   # a step the question rules out, whatever else is wrong
         return builds_nudge(intermediate)
+    if bare := bare_number_nudge(tree, reference):
+        return bare
     written = written_number(question.id, tree, reference, found, question.tolerance, right=False)
     found_nudge = line_scale_nudge(found, question.tolerance, nudge_for(found, question.tolerance, _has_number(tree)))
     # a number written for a name: named where writing the name is right everywhere, or (a bound value
