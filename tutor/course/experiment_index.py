@@ -65,7 +65,7 @@ EXPERIMENT_COSTS: dict[str, tuple[float, float]] = {
     "shuffle": (4.5, 2),
     "sinusoid": (1, 1),
     "svd": (1.2, 1),
-    "temp_range": (9, 1),
+    "temp_range": (30, 1),
     "temperature": (1.7, 1),
     "vanish": (1.7, 1),
     "w2v": (1, 1),
