@@ -40,6 +40,9 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
         return _("within {tolerance}").format(tolerance=format_number(tolerance))
     if tolerance == 0.5:
         return _("to the nearest whole number")
+    if float(tolerance).is_integer():
+        # a whole count (±2 tokens) is what a prompt states and says nothing of the answer's size
+        return _("within {tolerance}").format(tolerance=format_number(tolerance))
     if expected is not None and math.isfinite(expected) and expected != 0:
         return _("within about {percent}").format(percent=_percent(tolerance / abs(expected)))
     return _("roughly")
