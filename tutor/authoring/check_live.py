@@ -57,7 +57,7 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
 
     seen: set[str] = set()
     own = None
-    drawn = []   # (live, label) for every other size a learner may meet: its axes must be told apart too
+    drawn = []   # (live, where) for every other size a learner may meet: its axes must be told apart too
     for seed, variant_lesson, label in variants(lesson, count):
         pinned.first_only = bool(label)
         try:
@@ -73,7 +73,7 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
             own = live
             _check_vocabulary(lesson, hub, pinned)
         else:
-            drawn.append((live, label))
+            drawn.append((live, where))
         LiveChecker(lesson, live, pinned, where, own_sizes=not label).run(formula_ok)
     pinned.first_only = False
     if own is not None:
@@ -97,7 +97,7 @@ def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own, drawn=()) -> Non
     except Exception:   # already reported by check_live for these sizes, when it runs them
         return
     reported = set()
-    for live, label in ((own, ""), *drawn):
+    for live, where in ((own, ""), *drawn):
         if live.variant == distinct.variant:
             continue
         for found in same_size_axes(lesson, live, distinct):
@@ -105,7 +105,6 @@ def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own, drawn=()) -> Non
                 continue
             reported.add(found.index)
             question = lesson.questions[found.index]
-            where = M_(" (with {variant}: {label})", variant=live.variant, label=label) if label else ""
             pinned.add(("questions", found.index, "probe" if getattr(question, "probe", None) else "answer"),
                        found.message(lesson) + where)
 

@@ -36,12 +36,11 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
         decimals = max(0, math.ceil(-math.log10(2 * tolerance) - 1e-9))
         if tolerance <= 10.0 ** -decimals * (1 + 1e-9):   # at most one unit off in the last decimal
             return ngettext("to {count} decimal", "to {count} decimals", decimals).format(count=decimals)
-        # ±0.15 is not "to 1 decimal": 2.75 would be "right to 1 decimal" for 2.889, which rounds to 2.9
-        return _("within {tolerance}").format(tolerance=format_number(tolerance))
-    if tolerance == 0.5:
+    elif tolerance == 0.5:
         return _("to the nearest whole number")
-    if float(tolerance).is_integer():
-        # a whole count (±2 tokens) is what a prompt states and says nothing of the answer's size
+    # ±0.15 is not "to 1 decimal" (2.75 would be "right to 1 decimal" for 2.889, which rounds to 2.9); a whole
+    # count (±2 tokens) is what a prompt states and says nothing of the answer's size
+    if tolerance < 0.5 or float(tolerance).is_integer():
         return _("within {tolerance}").format(tolerance=format_number(tolerance))
     if expected is not None and math.isfinite(expected) and expected != 0:
         return _("within about {percent}").format(percent=_percent(tolerance / abs(expected)))

@@ -54,6 +54,6 @@ class Learners:
 
     @staticmethod
     def environment(environment: dict[str, str], user: str) -> dict[str, str]:
-        """A tab's environment: the service's, without the hub's settings and token (a tab has no use
-        for the service's credentials), with the login it is for."""
-        return without_hub_settings(environment) | {HUB_USER_VARIABLE: user}
+        """A tab's environment, with the login it is for.  ``environment`` is tutor.web.server's
+        tab_environment, which has already left out the hub's settings and the service's token."""
+        return environment | {HUB_USER_VARIABLE: user}
