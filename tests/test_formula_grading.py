@@ -13,7 +13,8 @@ from tutor.course.schema import Lesson
 from tutor.formulas.budget import within_budget
 from tutor.grading.answers import AnswerError
 from tutor.grading.formula_read import Forbidden
-from tutor.grading.kinds.formula import FormulaQuestion, Given, nudge_of, read, symbolic_verdict
+from tutor.grading.kinds.formula import FormulaQuestion, Given, nudge_of, read
+from tutor.grading.kinds.formula_verdict import symbolic_verdict
 from tutor.grading.quiz import grade, truth_for
 
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"

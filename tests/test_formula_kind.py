@@ -12,8 +12,8 @@ from tutor.grading.answer_text import formula_shown
 from tutor.grading.answers import AnswerError
 from tutor.grading.formula_nudges import constant_factor
 from tutor.grading.formula_read import UnknownSymbol
-from tutor.grading.kinds.formula import FormulaQuestion, Given, Unreadable, nudge_of, preview, read, \
-    symbolic_verdict
+from tutor.grading.kinds.formula import FormulaQuestion, Given, Unreadable, nudge_of, preview, read
+from tutor.grading.kinds.formula_verdict import symbolic_verdict
 from tutor.grading.quiz import grade, truth_for
 
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"

@@ -236,7 +236,7 @@ def test_each_sentence_form_is_computed_once_per_truth_and_each_refusal_once_per
     """Review of issue 31's grading: the forms were evaluated again at every wrong try, and
     not_the_formula ran twice per try (matches, then the nudge).  Verdicts are unchanged."""
     import tutor.grading.formula_says as says_module
-    import tutor.grading.kinds.formula as formula_kind
+    import tutor.grading.kinds.formula_verdict as formula_kind
 
     question, _truth = pattern
     truth = truth_for(question, _pattern_tensors(), SIZES)   # a fresh truth: nothing computed for it yet
