@@ -7,7 +7,7 @@ from journey_helpers import open_live_lesson, type_answer, wait_for_live
 from tutor.grading.reveal_focus import axis_names, reveal_for
 from tutor.grading.tensor_format import NumberFormat, centred_start, column_capacity, fit_window
 from tutor.ui.app import TutorApp
-from tutor.common.i18n import set_language
+from tutor.common.i18n import _, set_language
 from tutor.ui.widgets.tensor_view import TensorView, axis_word
 
 
@@ -291,3 +291,20 @@ def test_an_experiment_axis_declared_with_its_values_is_headed_by_them_not_count
     del tensors["temp_range.T"]                                          # no labels' output: counted as before
     view.show(reveal_for(tensors, "temp_range.miss", {"L": 7}))
     assert view.build(80).plain.split("\n")[2].split() == list("0123456")
+
+
+def test_a_declared_axis_word_reads_in_chinese_as_the_quantity_not_the_sampling_mode():
+    """Before: the zh view headed temp_range.miss 'index: temperature' in English; the word's one
+    translation, 温度采样, is the sample panel's mode (temperature sampling), not the axis's quantity."""
+    tensors = {"temp_range.T": np.array([0.1, 0.5, 0.8, 1, 1.2, 1.5, 2]),
+               "temp_range.miss": np.array([0.001, 0.02, 0.1, 0.2, 0.3, 0.4, 0.5])}
+    import tutor.experiments  # noqa: F401  (registers the descriptions that declare the axes)
+
+    view = TensorView()
+    set_language("zh")
+    try:
+        view.show(reveal_for(tensors, "temp_range.miss", {"L": 7}))
+        assert view.build(80).plain.split("\n")[1].startswith("下标：温度"), view.build(80).plain
+        assert _("temperature") == "温度采样"             # the sample panel's mode keeps its own word
+    finally:
+        set_language("en")

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.widgets import Static
 
-from tutor.common.i18n import N_, _
+from tutor.common.i18n import N_, NP_, P_, _
 from tutor.grading.number_format import format_number
 from tutor.grading.reveal_focus import Reveal
 from tutor.grading.tensor_format import AxisWindow, NumberFormat, centred_start, column_capacity, fit_window
@@ -33,11 +33,17 @@ MARKER = "▸"
 AXIS_WORDS = {word: word for word in (N_("batch"), N_("head"), N_("position"), N_("query"), N_("key"),
                                        N_("feature"), N_("hidden"), N_("vocabulary"), N_("in"), N_("out"),
                                        N_("token id"), N_("optimizer"), N_("step"), N_("tensor"))}
+# words an experiment declares for an axis of its own (``(7 temperature = .T,)``); in a context, since
+# the sample panel's "temperature" is a way of sampling, not the quantity
+AXIS_CONTEXT = "the quantity along a tensor's axis"
+DECLARED_AXIS_WORDS = frozenset({NP_("the quantity along a tensor's axis", "temperature")})
 
 
 def axis_word(name: str) -> str:
     if name in AXIS_WORDS:
         return _(name)
+    if name in DECLARED_AXIS_WORDS:
+        return P_(AXIS_CONTEXT, name)
     if name.startswith("axis "):
         return _("axis {number}").format(number=name.removeprefix("axis "))
     return name
@@ -51,6 +57,8 @@ class _Layout:
     cols: AxisWindow
     cell_width: int
     label_width: int
+    row_labels: tuple | None     # the characters (or values) heading each row; None: indices only
+    col_labels: tuple | None
 
 
 class TensorView(Static, can_focus=True):
@@ -172,7 +180,7 @@ class TensorView(Static, can_focus=True):
             self.row_start = centred_start(n_rows, rows_capacity, rows_focus)
             self.col_start = centred_start(n_cols, capacity, cols_focus)
         return _Layout(fit_window(n_rows, rows_capacity, self.row_start), fit_window(n_cols, capacity, self.col_start),
-                       cell_width, label_width)
+                       cell_width, label_width, row_labels, col_labels)
 
     def build(self, width: int) -> Text:
         """The whole view at ``width`` cells, as one Text."""
@@ -212,9 +220,8 @@ class TensorView(Static, can_focus=True):
         if rows.hidden_before:
             out.append(" " * (layout.label_width - 2) + "⋮ " + _("{count} more").format(count=rows.hidden_before) + "\n",
                        style="dim")
-        row_labels = reveal.label_text(ndim - 2, self.plane) if ndim >= 2 else None
         for i in range(rows.start, rows.stop):
-            self._append_row(out, i, grid[i], asked[i], layout, row_labels if ndim >= 2 else None, palette)
+            self._append_row(out, i, grid[i], asked[i], layout, palette)
         if rows.hidden_after:
             out.append(" " * (layout.label_width - 2) + "⋮ " + _("{count} more").format(count=rows.hidden_after) + "\n",
                        style="dim")
@@ -253,10 +260,9 @@ class TensorView(Static, can_focus=True):
 
     def _append_header(self, out: Text, layout: _Layout, asked: np.ndarray, palette) -> None:
         cols = layout.cols
-        col_labels = self.reveal.label_text(self.reveal.array.ndim - 1, self.plane)
         lines = [[str(j) for j in range(cols.start, cols.stop)]]
-        if col_labels:
-            lines.append([col_labels[j] for j in range(cols.start, cols.stop)])
+        if layout.col_labels:
+            lines.append([layout.col_labels[j] for j in range(cols.start, cols.stop)])
         marked_cols = asked.any(axis=0)
         for k, cells in enumerate(lines):
             out.append(" " * layout.label_width)
@@ -269,10 +275,10 @@ class TensorView(Static, can_focus=True):
             out.append(" ⋯" if cols.hidden_after else "", style="dim")
             out.append("\n")
 
-    def _append_row(self, out: Text, i: int, values, asked_row, layout: _Layout, labels, palette) -> None:
+    def _append_row(self, out: Text, i: int, values, asked_row, layout: _Layout, palette) -> None:
         cols = layout.cols
         marked_row = bool(asked_row.any()) and self.reveal.highlights
-        label = self._row_label(i, labels) if labels is not None or self.reveal.array.ndim >= 2 else ""
+        label = self._row_label(i, layout.row_labels) if self.reveal.array.ndim >= 2 else ""
         out.append(MARKER + " " if marked_row else "  ", style="bold")
         out.append(" " * max(0, layout.label_width - 3 - cell_len(label)) + label,
                    style=palette.label(marked_row) if palette else ("bold underline" if marked_row else "dim"))
