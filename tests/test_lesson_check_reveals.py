@@ -114,7 +114,6 @@ def old_sizes(lesson_id: str) -> tuple[str, str]:
 SIZE_DEFECTS = [
     ("la-scaled-scores", ["scores-shape", "cached-two"]),
     ("la-qkv-projection", ["q-shape"]),
-    ("nu-shape-walkthrough", ["q-shape", "scores-shape", "z-shape"]),
 ]
 
 
@@ -132,12 +131,12 @@ def test_sizes_that_cannot_tell_two_axes_apart_are_reported(tmp_path, lesson, qu
 
 
 def test_sizes_a_learner_may_draw_must_tell_the_axes_apart_too(tmp_path):
-    """la-tensors' embed[:, 1:-1] is (B, L − 2, D): its own sizes told the axes apart, but "new
-    sizes" could draw B = 3, L = 5, a corner of model.vary the check did not run, and (3, 3, 8) grades
+    """la-tensors' embed[:, 1:-1, 0] is (B, L − 2): its own sizes told the axes apart, but "new
+    sizes" could draw B = 3, L = 5, a corner of model.vary the check did not run, and (3, 3) grades
     either order right.  Every corner now runs, and each run's axes are checked."""
     path, _text = copy_of(tmp_path, "la-tensors", ("    L: [6, 7]", "    L: [5, 7]"))
     found = reported(path, "cannot tell its axes apart")
-    assert len(found) == 1 and "'cut-ends'" in found[0].message, check_paths([path]).text()
+    assert len(found) == 1 and "'cut-middle-first'" in found[0].message, check_paths([path]).text()
     assert "B=3, L=5" in found[0].message and "corner of model.vary" in found[0].message
 
 
