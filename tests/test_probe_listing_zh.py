@@ -37,7 +37,7 @@ def test_lessons_probes_in_chinese_describes_probes_weights_and_experiments(caps
     assert _line(out, "params.blocks.0.mlp.W_in").endswith("权重矩阵，按 (in, out) 存放，公式因此写作 x @ W")
     assert _line(out, "vocab.chars").endswith("词汇表，每个词元 id 对应一个码位（'| token' 读取它）")
     sgd_adam = _line(out, "sgd_adam")
-    assert "两份副本" in sgd_adam and "sgd_adam.curves (2 优化器, 31 步)" in sgd_adam
+    assert "两份副本" in sgd_adam and "sgd_adam.curves (2 优化器 = SGD|Adam, 31 步)" in sgd_adam
     for english in ("token embeddings looked up from W_E", "weight matrix, stored", "two copies of the lesson"):
         assert english not in out
 

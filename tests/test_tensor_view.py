@@ -274,7 +274,7 @@ def test_an_experiment_axis_declared_with_its_values_is_headed_by_them_not_count
 
     assert declared_labels("temp_range.miss") == ("temp_range.T",)
     assert declared_labels("temperature.probs") == ("temperature.T", None)
-    assert declared_labels("sgd_adam.curves") == (None, None)          # a counted axis without labels
+    assert declared_labels("sgd_adam.curves") == (("SGD", "Adam"), None)   # names; a counted axis without labels
     assert declared_labels("saddle.grad_norm") == ("saddle.t",)        # op-saddles-plateaus: t = 0 … 1 (read4 row 35)
     tensors = {"temp_range.T": np.array([0.1, 0.5, 0.8, 1, 1.2, 1.5, 2]),
                "temp_range.miss": np.array([0.001, 0.02, 0.1, 0.2, 0.3, 0.4, 0.5]),
@@ -308,3 +308,20 @@ def test_a_declared_axis_word_reads_in_chinese_as_the_quantity_not_the_sampling_
         assert _("temperature") == "温度采样"             # the sample panel's mode keeps its own word
     finally:
         set_language("en")
+
+
+def test_an_axis_of_things_is_headed_by_the_names_its_experiment_declares():
+    """Before: op-sgd-vs-adam's travel table headed its five tensors 0 … 4 and its rows 0, 1, and the
+    lesson's reveal had to spell out which column was which; ``5 tensor = W_E|W_Q|W_in|gain|W_U``
+    heads them by name.  A declaration whose names do not match the axis's length is not used."""
+    import tutor.experiments  # noqa: F401  (registers the descriptions that declare the axes)
+    from tutor.grading.declared_shapes import _named, declared_axes
+
+    assert declared_axes("sgd_adam.travel") == ("optimizer", "tensor")
+    travel = np.array([[0.02, 1e-5, 0.003, 0.01, 0.09], [0.3, 0.28, 0.3, 0.29, 0.3]])
+    view = TensorView()
+    view.show(reveal_for({"sgd_adam.travel": travel}, "sgd_adam.travel", {"L": 9}))
+    lines = view.build(80).plain.split("\n")
+    assert lines[3].split() == ["W_E", "W_Q", "W_in", "gain", "W_U"], lines
+    assert lines[4].split()[:2] == ["0", "SGD"] and lines[5].split()[:2] == ["1", "Adam"], lines
+    assert _named("3 optimizer = SGD|Adam") is None and _named("2 optimizer = SGD|Adam") == ("optimizer", ("SGD", "Adam"))

@@ -74,10 +74,10 @@ def first_step(context: ExperimentContext, kind: str, scale: float):
 
 @experiment("sgd_adam", "two copies of the lesson's model from the same start, 30 full-batch steps "
                         "each at lr 0.01, one with torch's SGD and one with torch's Adam (no weight "
-                        "decay): sgd_adam.curves (2 optimizer, 31 step) the loss before each step and after the last, "
+                        "decay): sgd_adam.curves (2 optimizer = SGD|Adam, 31 step) the loss before each step and after the last, "
                         "row 0 SGD, row 1 Adam; sgd_adam.final (2,) the last losses; sgd_adam.final_gap (1,) "
                         "SGD's last loss minus Adam's; sgd_adam.travel "
-                        "(2 optimizer, 5 tensor) the largest |change| after 30 steps in W_E, block 0's W_Q, block 0's "
+                        "(2 optimizer = SGD|Adam, 5 tensor = W_E|W_Q|W_in|gain|W_U) the largest |change| after 30 steps in W_E, block 0's W_Q, block 0's "
                         "W_in, the final LayerNorm's gain and W_U; sgd_adam.travel_spread (2,) each "
                         "row's largest over its smallest; sgd_adam.travel_spread_ratio (1,) SGD's spread over "
                         "Adam's; sgd_adam.grad_rms (1,) the root mean square of the first gradient over "

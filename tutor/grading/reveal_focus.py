@@ -143,13 +143,16 @@ def reveal_for(tensors: dict[str, np.ndarray], reference: str, sizes: dict[str, 
 
 def declared_values(name: str, shape: tuple[int, ...], tensors: dict, index: tuple = ()) -> tuple:
     """Per axis of the view, the values of the output its experiment declares as that axis's labels
-    (``(7 temperature = .T,)``), cut as ``index`` cuts the probe; None for an axis without, or whose
+    (``(7 temperature = .T,)``) or the names it gives (``2 optimizer = SGD|Adam``), cut as ``index`` cuts the probe; None for an axis without, or whose
     output is missing or of another length (then it is counted 0, 1, … as before)."""
     outputs = declared_labels(name)
     if len(outputs) != len(shape):
         return ()
     whole = []
     for output, length in zip(outputs, shape):
+        if isinstance(output, tuple):   # names the declaration gives (SGD|Adam), already one per entry
+            whole.append(output if len(output) == length else None)
+            continue
         values = np.asarray(tensors[output], dtype=float).ravel() if output in tensors else None
         whole.append(tuple(one_line(format_number(float(v))) for v in values)
                      if values is not None and values.size == length else None)
