@@ -24,6 +24,9 @@ NO_MASK = "Each row still gives weight to the future: where does the mask go?"
 LATE_MASK = "Masking after the softmax is too late."
 UNSCALED = "Your rows are sharper than the model's."
 TRANSPOSED = "Your score table is the wrong way round."
+# A lesson whose one formula question carries four sentences.  pr-masked-softmax's pattern question
+# was one until issue 31's fourth pass replaced it (its answer repeated la-scaled-scores' formula).
+LESSON, QUESTION = "la-dot-geometry", "cosine-table"
 PATTERN = dict(kind="formula", id="pattern", prompt="p", answer="softmax(causal_mask(Q @ K.T / sqrt(d_k)))",
                matrices=["Q", "K"], bind={"Q": "blocks.0.attn.q[0, 0]", "K": "blocks.0.attn.k[0, 0]", "d_k": "D_head"},
                probe="blocks.0.attn.pattern[0, 0]",
@@ -128,20 +131,20 @@ def test_the_check_wants_each_sentence_form_refused_with_its_own_sentence(patter
 def test_a_translation_carries_the_sentences_and_only_their_lessons_hash_moves():
     from tutor.course.schema import Lesson
 
-    lesson = Lesson.model_validate(yaml.safe_load((LESSONS / "pr-masked-softmax.yaml").read_text(encoding="utf-8")))
-    index = next(i for i, q in enumerate(lesson.questions) if q.id == "pattern-formula")
+    lesson = Lesson.model_validate(yaml.safe_load((LESSONS / f"{LESSON}.yaml").read_text(encoding="utf-8")))
+    index = next(i for i, q in enumerate(lesson.questions) if q.id == QUESTION)
     said = sentences(lesson.questions[index])
-    assert len(said) >= 4 and english_prose(lesson)["questions"]["pattern-formula"]["says"] == said
-    assert all("says" not in prose for id_, prose in english_prose(lesson)["questions"].items() if id_ != "pattern-formula")
+    assert len(said) >= 4 and english_prose(lesson)["questions"][QUESTION]["says"] == said
+    assert all("says" not in prose for id_, prose in english_prose(lesson)["questions"].items() if id_ != QUESTION)
     overlay = LessonOverlay(format_version=1, lesson=lesson.id, source=source_hash(lesson),
-                            questions={"pattern-formula": {"says": ["第一句。"]}})
+                            questions={QUESTION: {"says": ["第一句。"]}})
     translated = sentences(apply_overlay(lesson, overlay).questions[index])
     assert translated[0] == "第一句。" and translated[1:] == ["[EN] " + text for text in said[1:]]
     assert with_sentences(lesson.questions[index], []) is lesson.questions[index]
     from tutor.authoring.overlay_template import overlay_template   # `tutor lessons new ID --lang zh` lists them
-    template = overlay_template(lesson, "zh", "pr-masked-softmax.yaml")
+    template = overlay_template(lesson, "zh", f"{LESSON}.yaml")
     assert "    # says (English, in this order):\n" in template and all(f"#   - \"{text}\"" in template for text in said)
-    assert LessonOverlay.model_validate(yaml.safe_load(template)).questions["pattern-formula"].says is None
+    assert LessonOverlay.model_validate(yaml.safe_load(template)).questions[QUESTION].says is None
     # a lesson with no sentence keeps the hash its translation records (its prose has no says key)
     softmax = Lesson.model_validate(yaml.safe_load((LESSONS / "pr-softmax.yaml").read_text(encoding="utf-8")))
     recorded = yaml.safe_load((LESSONS / "zh" / "pr-softmax.yaml").read_text(encoding="utf-8"))["source"]
@@ -153,69 +156,71 @@ def test_the_overlay_check_counts_the_sentences(tmp_path):
     from tutor.course.catalog import load_catalog
 
     catalog = load_catalog()
-    english = catalog.get("pr-masked-softmax")
-    count = len(english_prose(english.lesson)["questions"]["pattern-formula"]["says"])
+    english = catalog.get(LESSON)
+    count = len(english_prose(english.lesson)["questions"][QUESTION]["says"])
     folder = tmp_path / "zh"
     folder.mkdir()
-    path = folder / "pr-masked-softmax.yaml"
-    text = (LESSONS / "zh" / "pr-masked-softmax.yaml").read_text(encoding="utf-8")
+    path = folder / f"{LESSON}.yaml"
+    text = (LESSONS / "zh" / f"{LESSON}.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
-    data["questions"]["pattern-formula"]["says"] += ["多出来的一句。"]
-    data["questions"]["row2"]["says"] = ["不该有的一句。"]
+    data["questions"][QUESTION]["says"] += ["多出来的一句。"]
+    other = next(id_ for id_ in data["questions"] if id_ != QUESTION)   # a question with no says
+    data["questions"][other]["says"] = ["不该有的一句。"]
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     errors, _warnings = check_overlay(path, catalog)
     messages = {problem.field: problem.message for problem in errors}
-    assert f"the English has {count} says; this has {count + 1}" in str(messages["questions.pattern-formula.says"])
-    assert "has no reject: entry with a says: sentence" in str(messages["questions.row2.says"])
-    assert check_overlay(LESSONS / "zh" / "pr-masked-softmax.yaml", catalog) == ([], [])
+    assert f"the English has {count} says; this has {count + 1}" in str(messages[f"questions.{QUESTION}.says"])
+    assert "has no reject: entry with a says: sentence" in str(messages[f"questions.{other}.says"])
+    assert check_overlay(LESSONS / "zh" / f"{LESSON}.yaml", catalog) == ([], [])
 
 
 def test_the_check_warns_at_the_line_of_a_sentence_that_gives_the_answer_away(tmp_path):
     from tutor.authoring.check import check_paths
 
-    text = (LESSONS / "pr-masked-softmax.yaml").read_text(encoding="utf-8")
-    leaking = "Where does the mask go? Write softmax(causal_mask(Q·Kᵀ/√d_k))."
+    text = (LESSONS / f"{LESSON}.yaml").read_text(encoding="utf-8")
+    leaking = "Those are the dot products. Write (Q @ K.T) / (sqrt(sum(Q * Q)) @ sqrt(sum(K * K)).T)."
     first = next(line for line in text.splitlines() if line.strip().startswith("says:"))
     text = text.replace(first, f'        says: "{leaking}"', 1)
-    (tmp_path / "pr-masked-softmax.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / f"{LESSON}.yaml").write_text(text, encoding="utf-8")
     (tmp_path / "zh").mkdir()
-    zh = (LESSONS / "zh" / "pr-masked-softmax.yaml").read_text(encoding="utf-8")
-    zh_first = next(line for line in zh.splitlines() if line.strip().startswith("- ") and "因果掩码该放在哪里" in line)
-    zh = zh.replace(zh_first, '      - "写 softmax(causal_mask(Q @ K.T) / sqrt(d_k))。"', 1)
-    (tmp_path / "zh" / "pr-masked-softmax.yaml").write_text(zh, encoding="utf-8")
-    report = check_paths([tmp_path / "pr-masked-softmax.yaml"])
+    zh = (LESSONS / "zh" / f"{LESSON}.yaml").read_text(encoding="utf-8")
+    zh_first = next(line for line in zh.splitlines() if line.strip().startswith("- ") and "余弦是把两个向量的长度" in line)
+    zh = zh.replace(zh_first, '      - "写 Q @ K.T / sqrt(sum(Q * Q)) / sqrt(sum(K * K)).T。"', 1)
+    (tmp_path / "zh" / f"{LESSON}.yaml").write_text(zh, encoding="utf-8")
+    report = check_paths([tmp_path / f"{LESSON}.yaml"])
     warnings = [w for w in report.warnings if "says: sentence" in str(w.message)]
     english_line = text.splitlines().index(f'        says: "{leaking}"') + 1
-    zh_line = zh.splitlines().index('      - "写 softmax(causal_mask(Q @ K.T) / sqrt(d_k))。"') + 1
+    zh_line = zh.splitlines().index('      - "写 Q @ K.T / sqrt(sum(Q * Q)) / sqrt(sum(K * K)).T。"') + 1
     assert {(Path(w.path).parent.name, w.line) for w in warnings} == {(tmp_path.name, english_line), ("zh", zh_line)}, \
         [str(w) for w in report.warnings]
-    assert any("'softmax(causal_mask(Q·Kᵀ/√d_k))'" in str(w.message) for w in warnings)
+    assert any("(Q @ K.T) / (sqrt(sum(Q * Q)) @ sqrt(sum(K * K)).T)" in str(w.message) for w in warnings), \
+        [str(w.message) for w in warnings]
     assert not [p for p in report.problems if "says" in p.field], report.problems
 
 
 @pytest.mark.parametrize("language,said", [
-    ("en", "where does the causal mask go?"), ("zh", "因果掩码该放在哪里？")])
+    ("en", "A cosine is what is left of each"), ("zh", "余弦是把两个向量的长度都去掉之后")])
 async def test_the_feedback_line_shows_the_sentence_in_the_learner_s_language(tmp_path, language, said):
-    """pr-masked-softmax on the shipped model: the no-mask answer's verdict is the author's sentence,
+    """la-dot-geometry on the shipped model: the dot products' verdict is the author's sentence,
     in Chinese from the lesson's overlay; before, "differs at 12 of its 16 entries" in both."""
     from journey_helpers import open_live_lesson, text_of, type_answer
     from tutor.common.i18n import set_language
     from tutor.course.catalog import load_catalog
     from tutor.ui.app import TutorApp
 
-    questions = load_catalog().get("pr-masked-softmax").lesson.questions
-    position = [question.id for question in questions].index("pattern-formula")
+    questions = load_catalog().get(LESSON).lesson.questions
+    position = [question.id for question in questions].index(QUESTION)
     set_language(language)
     try:
         app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
         async with app.run_test(size=(100, 30)) as pilot:
-            screen = await open_live_lesson(pilot, "pr-masked-softmax", position)
-            await type_answer(pilot, "softmax(Q @ K.T / sqrt(d_k))")
+            screen = await open_live_lesson(pilot, LESSON, position)
+            await type_answer(pilot, "Q @ K.T")
             feedback = " ".join(text_of(screen, "#feedback", width=400).split())
     finally:
         set_language("en")
     assert said in feedback and "✗" in feedback, feedback
-    assert "16" not in feedback and "softmax(causal_mask" not in feedback
+    assert " of its " not in feedback and "sqrt(sum(K * K))" not in feedback
 
 
 def test_a_result_that_is_not_a_number_says_so():
