@@ -15,7 +15,7 @@ from tutor.session.sample_sight import contexts, questions_shown, sample_seen, s
 
 TOP_P = load_lesson(builtin_lessons_dir() / "de-top-k-top-p.yaml")   # text "3142"; Q1-Q4 read decode.*
 ATTENTION = TENSORS_LESSON
-GREEDY = load_lesson(builtin_lessons_dir() / "de-greedy.yaml")     # text "3142>12"; Q1 third-token reads generate.*
+GREEDY = load_lesson(builtin_lessons_dir() / "de-greedy.yaml")     # text "3142>12"; Q1 newline-count reads generate.*
 MINE, OTHER = "a" * 32, "b" * 32                                   # two weights' digests (tutor.live.model_identity)
 
 
@@ -68,17 +68,17 @@ async def test_the_app_applies_it_to_the_open_lesson_and_says_so(tmp_path):
         assert app.progress.store.question_record(TOP_P.id, "topp-keep-count").outcome is Outcome.MISSED
 
 
-def test_de_greedy_third_token_is_seen_in_a_run_that_passes_its_text():
-    """de-greedy's third-token (greedy's third token after '3142>12') and margin read the greedy run from
-    '3142>12': a run from '3142>' that appends '1', '2' and more shows the distribution after exactly
-    '3142>12' (the rule counts the whole greedy run as seen there, the cautious side)."""
-    assert questions_shown(GREEDY, contexts("3142>", ["1", "2", "3"])) == [0, 1]   # third-token, margin (p1/p2)
+def test_de_greedy_newline_count_is_seen_in_a_run_that_passes_its_text():
+    """de-greedy's newline-count reads the greedy run from '3142>12' and flip-gap the next-token logits
+    of that text: a run from '3142>' that appends '1', '2' and more shows the distribution after exactly
+    '3142>12' (the rule counts the whole greedy run and the text's logits as seen there, the cautious side)."""
+    assert questions_shown(GREEDY, contexts("3142>", ["1", "2", "3"])) == [0, 2]   # newline-count, flip-gap
     assert questions_shown(GREEDY, contexts("3142>", ["1", "2"])) == []           # the last token's is not shown
     # the loop question reads greedy after only '3142': a run from there shows it, one from '3142>' does not
     assert questions_shown(GREEDY, contexts("3142", [">", "1", "2", "3"])) == [0, 1, 2]
     progress = service()
-    assert sample_seen(progress, GREEDY, contexts("3142>12", ["3"])) == (0, 1)
-    assert progress.store.question_record(GREEDY.id, "third-token").outcome is Outcome.MISSED
+    assert sample_seen(progress, GREEDY, contexts("3142>12", ["3"])) == (0, 2)
+    assert progress.store.question_record(GREEDY.id, "newline-count").outcome is Outcome.MISSED
     assert progress.store.question_record(GREEDY.id, "loop") is None
     back = session(progress, 0, lesson=GREEDY)
     assert back.mode is Mode.PRACTICE and back.seen_in == ("sample", "sample")
