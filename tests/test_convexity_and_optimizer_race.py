@@ -80,6 +80,16 @@ def test_sgd_adam_first_steps_match_hand_written_updates(race):
     assert race["sgd_adam.scale_ratio"][0] == pytest.approx(1000, rel=1e-9)
     assert race["sgd_adam.scale_ratio"][1] == pytest.approx(1, abs=1e-4)
     assert race["sgd_adam.step"][1, 0] == pytest.approx(lr * np.sqrt(np.sign(g).astype(bool).sum()), rel=1e-3)  # ε shortens a few steps
+    assert race["sgd_adam.matching_lr"][0] == pytest.approx(race["sgd_adam.step"][1, 0] / np.linalg.norm(g), rel=1e-6)
+
+
+def test_full_step_floor_is_where_adams_scaled_first_step_reaches_099_lr(race):
+    """At |g| = the floor, Adam's first step on the loss times 1000 is 0.99 lr exactly; a tenth
+    below it, the step is clearly shorter."""
+    lr, eps, floor = race["sgd_adam.lr"][0], race["sgd_adam.eps"][0], race["sgd_adam.full_step_floor"][0]
+    step = lambda g: lr * 1000 * g / (1000 * g + eps)                       # noqa: E731
+    assert step(floor) == pytest.approx(0.99 * lr, rel=1e-12)
+    assert step(0.9 * floor) < 0.989 * lr
 
 
 def test_sgd_adam_curves_start_together_and_adam_wins_at_a_small_common_lr(race):

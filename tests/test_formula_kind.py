@@ -286,3 +286,17 @@ def test_chinese_formula_messages_read_as_chinese_sentences():
     assert lines[0] == "Q @ K.T / z" and lines[1].startswith("暂时无法解析：z "), unknown
     assert "Q、K、d_k" in lines[1], unknown
     assert all_off == "你的结果 81 个元素全都与答案不同。", all_off
+
+
+def test_a_symbol_left_out_that_moves_no_entry_past_the_tolerance_is_still_refused():
+    """Adam's first step on a loss scaled by s (op-sgd-vs-adam asked it until issue 31's fourth pass):
+    eps/s is far below every |g|, so -lr*g/abs(g) matches the probe within the tolerance, yet it
+    leaves out eps and s, which the answer depends on."""
+    g = np.random.default_rng(0).uniform(1e-3, 5e-2, (4, 6)) * np.where(np.arange(24).reshape(4, 6) % 2, 1, -1)
+    tensors = {"g": g, "step": -0.01 * 1000 * g / (1000 * np.abs(g) + 1e-8)}
+    question = FormulaQuestion(kind="formula", id="scaled", prompt="p", answer="-lr * s * g / (s * abs(g) + eps)",
+                               bind={"g": "g", "s": 1000, "lr": 0.01, "eps": 1e-8}, probe="step", tolerance=0.0001)
+    truth = truth_for(question, tensors, {})
+    assert grade(question, "-lr * g / (abs(g) + eps / s)", truth, {}).correct
+    feedback = grade(question, "-lr*g/abs(g)", truth, {})
+    assert not feedback.correct and "Yours leaves out eps and s." in feedback.feedback

@@ -164,7 +164,6 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
     ("op-adam", "m-hat-formula", "(0.81*G_1+0.9*G_2+G_3)/2.71", "the 0.9 in it is b1's value here"),
     ("it-bits", "total-formula", "-sum(log(p))/0.693", "the 0.693 in it is log(2), rounded"),
     ("it-bits", "total-formula", "-sum(log(p))*1.4427", "the 1.4427 in it is 1/log(2), rounded"),
-    ("op-sgd-vs-adam", "scaled-step-formula", "-lr*g/abs(g)", "Yours leaves out eps and s."),
     ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E/(2*3)", "the 2*3 in it is n's value here. Write it as n"),
     ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E/2/3", "the 2*3 in it is n's value here. Write it as n"),
     # issue 31, session 10 (each was "coincidence", "differs at 36 of 81" or graded right before)

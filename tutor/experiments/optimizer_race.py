@@ -16,6 +16,7 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 RACE_LR = 0.01
 RACE_STEPS = 30
 LOSS_SCALE = 1000.0
+FULL_SHARE = 0.99   # full_step_floor: the |g| below which Adam's first step is under this share of lr
 # the tensors whose travel is compared, from the input to the output (every model has them)
 TRAVEL = ("W_E.weight", "blocks.0.attn.W_Q.weight", "blocks.0.mlp.W_in.weight", "ln_final.weight", "W_U.weight")
 
@@ -87,11 +88,15 @@ def first_step(context: ExperimentContext, kind: str, scale: float):
                         "change, row 0 SGD, row 1 Adam, column 0 with the loss as it is and column 1 "
                         "with the loss times 1000; sgd_adam.scale_ratio (2,) column 1 over column 0; "
                         "sgd_adam.adam_step_scaled (D, V) Adam's first change of W_U with the loss "
-                        "times 1000; sgd_adam.lr (1,), sgd_adam.eps (1,) Adam's epsilon",
+                        "times 1000; sgd_adam.matching_lr (1,) the lr at which SGD's first change of W_U would be as "
+                        "large (in norm) as Adam's at lr 0.01; sgd_adam.full_step_floor (1,) the |g| of the unscaled "
+                        "loss below which Adam's first step, with the loss times 1000, moves a weight less than "
+                        "0.99 lr; sgd_adam.lr (1,), sgd_adam.eps (1,) Adam's epsilon",
             passes=90, copies=4,
             derived={"sgd_adam.travel_spread": ("sgd_adam.travel",),
                      "sgd_adam.travel_spread_ratio": ("sgd_adam.travel",), "sgd_adam.scale_ratio": ("sgd_adam.step",),
-                     "sgd_adam.final": ("sgd_adam.curves",), "sgd_adam.final_gap": ("sgd_adam.curves",)})
+                     "sgd_adam.final": ("sgd_adam.curves",), "sgd_adam.final_gap": ("sgd_adam.curves",),
+                     "sgd_adam.matching_lr": ("sgd_adam.step",), "sgd_adam.full_step_floor": ("sgd_adam.eps",)})
 @one_torch_thread
 def sgd_adam(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -121,5 +126,8 @@ def sgd_adam(context: ExperimentContext) -> dict[str, np.ndarray]:
         "sgd_adam.sgd_W_U1": to_numpy(results["sgd"][2]),
         "sgd_adam.step": steps, "sgd_adam.scale_ratio": steps[:, 1] / steps[:, 0],
         "sgd_adam.adam_step_scaled": to_numpy(scaled_adam),
+        "sgd_adam.matching_lr": np.array([RACE_LR * steps[1, 0] / steps[0, 0]]),
+        # s·|g| / (s·|g| + eps) ≥ FULL_SHARE  ⇔  |g| ≥ FULL_SHARE/(1 − FULL_SHARE) · eps / s
+        "sgd_adam.full_step_floor": np.array([FULL_SHARE / (1 - FULL_SHARE) * float(eps) / LOSS_SCALE]),
         "sgd_adam.lr": np.array([RACE_LR]), "sgd_adam.eps": np.array([float(eps)]),
     }
