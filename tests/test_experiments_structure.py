@@ -67,7 +67,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "linear_attn.phi_q": (1, 4, 9, 16), "linear_attn.phi_k": (1, 4, 9, 16),
                     "linear_attn.phi_out": (1, 4, 9, 16)},
     "heads": {"heads.ablated": (1,), "heads.merged": (1, 9, 64), "heads.merged_ablated": (1, 9, 64),
-              "heads.changed": (64,), "heads.out_changed": (64,), "heads.favourite": (4, 9),
+              "heads.changed": (64,), "heads.out_changed": (64,), "heads.out_rank": (1,), "heads.favourite": (4, 9),
               "heads.qk_rank": (4,), "heads.qk_blind": (4,)},
     "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
              "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,),
@@ -252,6 +252,7 @@ def test_switching_off_a_head_changes_its_slice_only_until_w_o(hub, trained_out)
     changed = out["heads.changed"]
     assert changed.sum() == 16 and changed[32:48].all()
     assert out["heads.out_changed"].sum() == 64
+    assert out["heads.out_rank"][0] == 9                   # a (9 × 16)(16 × 64) change: all 64 features, rank min(L, D_head)
     assert np.all(out["heads.merged_ablated"][..., 32:48] == 0)
     _, probes = run_with_probes(hub.model, torch.tensor([CharTokenizer().encode("3142>1234")]))
     assert np.array_equal(out["heads.favourite"], probes["blocks.0.attn.pattern"][0].argmax(dim=-1).numpy())
@@ -263,6 +264,7 @@ def test_a_heads_bilinear_form_has_rank_at_most_d_head_on_random_weights():
     out = run("heads", context(small_model(d_model=12, n_head=3), ["3142>"]))
     assert list(out["heads.qk_rank"]) == [4, 4, 4]
     assert list(out["heads.qk_blind"]) == [8, 8, 8]        # D = 12 minus the rank
+    assert out["heads.out_rank"][0] == 4                   # L = 5 positions, but only D_head = 4 numbers reach W_O
 
 
 # --- nu ------------------------------------------------------------------------------------------

@@ -115,7 +115,8 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("heads", M_("switch off one head of block 0 (head {head}, or the last if fewer): heads.ablated "
                         "(1,), heads.merged (B, L, D) the heads' z side by side before W_O, heads.merged_ablated "
                         "(B, L, D) the same with that head's z zeroed, heads.changed (D,) 1 where a merged feature "
-                        "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, "
+                        "changes, heads.out_changed (D,) 1 where attn_out (after W_O) changes, heads.out_rank (1,) "
+                        "the rank of that change in batch row 0, an (L, D) table, "
                         "heads.favourite (H, L) the key each head weights most at each query of row 0, "
                         "heads.qk_rank (H,) the rank of each head's (D, D) bilinear form W_Q^h W_K^hᵀ, "
                         "with which its score compares a query token with a key token (biases aside), and "
@@ -150,6 +151,7 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
         "heads.merged_ablated": to_numpy(merged_off),
         "heads.changed": to_numpy((merged - merged_off).abs().amax(dim=(0, 1)) > 0),
         "heads.out_changed": to_numpy((out - out_off).abs().amax(dim=(0, 1)) > 0),
+        "heads.out_rank": scalar(torch.linalg.matrix_rank(out[0] - out_off[0])),  # (L, D) change: rank <= min(L, D_head)
         "heads.favourite": to_numpy(probes["blocks.0.attn.pattern"][0].argmax(dim=-1)),   # (H, L)
         "heads.qk_rank": to_numpy(rank.double()),                                          # (H,)
         "heads.qk_blind": to_numpy((forms.shape[-1] - rank).double()),                     # (H,) left null space
