@@ -143,7 +143,7 @@ def test_sizes_a_learner_may_draw_must_tell_the_axes_apart_too(tmp_path):
 # --- a right choice that stands out by its length ------------------------------------------
 
 CHOICE_DEFECTS = [
-    ("pr-padding-mask", '"only the pad queries: the causal mask already hides every later position"',
+    ("pr-padding-mask", '"only the pad queries: the causal mask hides every later one"',
      '"only the pad queries: a real query comes before every pad, and the causal mask already hides later positions"',
      ['"every real query: each one sees the pads at the end of its row"', '"every real query"'],
      ['"none at all: a pad is a real token id, so it is ordinary input"', '"none at all"']),
