@@ -186,7 +186,7 @@ def test_every_built_in_lesson_passes_them_on_random_weights_too():
 
 
 def test_la_dot_geometry_by_hand_writes_its_entries_in_tenths_and_states_no_answer_on_random_weights():
-    """On untrained weights obtuse-floor's answer is about −0.10, and by-hand's prompt showed its
+    """On untrained weights the pair-floor question's answer is about −0.10, and by-hand's prompt showed its
     one-decimal entry "-0.1": the check warned that a learner who skips ahead reads the answer
     (issue 31; failed before).  Whole tenths ("0.1 × [[-3, 5], …]") state no non-whole answer."""
     from tutor.live.hub import hub_for_checkpoint

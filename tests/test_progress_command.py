@@ -63,7 +63,7 @@ def test_summary_due_reviews_agree_with_the_roadmap(tmp_path, capsys, monkeypatc
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "unused"))
     with ProgressStore(tmp_path / "h") as store:
         answer_once(store, "la-ffn-shapes", "win-shape", "(1, 2)", False, now=NOW - timedelta(hours=2))
-        answer_once(store, "la-ffn-shapes", "mlp-vs-attention", "c", True, hints_used=1, now=NOW)
+        answer_once(store, "la-ffn-shapes", "mlp-share-all-params", "b", True, hints_used=1, now=NOW)
         answer_once(store, "gone-lesson", "q", "x", False, now=NOW - timedelta(hours=2))
     code, out, _ = run(["--home", str(tmp_path / "h")], capsys, monkeypatch)
     assert code == 0 and "Reviews due now: 1; 1 more for questions no longer in the course" in out
