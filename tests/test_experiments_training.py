@@ -430,6 +430,11 @@ def test_attention_backward_gives_dv_and_the_softmax_jacobian(hub):
     Q, K, dS = out["attn_grad.Q"], out["attn_grad.K"], out["attn_grad.dS"]          # (B, H, L, D_head), (B, H, L, L)
     np.testing.assert_allclose(dS @ K / np.sqrt(16), out["attn_grad.dq_heads"], atol=1e-10)
     np.testing.assert_allclose(np.swapaxes(dS, -1, -2) @ Q / np.sqrt(16), out["attn_grad.dk_heads"], atol=1e-10)
+    # ca-backprop-attention input-grad: x feeds q, k and v, and its gradient is the sum of the three paths
+    W = {name: hub.model.blocks[0].attn.__getattr__(name).weight.detach().double().numpy().T for name in ("W_Q", "W_K", "W_V")}
+    paths = out["attn_grad.dq"] @ W["W_Q"].T + out["attn_grad.dk"] @ W["W_K"].T + out["attn_grad.dv"] @ W["W_V"].T
+    np.testing.assert_allclose(paths, out["attn_grad.dx"], atol=1e-10)
+    assert np.abs(out["attn_grad.dv"] @ W["W_V"].T).max() > 1e-3 and np.abs(out["attn_grad.dk"] @ W["W_K"].T).max() > 1e-3
 
 
 def test_saddle_walks_from_fresh_to_trained_weights(hub):

@@ -147,6 +147,13 @@ def test_dynamic_graph_grows_by_block_not_by_length(out):
     assert gr["graphs.length_long"][0] == 2 * gr["graphs.length"][0]
 
 
+def test_a_reused_block_records_its_operations_again_and_its_weights_once(out):
+    """ca-dynamic-graphs tied-block: block 0 applied twice records its operations twice, its weights once."""
+    gr = out["graphs"]
+    assert gr["graphs.block_weights"][0] > 0
+    assert gr["graphs.nodes_tied"][0] == gr["graphs.nodes"][-1] - gr["graphs.block_weights"][0]
+
+
 def test_lr_run_reports_the_trainers_schedule_and_step_decay():
     from tutor.experiments import schedules as s
 

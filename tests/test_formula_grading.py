@@ -107,7 +107,7 @@ def shipped(hub):
 
 @pytest.mark.parametrize("lesson,qid,text,name", [
     ("la-cbow-skipgram", "cbow-gradient", "(p - y) @ E", "That factor is n."),           # was "differs at 64 of 64"
-    ("ca-softmax-ce-grad", "derive-grad", "p - y", "That factor is N."),
+    ("ca-attention-dq", "dq-formula", "dS @ K", "That factor is √d_k."),
     ("la-scaled-scores", "scores-formula", "Q @ K.T", "That factor is √d_k."),
     ("nu-init-scale", "large-scores", "s * (x @ W_Q) @ (x @ W_K).T / sqrt(d_k)", "That factor is 1/s."),
 ])

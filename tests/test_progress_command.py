@@ -159,8 +159,8 @@ def test_summary_of_history_outside_the_course_says_so(tmp_path, capsys, monkeyp
 
 @pytest.mark.parametrize("language, lesson_id, question_id, title", [
     ("en", "pr-softmax", "top-prob", "Softmax: from logits to a distribution"),
-    ("en", "ca-vanishing-exploding", "sigmoid-max", "Vanishing and exploding gradients"),
-    ("zh", "ca-dynamic-graphs", "long-all-blocks", "静态图与动态图：图在什么时候建成"),
+    ("en", "ca-vanishing-exploding", "gelu-max", "Vanishing and exploding gradients"),
+    ("zh", "ca-dynamic-graphs", "tied-block", "静态图与动态图：图在什么时候建成"),
     ("zh", "nu-layernorm", "row-var-nine-tenths", "层归一化：每个词元在自己的特征上归一化"),
 ])
 def test_at_80_columns_a_title_of_up_to_38_cells_stays_on_one_line(tmp_path, capsys, monkeypatch, language, lesson_id,

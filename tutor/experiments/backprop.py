@@ -19,7 +19,8 @@ ROUNDING = 1e-12   # a query gradient below this fraction of the largest one is 
 @experiment("attn_grad", "one backward pass of the trainer's loss on a float64 copy, rows of all B·L tokens: "
                          "attn_grad.loss (1,); attn_grad.x (B*L, D) the input of block 0's W_Q (LayerNorm "
                          "output with gain and shift); attn_grad.dq (B*L, D) dL/d(x W_Q + b_Q), heads side by "
-                         "side; attn_grad.reached (B, L) 1 where a token's query gradient is above rounding "
+                         "side; attn_grad.dk, attn_grad.dv (B*L, D) the same for the keys and the values; attn_grad.dx "
+                         "(B*L, D) dL/dx, through all three projections; attn_grad.reached (B, L) 1 where a token's query gradient is above rounding "
                          "(1e-12 of the largest); attn_grad.dq_heads (B, H, L, D_head) the same split by head; attn_grad.dW_Q "
                          "(D, D) in the (in, out) layout; attn_grad.rank (1,) the rank of dW_Q; "
                          "attn_grad.dY (B*L, D) dL/d(MLP output) of block 0; attn_grad.pre (B*L, 4D) the MLP's "
@@ -40,10 +41,12 @@ def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
     block = model.blocks[0]
     caught: dict = {}
 
-    def keep(name_in, name_out):
+    def keep(name_in, name_out, input_grad=False):
         def hook(module, inputs, output):
             caught[name_in], caught[name_out] = inputs[0], output
             output.retain_grad()
+            if input_grad:
+                inputs[0].retain_grad()
         return hook
 
     def keep_input(name):
@@ -52,7 +55,7 @@ def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
             inputs[0].retain_grad()
         return hook
 
-    handles = [block.attn.W_Q.register_forward_hook(keep("x", "q")),
+    handles = [block.attn.W_Q.register_forward_hook(keep("x", "q", input_grad=True)),
                block.attn.W_K.register_forward_hook(keep("xk", "k")),
                block.attn.W_V.register_forward_hook(keep("xv", "v")),
                block.attn.W_O.register_forward_hook(keep_input("merged")),
@@ -83,6 +86,9 @@ def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
         "attn_grad.loss": scalar(loss),
         "attn_grad.x": to_numpy(flat(caught["x"])),
         "attn_grad.dq": to_numpy(flat(dq)),
+        "attn_grad.dk": to_numpy(flat(caught["k"].grad)),
+        "attn_grad.dv": to_numpy(flat(caught["v"].grad)),
+        "attn_grad.dx": to_numpy(flat(caught["x"].grad)),     # the three paths, q, k and v, summed
         "attn_grad.dq_heads": to_numpy(dq.view(batch, length, n_head, d_model // n_head).transpose(1, 2)),
         "attn_grad.reached": to_numpy(reached.double()),
         "attn_grad.dW_Q": to_numpy(d_w_q),

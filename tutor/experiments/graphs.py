@@ -25,13 +25,17 @@ def count_nodes(output) -> int:
     return len(seen)
 
 
-def run_first_blocks(model, tokens, depth: int):
-    """Logits (B, L, V) after only the first ``depth`` blocks: the depth is ordinary Python."""
+def run_first_blocks(model, tokens, depth: int, tied: bool = False):
+    """Logits (B, L, V) after only the first ``depth`` blocks: the depth is ordinary Python.
+
+    ``tied`` applies block 0 ``depth`` times instead, one block's weights reused at every step
+    (as a weight-tied or recurrent model does): each use records its operations again, while a
+    weight stays one leaf node of the graph."""
     x = model.W_E(tokens)                                                    # (B, L, D)
     pos = model.position_embedding(0, tokens.shape[1], tokens.device)        # (L, D) or None
     if pos is not None:
         x = x + pos                                                          # (B, L, D)
-    for block in model.blocks[:depth]:
+    for block in ([model.blocks[0]] * depth if tied else model.blocks[:depth]):
         x, _ = block(x)                                                      # (B, L, D)
     return model.W_U(model.ln_final(x))                                      # (B, L, V)
 
@@ -42,7 +46,9 @@ def run_first_blocks(model, tokens, depth: int):
                       "each depth (parameters count as one node each), graphs.per_block (1,) the nodes of "
                       "block 0's own graph, recorded on its own from a detached input (without the final sum), "
                       "graphs.nodes_long (1,) nodes at full depth for the input repeated to twice its "
-                      "length (within the block size), graphs.length / .length_long (1,) the two lengths",
+                      "length (within the block size), graphs.length / .length_long (1,) the two lengths, "
+                      "graphs.nodes_tied (1,) nodes when block 0 is applied N times (its weights reused), "
+                      "graphs.block_weights (1,) the weight tensors of block 0",
             passes=1, copies=1)
 @one_torch_thread
 def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -55,6 +61,7 @@ def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.enable_grad():
         nodes = [count_nodes(run_first_blocks(model, tokens, k).sum()) for k in range(n_layer + 1)]
         nodes_long = count_nodes(run_first_blocks(model, long, n_layer).sum())
+        nodes_tied = count_nodes(run_first_blocks(model, tokens, n_layer, tied=True).sum())
         per_block = count_nodes(model.blocks[0](model.W_E(tokens).detach())[0].sum()) - 1 if n_layer else 0
     return {
         "graphs.depth": np.arange(n_layer + 1, dtype=float),
@@ -63,4 +70,7 @@ def graphs(context: ExperimentContext) -> dict[str, np.ndarray]:
         "graphs.nodes_long": np.array([float(nodes_long)]),
         "graphs.length": np.array([float(tokens.shape[1])]),
         "graphs.length_long": np.array([float(long.shape[1])]),
+        "graphs.nodes_tied": np.array([float(nodes_tied)]),
+        "graphs.block_weights": np.array([float(sum(1 for w in model.blocks[0].parameters() if w.requires_grad)
+                                                if n_layer else 0)]),
     }
