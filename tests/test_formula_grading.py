@@ -109,7 +109,6 @@ def shipped(hub):
     ("la-cbow-skipgram", "cbow-gradient", "(p - y) @ E", "That factor is n."),           # was "differs at 64 of 64"
     ("ca-attention-dq", "dq-formula", "dS @ K", "That factor is √d_k."),
     ("la-scaled-scores", "scores-formula", "Q @ K.T", "That factor is √d_k."),
-    ("nu-init-scale", "large-scores", "s * (x @ W_Q) @ (x @ W_K).T / sqrt(d_k)", "That factor is 1/s."),
 ])
 def test_a_missing_normaliser_is_named(shipped, lesson, qid, text, name):
     q, truth = shipped(lesson, qid)
