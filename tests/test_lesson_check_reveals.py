@@ -56,8 +56,8 @@ REVEAL_DEFECTS = [
      'show: "padding.unguarded[1, 0]"', "show", "questions.2.show", "'empty-row-softmax'"),
     ("co-sinusoidal-pe", [('    show: "sinusoid.similarity"', '    show: "sinusoid.pair_gap"')],
      'show: "sinusoid.pair_gap"', "show", "questions.2.show", "'which-pair'"),
-    ("de-decoding-comparison", [('show: "decoding_compare.distinct"', 'show: "decoding_compare.logprob"')],
-     'show: "decoding_compare.logprob"', "show", "questions.1.show", "'likeliest-sampler'"),
+    ("de-decoding-comparison", [('show: "decoding_compare.distinct_2[2:6]"', 'show: "decoding_compare.logprob"')],
+     'show: "decoding_compare.logprob"', "show", "questions.0.show", "'likeliest-sampler'"),
 ]
 
 
@@ -72,11 +72,22 @@ def test_a_reveal_that_shows_a_later_answer_is_reported_at_its_field(tmp_path, l
     assert (found[0].line, found[0].column) == at(text, needle, key), str(found[0])
 
 
+BEAM_VS_GREEDY = """  - id: beam-vs-greedy
+    kind: choice
+    prompt: "Is beam search's text more likely per character than greedy's?"
+    choices: ["yes, beam's text is more likely", "no, greedy's is at least as likely"]
+    answer: {sign: "decoding_compare.beam_gain", positive: 0, negative: 1, zero: 1}
+    show: "decoding_compare.beam_gain"
+    reveal: "Beam minus greedy: {{ decoding_compare.beam_gain[0] | .3f }} per character."
+"""
+
+
 def test_beam_against_greedy_is_given_away_by_the_two_log_probs_shown_before_it(tmp_path):
-    # the order the lesson had: a likelihood question (showing every strategy's ln p) before beam-vs-greedy
+    # the order the lesson had in round 3: a likelihood question (showing every strategy's ln p) before
+    # beam-vs-greedy (the lesson no longer asks it: the question is put back in the copy)
     path, text = copy_of(tmp_path, "de-decoding-comparison",
-                         ('show: "decoding_compare.logprob[2:5]"', 'show: "decoding_compare.logprob"'))
-    text = moved_after(text, "beam-vs-greedy", "likeliest-sampler")
+                         ('show: "decoding_compare.logprob[2:5]"', 'show: "decoding_compare.logprob"'),
+                         ("  - id: t1-implausible\n", BEAM_VS_GREEDY + "  - id: t1-implausible\n"))
     path.write_text(text, encoding="utf-8")
     found = reported(path, "answers question 5 (questions.4, 'beam-vs-greedy')")
     assert found and "difference is decoding_compare.beam_gain" in found[0].message, check_paths([path]).text()

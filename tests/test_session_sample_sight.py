@@ -24,7 +24,7 @@ def test_sampling_the_lessons_own_text_makes_its_untried_next_token_questions_no
     progress.record(Answer(TOP_P.id, "topk-ratio", "a", False, 0, progress.clock()))   # tried: keeps its record
     assert sample_seen(progress, TOP_P, contexts("3142", ["1", "1", "1"])) == (1, 2, 3)
     records = {r.question_id: r for r in progress.store.question_records(TOP_P.id)}
-    assert records["topp-keep-count"].outcome is Outcome.MISSED and records["topp-digits-renorm"].outcome is Outcome.MISSED
+    assert records["topp-keep-count"].outcome is Outcome.MISSED and records["topk-digits-renorm"].outcome is Outcome.MISSED
     assert records["topp-three-from"].outcome is Outcome.MISSED                # decode.cumsum[1]: live, so it counts
     assert records["topk-ratio"].outcome is None and records["topk-ratio"].tries == 1
     back = session(progress, 1, lesson=TOP_P)
@@ -97,7 +97,7 @@ def test_a_run_before_the_lesson_opens_resolves_the_question_when_it_opens():
     assert record.outcome is Outcome.MISSED and record.tries == 0
     opened = session(progress, 1, lesson=TOP_P)
     assert opened.mode is Mode.PRACTICE and opened.seen_in == ("sample", "sample")
-    assert progress.store.question_record(TOP_P.id, "topp-digits-renorm") is None   # each question when it opens
+    assert progress.store.question_record(TOP_P.id, "topk-digits-renorm") is None   # each question when it opens
     assert progress.store.card(TOP_P.id, "topp-keep-count") is not None
 
 
@@ -107,7 +107,7 @@ def test_it_holds_after_a_restart(tmp_path):
     first.close()
     again = service(tmp_path / "home")
     assert sighted_on_opening(again, TOP_P, 3, MINE) is True
-    assert again.store.question_record(TOP_P.id, "topp-digits-renorm").outcome is Outcome.MISSED
+    assert again.store.question_record(TOP_P.id, "topp-three-from").outcome is Outcome.MISSED
 
 
 def test_other_weights_other_text_or_a_tried_question_cost_nothing():
