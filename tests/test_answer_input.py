@@ -115,8 +115,8 @@ async def test_the_answer_after_an_unreadable_one_replaces_it(tmp_path):
     app = TutorApp(home=tmp_path, watch_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
         box = (await open_live_lesson(pilot, "it-information-entropy")).query_one("#answer", Input)
-        await type_answer(pilot, "约 4.56")
-        assert box.value == "约 4.56" and box.selected_text == "约 4.56"
+        await type_answer(pilot, "约 2.97")
+        assert box.value == "约 2.97" and box.selected_text == "约 2.97"
         assert app.progress.session_answers == []   # refused, no try spent
-        await type_answer(pilot, "4.56")
-        assert [(answer.answer, answer.correct) for answer in app.progress.session_answers] == [("4.56", True)]
+        await type_answer(pilot, "2.97")
+        assert [(answer.answer, answer.correct) for answer in app.progress.session_answers] == [("2.97", True)]

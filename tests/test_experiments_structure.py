@@ -84,9 +84,9 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "activations.grad_at_min": (1,)},
     "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
-    "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z", "p_T", "q_T", "grad_z_T")}
-          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap", "KL_pu", "H_pq_bits", "T",
-                                       "top_ratio", "top_ratio_T")} | {"kl.top_ids": (2,)},
+    "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z", "grad_z_rev", "p_T", "q_T", "grad_z_T")}
+          | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap", "KL_pu", "KL_up",
+                                       "H_pq_bits", "T", "top_ratio", "top_ratio_T")} | {"kl.top_ids": (2,)},
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
@@ -350,6 +350,11 @@ def test_cross_entropy_is_entropy_plus_kl_and_kl_is_not_symmetric(trained_out):
     assert np.allclose(out["kl.p"].sum(), 1) and np.allclose(out["kl.q"].sum(), 1)
     # the teacher's entropy is a constant, so autograd finds the soft-target cross-entropy's gradient
     np.testing.assert_allclose(out["kl.grad_z"], out["kl.q"] - out["kl.p"], atol=1e-12)
+    # the reverse KL(u ‖ p) weighs every ln(u/p) by 1/V: -ln V minus the mean of ln p
+    assert value["KL_up"] == pytest.approx(-math.log(out["kl.p"].size) - np.log(out["kl.p"]).mean(), abs=1e-9)
+    # d KL(q ‖ p)/dz_i = q_i (ln q_i - ln p_i - KL(q ‖ p)): the softmax Jacobian subtracts the q-weighted mean
+    log_ratio = np.log(out["kl.q"]) - np.log(out["kl.p"])
+    np.testing.assert_allclose(out["kl.grad_z_rev"], out["kl.q"] * (log_ratio - value["KL_qp"]), atol=1e-9)
 
 
 def test_gelu_slope_from_autograd_is_phi_plus_x_times_density(hub, trained_out):

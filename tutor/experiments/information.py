@@ -44,8 +44,9 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
                   "lesson's seed), both on batch row 0, next-token distributions at the last position: kl.p (V,), "
                   "kl.q (V,), kl.H_p, kl.H_q, kl.H_pq = -sum p ln q, kl.H_qp, kl.KL_pq = sum p ln(p/q), "
                   "kl.KL_qp (1,) each, in nats; kl.KL_gap (1,) = KL_qp - KL_pq; kl.KL_pu (1,) = KL(p ‖ u) "
-                  "against the uniform u = 1/V, by kl_div; kl.grad_z (V,) autograd's "
+                  "against the uniform u = 1/V and kl.KL_up (1,) = KL(u ‖ p), by kl_div; kl.grad_z (V,) autograd's "
                   "gradient of KL(p ‖ q) with respect to the student's logits (what distillation follows); "
+                  "kl.grad_z_rev (V,) autograd's gradient of the reverse KL(q ‖ p) with respect to them; "
                   "H_pq, H_qp by torch's soft-target cross_entropy, the KLs by its kl_div; kl.H_pq_bits (1,) "
                   "= -sum p log2 q, in bits; distillation at temperature kl.T (1,) = {temperature:g}: kl.p_T and kl.q_T (V,) "
                   "the softened softmax(z / T) of teacher and student, kl.grad_z_T (V,) autograd's gradient of "
@@ -69,6 +70,9 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.enable_grad():                 # the teacher is fixed: only the student's logits move
         z = student_logits.clone().requires_grad_(True)                     # (V,)
         (p * (logp - torch.log_softmax(z, -1))).sum().backward()
+        z_rev = student_logits.clone().requires_grad_(True)                 # (V,)
+        logq_rev = torch.log_softmax(z_rev, -1)                             # (V,)
+        (logq_rev.exp() * (logq_rev - logp)).sum().backward()              # KL(q ‖ p), weighted by q
         z_soft = student_logits.clone().requires_grad_(True)                # (V,)
         logp_t = torch.log_softmax(teacher_logits / DISTILL_T, -1)          # (V,)
         (logp_t.exp() * (logp_t - torch.log_softmax(z_soft / DISTILL_T, -1))).sum().backward()
@@ -85,7 +89,9 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
         "kl.KL_pq": scalar(kl(logp, logq)), "kl.KL_qp": scalar(kl(logq, logp)),
         "kl.KL_gap": scalar(kl(logq, logp) - kl(logp, logq)),
         "kl.KL_pu": scalar(kl(logp, torch.full_like(logp, -math.log(logp.numel())))),   # against uniform 1/V
+        "kl.KL_up": scalar(kl(torch.full_like(logp, -math.log(logp.numel())), logp)),   # uniform as reference
         "kl.grad_z": to_numpy(z.grad),
+        "kl.grad_z_rev": to_numpy(z_rev.grad),
         "kl.H_pq_bits": scalar(-(p * torch.log2(q)).sum()),
         "kl.T": scalar(DISTILL_T),
         "kl.p_T": to_numpy(logp_t.exp()), "kl.q_T": to_numpy(torch.softmax(student_logits / DISTILL_T, -1)),
