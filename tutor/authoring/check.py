@@ -120,6 +120,7 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
         report.problems.append(Problem(str(builtin_lessons_dir() / "index.yaml"), 1, 1, "", str(error)))
         return report
     checked = {str(f) for f in files}
+    earlier = None
     report.problems += [p for b in catalog.broken for p in b.problems]
     report.problems += [p for p in catalog.problems if p.path in checked]
     for path, lesson in _loaded(files, catalog):
@@ -132,17 +133,22 @@ def check_paths(paths: list[Path] = (), context_dirs: list[Path] = (), live: boo
             from tutor.live.hub import ModelHub
 
             hub = hub or ModelHub()
+            if earlier is None:
+                from tutor.authoring.course_repeats import EarlierLessons
+
+                earlier = EarlierLessons(catalog, hub)
             unmet = _unmet(lesson, hub)
             if unmet:
                 report.skipped.append((lesson.id, unmet))
                 report.problems += pinned.problems
                 continue
             try:
-                check_live(lesson, hub, pinned, variants, formula_ok)
+                check_live(lesson, hub, pinned, variants, formula_ok, earlier)
             except Exception as error:   # a bug of ours must not hide the other lessons' results
                 pinned.add((), M_("the live check stopped: {error}", error=type(error).__name__ + ": " + str(error)))
         report.problems += pinned.problems
         report.warnings += pinned.warnings
+    report.warnings.sort(key=lambda w: w.path)   # checked in roadmap order (see _loaded), listed by file
     overlays = list(dict.fromkeys(overlays + overlays_beside(files)))
     errors, translation_warnings = check_overlays(overlays, catalog)
     report.warnings += translation_warnings
@@ -169,7 +175,10 @@ def _loaded(files: list[Path], catalog: Catalog):
     """(path, lesson) for each checked file that validates, duplicate ids included, so a file
     refused for its id still has the rest of its mistakes found in the same run."""
     by_path = {item.path: item.lesson for item in catalog.lessons.values()}
-    for path in sorted(set(files), key=str):
+    # roadmap order, so that each lesson's statements are kept when the lessons after it are checked
+    # (tutor.authoring.course_repeats); files not in the catalog after, by name
+    place = {item.path: n for n, item in enumerate(catalog.ordered())}
+    for path in sorted(set(files), key=lambda p: (place.get(p, len(place)), str(p))):
         lesson = by_path.get(path)
         if lesson is None:
             lesson = lesson_without_unknown_fields(path)

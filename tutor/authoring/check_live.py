@@ -52,7 +52,9 @@ def distinguishing_variant(lesson: Lesson) -> Lesson | None:
     return lesson.model_copy(update={"model": setup})
 
 
-def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: bool = True) -> None:
+def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: bool = True, earlier=None) -> None:
+    """``earlier``: the course's lessons before this one (tutor.authoring.course_repeats.EarlierLessons), for the
+    warning about a question a lesson before it already answers; None leaves that check out."""
     from tutor.live.compute import compute_live
 
     seen: set[str] = set()
@@ -74,10 +76,23 @@ def check_live(lesson: Lesson, hub, pinned: Pinned, count: int = 3, formula_ok: 
             _check_vocabulary(lesson, hub, pinned)
         else:
             drawn.append((live, where))
-        LiveChecker(lesson, live, pinned, where, own_sizes=not label).run(formula_ok)
+        checker = LiveChecker(lesson, live, pinned, where, own_sizes=not label)
+        checker.run(formula_ok)
+        if not label and earlier is not None:
+            check_repeats(lesson, live, checker.truths, pinned, earlier)
     pinned.first_only = False
     if own is not None:
         _check_axis_sizes(lesson, hub, pinned, own, drawn)
+
+
+def check_repeats(lesson: Lesson, live, truths: dict, pinned: Pinned, earlier) -> None:
+    """A question whose answer a lesson before it states or asked (tutor.authoring.course_repeats): a
+    warning at the question; and this lesson's own statements kept for the lessons after it."""
+    from tutor.authoring.course_repeats import find_repeats
+
+    earlier.register(lesson, live.tensors, live.sizes, truths)
+    for repeat in find_repeats(lesson, truths, earlier.before(lesson.id)):
+        pinned.warn(("questions", repeat.question), repeat.message(lesson))
 
 
 def _check_axis_sizes(lesson: Lesson, hub, pinned: Pinned, own, drawn=()) -> None:

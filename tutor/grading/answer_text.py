@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -224,6 +225,16 @@ _FORMULA_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE]-?\d+)?|
 MAX_FORMULA_TOKENS = 60
 
 
+@lru_cache(maxsize=2048)
+def _folded(text: str) -> tuple[str, tuple[int, ...], frozenset[str]]:
+    """fold() of a text and the words in it, kept: ``lessons check`` searches one text for many
+    questions' formulas (every later lesson's, tutor.authoring.course_repeats), and folding, not the
+    search, was most of its time."""
+    folded, origin = fold(text)
+    words = frozenset(token.group() for token in _FORMULA_TOKEN.finditer(folded) if token.group()[0].isalpha())
+    return folded, tuple(origin), words
+
+
 def formula_shown(text: str, names: set[str], same: Callable[[str], bool]) -> tuple[int, int] | None:
     """A formula written in the text (as typed or as printed: ``Q·Kᵀ/√d_k``) that ``same`` accepts.
 
@@ -231,7 +242,9 @@ def formula_shown(text: str, names: set[str], same: Callable[[str], bool]) -> tu
     whose words are all symbols (``names``) or functions are candidates, and every stretch of a
     run that holds all the answer's symbols is read and compared, so prose around it does not
     matter and ``(Q·Kᵀ)/√d_k`` is found as well as ``Q @ K.T / sqrt(d_k)``."""
-    folded, origin = fold(text)
+    folded, origin, words = _folded(text)
+    if not names <= words:
+        return None   # a symbol of the answer is nowhere in the text
     runs: list[list[re.Match]] = [[]]
     position = 0
     for token in _FORMULA_TOKEN.finditer(folded):

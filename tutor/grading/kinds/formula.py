@@ -79,11 +79,13 @@ def preview(question, text: str) -> str | None:
 
 
 def same_printed(question, reference: Formula):
-    printed = sp.sstr(reference.expr, order="none")
+    printed = []   # the reference printed once, at the first candidate: most texts searched have none
 
     def same(candidate: str) -> bool:
+        if not printed:
+            printed.append(sp.sstr(reference.expr, order="none"))
         try:
-            return sp.sstr(read(question, candidate).expr, order="none") == printed
+            return sp.sstr(read(question, candidate).expr, order="none") == printed[0]
         except AnswerError:
             return False
     return same
