@@ -57,6 +57,20 @@ def test_shape_feedback_counts_axes():
     assert "keeps its axes of size 1: it has 3 axes" in dropped.feedback and "(1, 3, 4)" not in dropped.feedback
 
 
+def test_a_shape_written_in_size_names_is_asked_for_numbers_without_the_numbers():
+    """Before: '(B, L, 1)' heard "'B' is not a size; a shape is whole numbers", which reads as if the
+    learner had the idea wrong (unseen reader r4op, nu-layernorm bn-stats-shape).  No try is spent, and the
+    message does not say B's value, which would be a substitution away from the answer."""
+    from tutor.grading.kinds import kind_of
+
+    question = ShapeQuestion(kind="shape", id="s", prompt="shape", probe="logits")
+    with pytest.raises(AnswerError, match="'B' is a size's name; this question asks for the sizes themselves") as error:
+        kind_of(question).parse(question, "(B, L, 1)", SIZES)
+    assert "1" not in str(error.value) and "3" not in str(error.value)
+    with pytest.raises(AnswerError, match="'banana' is not a size"):
+        kind_of(question).parse(question, "banana", SIZES)
+
+
 def test_unknown_probe_is_an_authors_error_listing_valid_probes():
     question = ShapeQuestion(kind="shape", id="s", prompt="shape", probe="blocks.0.attn.patern")
     with pytest.raises(QuestionError, match="valid probes: .*blocks.0.attn.pattern"):

@@ -13,27 +13,21 @@ probe slice).
 was measured too (issue 31, /work/notes11/xcheck.md): on the course of December 2026 it gave 7
 warnings where the prerequisites gave 3, and 3 of the 4 it added were coincidences between
 unrelated lessons (gelu-gap's 4.43 against forward-kl's 4.427).  Matches a person would not call a
-repeat are left out (``distinctive``, ``written_precisely``): without that the prerequisites gave
+repeat are left out (each kind's ``distinctive`` hook, tutor.grading.round_numbers; ``written_precisely``): without that the prerequisites gave
 40 warnings, 37 of them a size, a count or a round value (2, 4, '1.0000', '0.7').  A warning, not a
 failure: the content is the author's to rework.
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from tutor.common.i18n import M_
 from tutor.grading.answer_text import numbers_in
-from tutor.grading.answers import AnswerError, parse_number
 from tutor.grading.kinds import kind_of
+from tutor.grading.round_numbers import distinctive_number
 from tutor.live.leaks import filled
 
-SHAPES = ("shape", "symbolic_shape")
-SMALL_WHOLE = 64          # as tutor.grading.answer_text: a whole number up to this is a size or a count in prose
-ZERO = 1e-6               # float32 noise around 0 (a row sum of -8.7e-07) is 0, the roundest number of all
 PREREQUISITES, ROADMAP = "prerequisites", "roadmap"
 
 
@@ -174,7 +168,7 @@ def find_repeats(lesson, truths: dict[int, object], earlier: list[tuple[Statemen
     found = []
     for index, truth in sorted(truths.items()):
         question = lesson.questions[index]
-        if not distinctive(question, truth):
+        if not kind_of(question).distinctive(question, truth):
             continue
         hit = next((repeat for statements, relation in earlier
                     for repeat in _repeats_in(index, question, truth, statements, relation)), None)
@@ -188,7 +182,7 @@ def _repeats_in(index: int, question, truth, statements: Statements, relation: s
     for stated in statements.answers:
         if asked_before(question, truth, stated.question, stated.truth):
             yield Repeat(index, stated, stated.truth.display, True, relation)
-    if question.kind in SHAPES:
+    if kind.answer_is_a_shape:
         return   # the same letters or sizes in prose are another tensor's as often as this one's
     for stated in statements.texts + statements.answers:
         hit = kind.shown_in(question, stated.text, truth)
@@ -200,46 +194,9 @@ def asked_before(question, truth, earlier, earlier_truth) -> bool:
     """The earlier question asked this one's answer: a shape of the same slice of the same tensor
     (at that lesson's sizes: (B, L, D) is the embeddings', the stream's and the attention output's
     alike, so the letters alone say nothing), else the same answer as its kind compares them."""
-    if question.kind in SHAPES:
-        return earlier.kind in SHAPES and _probe(question) is not None and _probe(question) == _probe(earlier)
+    if kind_of(question).answer_is_a_shape:
+        return kind_of(earlier).answer_is_a_shape and _probe(question) is not None and _probe(question) == _probe(earlier)
     return earlier.kind == question.kind and kind_of(question).same_answer(question, truth, earlier, earlier_truth)
-
-
-def distinctive(question, truth) -> bool:
-    """An answer whose repeat in another lesson is more than a coincidence.  Not a round number: a
-    whole number up to 64 or a power of two is a size or a count (2, 4, 16, 4096 are in every
-    lesson), and a value of one or two significant digits (0.25, 0.7, 1.2) is another lesson's
-    probability or rate as often as this one's answer; a list of values has one that is not round.
-    A choice counts by its right option's text: a number as a number is counted, words when there
-    are at least three of them (an option such as 'Adam' or '10 % or more' is everyone's phrase)."""
-    if question.kind == "number":
-        return _distinctive_number(float(truth.value))
-    if question.kind == "values":
-        return any(_distinctive_number(float(v)) for v in np.asarray(truth.value, dtype=float).ravel())
-    if question.kind == "choice":
-        option = question.choices[int(truth.value)].strip()
-        try:
-            return _distinctive_number(parse_number(option))
-        except AnswerError:
-            return len(re.findall(r"[^\W\d_]{2,}", option)) >= 3 and len(option) >= 16
-    return True
-
-
-def _distinctive_number(value: float) -> bool:
-    if not math.isfinite(value) or abs(value) < ZERO:
-        return False
-    if value == round(value):
-        whole = abs(int(value))
-        return whole > SMALL_WHOLE and whole & (whole - 1) != 0 and _significant(value) >= 3
-    return _significant(value) >= 3
-
-
-def _significant(value: float) -> int:
-    """How many significant digits ``value`` needs (up to 6): 0.25 needs 2, 4.5643 more than 3."""
-    for digits in range(1, 7):
-        if math.isclose(float(f"{value:.{digits}g}"), value, rel_tol=1e-6):
-            return digits
-    return 7
 
 
 def written_precisely(shown: str) -> bool:
@@ -248,7 +205,7 @@ def written_precisely(shown: str) -> bool:
     written = numbers_in(shown)
     if not written or re.search(r"[^\W\d_]", re.sub(r"[eE][-+−]?\d+|inf(?:inity)?", "", shown)):
         return True   # a formula, a phrase, a shape in symbols
-    return any(_distinctive_number(number.value) for number in written)
+    return any(distinctive_number(number.value) for number in written)
 
 
 def _probe(question) -> str | None:

@@ -74,6 +74,9 @@ class QuestionKind(ABC, Generic[Q, V]):
     # its answer is laid out along a tensor's axes (it writes :meth:`axes`): the checker runs the lesson
     # a second time at sizes that tell every axis apart
     answer_has_axes: ClassVar[bool] = False
+    # its answer is a tensor's shape: the same letters or sizes in another lesson are another tensor's as
+    # often as this one's, so the cross-lesson repeat check compares the probe, not the text
+    answer_is_a_shape: ClassVar[bool] = False
 
     @abstractmethod
     def parse(self, question: Q, text: str, sizes: Sizes) -> V:
@@ -143,6 +146,11 @@ class QuestionKind(ABC, Generic[Q, V]):
     def same_answer(self, question: Q, truth: Truth, earlier, earlier_truth: Truth) -> bool:
         """An earlier question of this kind had the same answer, so seeing it again gives nothing away."""
         return same_values(truth.value, earlier_truth.value)
+
+    def distinctive(self, question: Q, truth: Truth) -> bool:
+        """Whether this answer, written again in a later lesson, is more than a coincidence
+        (tutor.authoring.course_repeats): a kind whose answers are often round says which are not."""
+        return True
 
     def wants_distinct_sizes(self, question: Q) -> bool:
         """Check it on sizes that are all different (L != D_head)."""

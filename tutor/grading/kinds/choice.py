@@ -9,6 +9,7 @@ the weights, ``answer:`` gives a rule over the live tensors instead (documented 
 """
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal, Union
 
 import numpy as np
@@ -16,10 +17,11 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from tutor.common.i18n import M_, N_
 from tutor.grading.answer_text import choice_shown
-from tutor.grading.answers import parse_choice
+from tutor.grading.answers import AnswerError, parse_choice, parse_number
 from tutor.grading.fields import ProbeRefText, QuestionBase, Reducer, ShortText, Strict
 from tutor.grading.kinds.base import AuthorProblem, PickOption, QuestionKind, Truth, with_reveal
 from tutor.grading.reveal_shows import difference_on_screen
+from tutor.grading.round_numbers import distinctive_number
 from tutor.grading.tensor_access import QuestionError, probe_slice, reduce_slice
 
 COMPARISONS = {
@@ -231,6 +233,15 @@ class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
 
     def shown_on_reveal(self, question, truth, reveal, tensors, sizes):
         return sign_on_reveal(question.answer, reveal, tensors)
+
+    def distinctive(self, question, truth):
+        """By the right option's text: a number as a number, words when there are at least three of
+        them (an option such as 'Adam' or '10 % or more' is everyone's phrase)."""
+        option = question.choices[int(truth.value)].strip()
+        try:
+            return distinctive_number(parse_number(option))
+        except AnswerError:
+            return len(re.findall(r"[^\W\d_]{2,}", option)) >= 3 and len(option) >= 16
 
     def same_answer(self, question, truth, earlier, earlier_truth):
         return False   # the same index is another statement

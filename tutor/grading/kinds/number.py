@@ -18,6 +18,7 @@ from tutor.grading.compare import absolute_tolerance, close
 from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, with_reveal
 from tutor.grading.number_format import format_number, tolerance_in_words
+from tutor.grading.round_numbers import distinctive_number
 from tutor.grading.tensor_access import probe_slice, reduce_slice
 
 COUNTING = ("count_zero", "count_nonzero", "argmax", "argmin", "numel")
@@ -126,6 +127,9 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
         found = number_shown(text, float(truth.value), is_sum=question.reduce == "sum",
                              counting=question.reduce in COUNTING)
         return (found.start, found.end) if found else None
+
+    def distinctive(self, question, truth):
+        return distinctive_number(float(truth.value))
 
     def computed_in(self, question, text: str, truth: Truth) -> tuple[int, int] | None:
         """Arithmetic whose result is the answer within its tolerance (tutor.grading.arithmetic_text)."""

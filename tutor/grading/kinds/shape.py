@@ -5,9 +5,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tutor.common.i18n import M_, N_
+import re
+
+from tutor.common.i18n import M_, N_, _
 from tutor.grading.answer_text import shape_shown
-from tutor.grading.answers import parse_shape
+from tutor.grading.answers import AnswerError, parse_shape
 from tutor.grading.fields import ProbeRefText, QuestionBase
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, shape_nudge, with_reveal
 from tutor.grading.reveal_shows import shape_on_reveal
@@ -25,10 +27,21 @@ class ShapeKind(QuestionKind[ShapeQuestion, tuple[int, ...]]):
     order = 10
     question = ShapeQuestion
     answer_has_axes = True
+    answer_is_a_shape = True
     repeat_is_predicted = True   # a shape that stays the same was predicted the first time
 
     def parse(self, question, text, sizes):
-        return parse_shape(text)
+        try:
+            return parse_shape(text)
+        except AnswerError:
+            named = [name for name in re.findall(r"[A-Za-z_]\w*", text if isinstance(text, str) else "")
+                     if name in (sizes or {})]
+            if not named:
+                raise
+            # a learner who writes (B, L, 1) knows the axes; the question asks them at the sizes on
+            # screen, and saying which sizes those are would be the answer, so it says where to look
+            raise AnswerError(_("{name} is a size's name; this question asks for the sizes themselves, as "
+                                "numbers (they are shown with the question)").format(name=repr(named[0]))) from None
 
     def truth(self, question, tensors, sizes) -> Truth:
         array = probe_slice(tensors, question.probe)

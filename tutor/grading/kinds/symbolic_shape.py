@@ -49,6 +49,7 @@ class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
     order = 50
     question = SymbolicShapeQuestion
     answer_has_axes = True
+    answer_is_a_shape = True
     repeat_is_predicted = True
 
     def parse(self, question, text: str, sizes) -> Given:

@@ -17,6 +17,7 @@ from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_r
 from tutor.grading.kinds.number import direction_nudge
 from tutor.grading.reveal_shows import values_on_screen
 from tutor.grading.number_format import format_number, format_values, tolerance_in_words
+from tutor.grading.round_numbers import distinctive_number
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
 MAX_VALUES = 64   # more than a learner can reasonably type
@@ -91,6 +92,10 @@ class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
                                                   "model gives {values}", tolerance=format_number(question.tolerance),
                                                   values=format_values(expected)))]
         return []
+
+    def distinctive(self, question, truth):
+        """A list counts when one of its values is not round."""
+        return any(distinctive_number(float(v)) for v in np.asarray(truth.value, dtype=float).ravel())
 
     def shown_in(self, question, text, truth):
         return values_shown(text, truth.value, question.tolerance)
