@@ -113,7 +113,7 @@ def test_the_decoding_comparison_shows_each_strategys_text_only_after_its_questi
     lesson = load_lesson(builtin_lessons_dir() / "de-decoding-comparison.yaml")
     shown = [i for i, q in enumerate(lesson.questions) if "| text }}" in (q.reveal or "")]
     ids = [q.id for q in lesson.questions]
-    assert [ids[i] for i in shown] == ["greedy-repeat-share", "greedy-distinct-2", "t1-implausible"] and shown[-1] == len(ids) - 1
+    assert [ids[i] for i in shown] == ["greedy-repeat-share", "greedy-distinct-2", "hot-logprob-drop"] and shown[-1] == len(ids) - 1
     quoting = [i for i, q in enumerate(lesson.questions) if "| text" in q.prompt]
     assert "| text" not in lesson.explanation and [ids[i] for i in quoting] == ["greedy-distinct-2"] and quoting[0] > shown[0]
 

@@ -34,7 +34,7 @@ def test_every_output_has_one_entry_per_strategy(text_run):
     assert shapes == {"decoding_compare.distinct": (k,), "decoding_compare.distinct_2": (k,),
                       "decoding_compare.logprob": (k,), "decoding_compare.repetition": (k,),
                       "decoding_compare.samples": (k, DRAWS, N_NEW), "decoding_compare.token_probs": (k, DRAWS, N_NEW),
-                      "decoding_compare.beam_gain": (1,)}
+                      "decoding_compare.beam_gain": (1,), "decoding_compare.hot_drop": (1,)}
 
 
 def test_the_numbers_agree_with_the_samples_they_describe(text_run):
@@ -53,6 +53,8 @@ def test_the_numbers_agree_with_the_samples_they_describe(text_run):
     assert out["decoding_compare.logprob"][1] == pytest.approx(by_hand, abs=1e-5)
     assert out["decoding_compare.beam_gain"][0] == pytest.approx(
         out["decoding_compare.logprob"][1] - out["decoding_compare.logprob"][0])
+    assert out["decoding_compare.hot_drop"][0] == pytest.approx(
+        out["decoding_compare.logprob"][2] - out["decoding_compare.logprob"][3])
 
 
 def test_the_text_model_shows_the_trade_off(text_run):
@@ -92,3 +94,14 @@ def test_a_lesson_can_run_on_the_shipped_text_model():
         ModelSetup(weights="text", requires={"task": "sort"})
     with pytest.raises(ValueError, match="fixed sizes"):
         ModelSetup(weights="text", d_model=8)
+
+
+def test_every_strategy_axis_is_headed_by_the_strategies_names_in_order():
+    """A reveal heads the strategy axis with names, so no reader has to count columns (r4de row 15)."""
+    from tutor.experiments.decoding_compare import AXIS
+    from tutor.grading.declared_shapes import declared_labels
+
+    names = tuple(AXIS.split("|"))
+    assert len(names) == len(STRATEGIES)
+    for output in ("distinct", "distinct_2", "logprob", "repetition", "samples", "token_probs"):
+        assert declared_labels(f"decoding_compare.{output}")[0] == names, output

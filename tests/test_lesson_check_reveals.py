@@ -56,8 +56,8 @@ REVEAL_DEFECTS = [
      'show: "padding.unguarded[1, 0]"', "show", "questions.2.show", "'empty-row-softmax'"),
     ("co-sinusoidal-pe", [('    show: "sinusoid.similarity"', '    show: "sinusoid.pair_gap"')],
      'show: "sinusoid.pair_gap"', "show", "questions.2.show", "'which-pair'"),
-    ("de-decoding-comparison", [('show: "decoding_compare.distinct_2[2:6]"', 'show: "decoding_compare.logprob"')],
-     'show: "decoding_compare.logprob"', "show", "questions.0.show", "'likeliest-sampler'"),
+    ("de-decoding-comparison", [('show: "decoding_compare.repetition"', 'show: "decoding_compare.hot_drop"')],
+     'show: "decoding_compare.hot_drop"', "show", "questions.0.show", "'hot-logprob-drop'"),
 ]
 
 
@@ -83,11 +83,10 @@ BEAM_VS_GREEDY = """  - id: beam-vs-greedy
 
 
 def test_beam_against_greedy_is_given_away_by_the_two_log_probs_shown_before_it(tmp_path):
-    # the order the lesson had in round 3: a likelihood question (showing every strategy's ln p) before
+    # a likelihood question (showing every strategy's ln p) before
     # beam-vs-greedy (the lesson no longer asks it: the question is put back in the copy)
-    path, text = copy_of(tmp_path, "de-decoding-comparison",
-                         ('show: "decoding_compare.logprob[2:5]"', 'show: "decoding_compare.logprob"'),
-                         ("  - id: t1-implausible\n", BEAM_VS_GREEDY + "  - id: t1-implausible\n"))
+    path, text = copy_of(tmp_path, "de-decoding-comparison")
+    text += BEAM_VS_GREEDY                               # after hot-logprob-drop, which shows every ln p
     path.write_text(text, encoding="utf-8")
     found = reported(path, "answers question 5 (questions.4, 'beam-vs-greedy')")
     assert found and "difference is decoding_compare.beam_gain" in found[0].message, check_paths([path]).text()

@@ -23,6 +23,7 @@ STOP_LONGEST = 8      # beam: the most new tokens of a beam that ends at a newli
                          "k={top_k}, decode.topp_probs (V,) top-p p={top_p} (renormalised; decode.topk_kept / "
                          "decode.topp_kept: the T=1 probabilities with the dropped tokens set to 0), "
                          "decode.topk_ratio_shift (1,) how far top-k moves ln(p(1st)/p(2nd)), "
+                         "decode.topp_over_topk (1,) ln of top-p's over top-k's renormalised p of the most likely token, "
                          "decode.sorted_ids / decode.sorted_probs / "
                          "decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
                          "T={hot_t:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
@@ -52,6 +53,7 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
         "decode.topk_ratio_shift": scalar((kept_k[top.indices[0]] / kept_k[top.indices[1]]).log()
                                           - (probs[top.indices[0]] / probs[top.indices[1]]).log())
         if probs.numel() > 1 else scalar(0.0),
+        "decode.topp_over_topk": scalar((torch.softmax(top_p, -1)[top.indices[0]] / kept_k[top.indices[0]]).log()),
         "decode.topp_kept": to_numpy(probs.masked_fill(torch.isinf(top_p), 0.0)),
         "decode.topp_probs": to_numpy(torch.softmax(top_p, -1)),
         "decode.sorted_ids": to_numpy(top.indices),

@@ -30,6 +30,8 @@ STRATEGIES: dict[str, dict] = {
     "top-p p=0.9": {"temperature": 1.0, "top_p": 0.9},
 }
 NAMES = ", ".join(f"{i} {name}" for i, name in enumerate(STRATEGIES))
+# the short names that head each output's strategy axis in a reveal (grading/declared_shapes.py), same order
+AXIS = "greedy|beam|T1|T15|topk|topp"
 
 
 def repeated_ngrams(tokens: list[int], n: int = NGRAM) -> float:
@@ -84,17 +86,18 @@ def read_back(model, prompt: list[int], texts: list[list[int]]):
 
 @experiment("decoding_compare", M_("batch row 0 continued by {strategies} strategies ({names}), {new} new tokens, "
                                    "{draws} seeded draws each (beam width {width}); every output has one entry per "
-                                   "strategy in that order: decoding_compare.distinct (6,) different continuations among "
-                                   "the draws, decoding_compare.distinct_2 (6,) different 2-grams over all 2-grams of the "
-                                   "draws, decoding_compare.logprob (6,) mean log-probability per new token under the "
-                                   "model at T=1 (minus torch's cross_entropy), decoding_compare.repetition (6,) share of each text's {ngram}-grams "
-                                   "that repeat an earlier one (mean over draws), decoding_compare.samples "
-                                   "(6, {draws}, {new}) the token ids and decoding_compare.token_probs (6, {draws}, {new}) the "
-                                   "model's probability of each; decoding_compare.beam_gain (1,) beam's minus "
-                                   "greedy's mean log-probability",
-                                   strategies=len(STRATEGIES), names=NAMES, new=N_NEW, draws=DRAWS, width=BEAM_WIDTH,
-                                   ngram=NGRAM), passes=10, copies=1,
-                                derived={"decoding_compare.beam_gain": ("decoding_compare.logprob",)})
+                                   "strategy in that order: decoding_compare.distinct, .distinct_2, .logprob, .repetition "
+                                   "({strategies} strategy = {axis}) the different continuations among the draws, the "
+                                   "different 2-grams over all 2-grams of the draws, the mean log-probability per new token "
+                                   "under the model at T=1 (minus torch's cross_entropy) and the share of each text's "
+                                   "{ngram}-grams that repeat an earlier one (mean over draws); decoding_compare.samples, "
+                                   ".token_probs ({strategies} strategy = {axis}, {draws}, {new}) the token ids and the "
+                                   "model's probability of each; decoding_compare.beam_gain (1,) beam's minus greedy's "
+                                   "mean log-probability; decoding_compare.hot_drop (1,) sampling at T=1's minus T=1.5's",
+                                   strategies=len(STRATEGIES), names=NAMES, axis=AXIS, new=N_NEW, draws=DRAWS,
+                                   width=BEAM_WIDTH, ngram=NGRAM), passes=10, copies=1,
+                                derived={"decoding_compare.beam_gain": ("decoding_compare.logprob",),
+                                         "decoding_compare.hot_drop": ("decoding_compare.logprob",)})
 @one_torch_thread
 def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
     model = context.model
@@ -118,4 +121,5 @@ def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
         "decoding_compare.samples": floats(samples),
         "decoding_compare.token_probs": floats(probs),
         "decoding_compare.beam_gain": floats([logprob[1] - logprob[0]]),
+        "decoding_compare.hot_drop": floats([logprob[2] - logprob[3]]),
     }
