@@ -18,7 +18,7 @@ async def test_open_a_lesson_answer_right_then_wrong_and_see_the_real_tensor(tmp
         screen = app.screen
         assert isinstance(screen, LessonScreen)
         await wait_for_live(pilot, screen)
-        # the box is Q·Kᵀ/√d_k, the answer to question 4: folded until that question is tried
+        # the box is Q·Kᵀ/√d_k, the answer to question 4: folded until that question is finished
         assert text_of(screen, "#formula-fold") == "▸ Formula shown after question 4"
 
         # garbage first: a clear message, nothing revealed

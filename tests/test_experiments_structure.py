@@ -295,7 +295,7 @@ def test_norm_axes(trained_out):
     assert np.allclose(out["norm_axes.bn"].mean(axis=(0, 1)), 0, atol=1e-9)
     assert np.abs(out["norm_axes.bn_row_mean"]).max() > 1e-3     # BatchNorm does not centre each token
     # one token times 10: LayerNorm moves it only through ε and no other token; BatchNorm moves them all
-    assert out["norm_axes.scaled_changed"][0] == 0 and 0 < out["norm_axes.scaled_shift"][0] < 0.01
+    assert out["norm_axes.scaled_changed"][0] == 0 and 0 < out["norm_axes.scaled_shift"][0] < 0.05
     assert out["norm_axes.bn_scaled_changed"][0] > 64
 
 

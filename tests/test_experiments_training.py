@@ -446,6 +446,7 @@ def test_saddle_walks_from_fresh_to_trained_weights(hub):
     top = int(round(out["saddle.top"][0] * 10))
     assert 0 < top < 10 and out["saddle.loss"][top] > out["saddle.loss"][top - 1]
     assert out["saddle.path_curv"][0] < 0 < out["saddle.random_curv"].max()
+    assert out["saddle.down_count"][0] == (out["saddle.random_curv"] < 0).sum()
     # the loss's own finite difference in t is the unit-direction curvature times the path's length squared
     length = out["saddle.length"][0]
     assert length > 1

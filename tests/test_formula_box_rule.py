@@ -1,5 +1,5 @@
 """Issue 31, the box rule: a formula box (or its "In words" line) that answers a question the
-learner has not tried is folded to one line until that question is tried, and ``lessons check``
+learner has not finished is folded to one line until that question is finished, and ``lessons check``
 warns where an author pins such a box open (``formula.given``).
 
 Before: the box drew above every question, and the unseen readers' most common leak was a box
@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from journey_helpers import open_live_lesson, text_of, type_answer, wait_for_live, wait_until
 from session_helpers import lesson_from, service
@@ -90,8 +91,8 @@ def test_a_formula_answer_holds_the_box_when_the_box_is_a_part_of_it(expr, holds
     assert kind_of(question).holds_formula(question, truth, expr) is holds
 
 
-def tried(progress, lesson, index: int) -> None:
-    """Question ``index`` given up: resolved, as a try or an answer seen elsewhere resolves it."""
+def finished(progress, lesson, index: int) -> None:
+    """Question ``index`` given up: resolved, as a right try, the last try or an answer seen elsewhere resolves it."""
     from tutor.progress.records import Mode
 
     question = lesson.questions[index]
@@ -99,18 +100,34 @@ def tried(progress, lesson, index: int) -> None:
     progress.give_up(lesson.id, question.id, mode, 3, None)
 
 
-def test_the_fold_opens_once_the_questions_it_answers_are_tried():
+def test_the_fold_opens_once_the_questions_it_answers_are_finished():
     lesson, progress = lesson_from(template(FORMULA_BOX), "boxed.yaml"), service()
     assert formula_fold(progress, lesson, None) == Fold(False)        # the analysis is not ready: folded
     assert formula_fold(progress, lesson, (MASKED_FORMULA,)) == Fold(False, MASKED_FORMULA)
     for index in range(MASKED_FORMULA):
-        tried(progress, lesson, index)
+        finished(progress, lesson, index)
     assert formula_fold(progress, lesson, (MASKED_FORMULA,)) == Fold(False, MASKED_FORMULA)
     assert formula_fold(progress, lesson, ()) == Fold(True)           # a box that answers nothing
-    tried(progress, lesson, MASKED_FORMULA)
+    wrong_first_try(progress, lesson, MASKED_FORMULA)
+    assert formula_fold(progress, lesson, (MASKED_FORMULA,)) == Fold(False, MASKED_FORMULA)
+    finished(progress, lesson, MASKED_FORMULA)
     assert formula_fold(progress, lesson, (MASKED_FORMULA,)) == Fold(True)
     assert formula_fold(progress, lesson, None) == Fold(True)         # a finished lesson reopened
     assert formula_fold(progress, lesson, (MASKED_FORMULA,), reviewing=MASKED_FORMULA) == Fold(False, MASKED_FORMULA)
+
+
+def wrong_first_try(progress, lesson, index: int) -> None:
+    """A wrong first try with tries left: before, this opened the box and the second try copied it
+    (unseen reader r4fa: la-scaled-scores' Q·Kᵀ/√d_k above "2 tries left")."""
+    from datetime import datetime, timezone
+
+    from tutor.progress.records import Answer
+
+    question = lesson.questions[index]
+    progress.record(Answer(lesson.id, question.id, "Q @ K.T", False, 0, datetime(2026, 1, 1, tzinfo=timezone.utc),
+                           tries_allowed=3))
+    record = progress.store.question_record(lesson.id, question.id)
+    assert record.tries == 1 and not record.resolved
 
 
 def test_a_box_pinned_as_the_lessons_given_is_always_shown():
@@ -139,7 +156,7 @@ def test_the_check_passes_a_folded_box_and_warns_at_the_line_of_a_given_one(tmp_
 
 
 @pytest.mark.parametrize("size,words", [((100, 30), "#translation"), ((80, 24), "#body-translation")])
-async def test_the_screen_folds_the_box_until_the_question_is_tried(tmp_path, size, words):
+async def test_the_screen_folds_the_box_until_the_question_is_finished(tmp_path, size, words):
     """At 100x30 the words sit beside the box; at 80x24 (compact) they move into the text: both fold."""
     from tutor.ui.app import TutorApp
     from tutor.ui.widgets.formula_box import FormulaBox
@@ -159,7 +176,11 @@ async def test_the_screen_folds_the_box_until_the_question_is_tried(tmp_path, si
         assert text_of(screen, "#formula-fold") == "▸ Formula shown after question 6"
         assert screen.query_one("#formula-fold").region.height == 1
         assert not screen.query_one(words).region.height
-        await type_answer(pilot, "Q @ K.T")          # a wrong first try: the question is tried
+        await type_answer(pilot, "Q @ K.T")          # a wrong first try, tries left: still folded
+        await pilot.pause()
+        assert screen.has_class("-folded") and not screen.query_one(FormulaBox).region.height
+        screen.query_one(Input).value = ""
+        await type_answer(pilot, "causal_mask(Q @ K.T / sqrt(d_k))")   # right: the question is finished
         await wait_until(pilot, lambda: not screen.has_class("-folded"), "the box opens")
         await pilot.pause()
         assert screen.query_one(FormulaBox).region.height and not screen.query_one("#formula-fold").region.height
@@ -237,7 +258,7 @@ async def test_f4_keeps_a_shipped_lessons_fold_and_says_it_in_chinese(tmp_path, 
         await wait_until(pilot, lambda: screen.box_answers is not None, "the box's analysis")
         assert screen.box_answers == (3,) and text_of(screen, "#formula-fold") == "▸ Formula shown after question 4"
         await pilot.press("f4")
-        await wait_until(pilot, lambda: text_of(app.screen, "#formula-fold") == "▸ 公式在第 4 题作答之后显示",
+        await wait_until(pilot, lambda: text_of(app.screen, "#formula-fold") == "▸ 公式在第 4 题完成之后显示",
                          "the fold line in Chinese")
         await pilot.pause()
         assert app.screen.has_class("-folded") and app.screen.box_answers == (3,)

@@ -217,7 +217,7 @@ class LiveChecker(ClaimsChecker):
 
     def check_box(self) -> None:
         """A formula box pinned open (``formula.given``) that answers a question of its lesson: the box
-        rule would have folded it until that question was tried (tutor.session.formula_fold)."""
+        rule would have folded it until that question was finished (tutor.session.formula_fold)."""
         if not self.lesson.formula.given:
             return
         from tutor.formulas.parse import FormulaError

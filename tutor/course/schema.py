@@ -34,7 +34,7 @@ class FormulaSpec(Strict):
     # and that value can be 0.03 on one model and 1000 on another the learner trained
     relative: bool = False
     # the formula is the lesson's given: shown from the start even where it states a question's answer
-    # (the lesson screen otherwise folds it until that question is tried; ``lessons check`` warns)
+    # (the lesson screen otherwise folds it until that question is finished; ``lessons check`` warns)
     given: bool = False
 
     @field_validator("reproduces")

@@ -9,7 +9,10 @@ from tutor.experiments.common import probe_tensors, row0_logits, scalar, to_nump
 from tutor.experiments.registry import ExperimentContext, experiment, one_torch_thread
 
 SCALED_BY = 10.0      # norm_axes: the factor one token's stream is multiplied by
-CHANGED = 0.01        # norm_axes: a normalised entry "changes" when it moves by more than this
+# norm_axes: a normalised entry "changes" when it moves by more than this.  The scaled token's own
+# x̂ moves by about |x̂|·ε/(2σ²): 0.006 on the shipped model, so 0.01 sat too close; 0.05 keeps room for
+# a stream with σ² from about 40·ε up, while BatchNorm's shifts (most of them above 0.1) still count
+CHANGED = 0.05
 
 
 @experiment("fp16", "softmax of the next-token logits in float16: fp16.row (V,) the logits, fp16.exp16 (V,) "
@@ -59,7 +62,7 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
                          "norm_axes.bn_row_mean (B, L) the mean of each token's row after that; one token (row 0, "
                          "position L // 2) multiplied by 10, everything else as it was: norm_axes.scaled_changed (1,) and "
                          "norm_axes.bn_scaled_changed (1,) how many of the B·L·D entries of LayerNorm's x̂ (no gain, "
-                         "no shift) and of the BatchNorm above change by more than 0.01, norm_axes.scaled_shift (1,) "
+                         "no shift) and of the BatchNorm above change by more than 0.05, norm_axes.scaled_shift (1,) "
                          "the largest change of x̂", passes=1.2, copies=1)
 @one_torch_thread
 def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:

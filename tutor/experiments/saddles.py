@@ -25,6 +25,7 @@ T_STEP = 1e-3        # the finite difference in t at the top: float64 keeps its 
                       "of the path's highest interior point (where the path is flattest, if it only falls); "
                       "saddle.path_curv (1,) uᵀHu at that point for u the unit path direction, by a Hessian-vector "
                       "product; saddle.random_curv (6,) the same for 6 random unit directions (seeded); "
+                      "saddle.down_count (1,) how many of those 6 curve downwards (uᵀHu < 0); "
                       "saddle.length (1,) the path's length |W - W0|; saddle.t_curv (1,) d²L/dt² at the top, by "
                       "a finite difference of the loss at t ± 0.001; saddle.top_grad (1,) |∇L| at the top; "
                       "saddle.gain (1,) (the largest |∇L| on the path / |∇L| at t = 0)², how many times more one "
@@ -98,6 +99,8 @@ def saddle(context: ExperimentContext) -> dict[str, np.ndarray]:
         "saddle.top": np.array([float(t[top])]),
         "saddle.path_curv": np.array([path_curv]),
         "saddle.random_curv": np.array(random_curv),
+        # how many random directions curve down at the top: the count op-saddles-plateaus asks for
+        "saddle.down_count": np.array([float(sum(c < 0 for c in random_curv))]),
         "saddle.length": np.array([float(length)]),
         "saddle.t_curv": np.array([t_curv]),
         "saddle.top_grad": np.array([norms[top]]),

@@ -4,7 +4,7 @@ The formula box and its "In words" line sit above every question, so a box that 
 question's answer hands it over before the learner predicts it (unseen readers found this more
 often than any other leak: pr-label-smoothing's box held the smoothed target that the gradient
 question asks to subtract from p; it-bits' box is −Σ ln p, one division from the bits question).
-The lesson screen folds such a box until those questions are tried (tutor.session.formula_fold);
+The lesson screen folds such a box until those questions are finished (tutor.session.formula_fold);
 ``lessons check`` warns where an author pins it open (``formula.given``).
 
 What the box shows is searched as every other text is (each kind's ``shown_in``, tutor.live.leaks):
@@ -38,7 +38,7 @@ class BoxLeak:
     def message(self, lesson) -> str:
         where = M_("the formula box") if self.loc == ("formula", "expr") else M_("the formula's \"In words\" line")
         return M_("{where} states the answer to {question} ({shown!r}) and formula.given keeps it on screen "
-                  "before that question is tried; without formula.given the lesson screen folds the box until "
+                  "before that question is finished; without formula.given the lesson screen folds the box until "
                   "then, or reword it so it does not answer the question", where=where,
                   question=question_label(self.question, lesson.questions[self.question].id), shown=self.shown)
 

@@ -1,4 +1,4 @@
-"""The box rule: the formula box stays folded while it would answer a question not yet tried.
+"""The box rule: the formula box stays folded while it would answer a question not yet finished.
 
 Why: the formula and its "In words" line sit above every question of a lesson, so a box that
 writes question 4's answer hands it to a learner reading question 1 (the leak unseen readers
@@ -8,7 +8,10 @@ folding only the boxes that answer something keeps the rest.
 
 Which questions a box answers is tutor.live.box_leaks's analysis, run on the learner's own
 draw in the lesson's worker (with the look-ahead rule's).  The box opens once each of them is
-tried or resolved, and at once for a learner who reopens a finished lesson; a Review card folds
+resolved (right, out of tries, given up, or its answer seen), not at the first wrong try: the loop is
+predict, try again, then reveal, and a box opened after the first try turned the second into copying
+it (unseen readers r4fa, r4ca, fixca; la-scaled-scores' Q·Kᵀ/√d_k stood above "2 tries left").  It opens
+at once for a learner who reopens a finished lesson; a Review card folds
 it again while the card's own question is open.  A box the author pins as the lesson's given
 (``formula.given``) is always shown; ``lessons check`` warns about it.  Until the analysis
 arrives the box is folded, unless nothing is left to give away.
@@ -23,7 +26,7 @@ from tutor.progress.service import ProgressService
 @dataclass(frozen=True)
 class Fold:
     """What the formula box shows now: itself (``shown``), or a fold line naming question ``after``
-    (0-based) that must be tried first; ``after`` is None while the live analysis is not ready."""
+    (0-based) that must be finished first; ``after`` is None while the live analysis is not ready."""
 
     shown: bool
     after: int | None = None
@@ -36,7 +39,7 @@ def formula_fold(progress: ProgressService, lesson, answers: tuple[int, ...] | N
     encounter is still open."""
     if getattr(lesson.formula, "given", False):
         return Fold(True)
-    waiting = {i for i, question in enumerate(lesson.questions) if not tried(progress, lesson.id, question.id)}
+    waiting = {i for i, question in enumerate(lesson.questions) if not finished(progress, lesson.id, question.id)}
     if reviewing is not None:
         waiting.add(reviewing)
     if not waiting:
@@ -47,7 +50,7 @@ def formula_fold(progress: ProgressService, lesson, answers: tuple[int, ...] | N
     return Fold(True) if not left else Fold(False, left[-1])
 
 
-def tried(progress: ProgressService, lesson_id: str, question_id: str) -> bool:
-    """A scored try was made, or the question was resolved (given up, its answer seen elsewhere)."""
+def finished(progress: ProgressService, lesson_id: str, question_id: str) -> bool:
+    """The question is resolved: got, out of tries, given up, or its answer seen elsewhere."""
     record = progress.store.question_record(lesson_id, question_id)
-    return record is not None and (record.tries > 0 or record.resolved)
+    return record is not None and record.resolved

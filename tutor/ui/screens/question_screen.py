@@ -109,7 +109,7 @@ class QuestionScreen(LiveMixin, QuizMixin, Screen):
     QuestionScreen.-compact #answer:focus { background: $accent 30%; }
     QuestionScreen.-compact #choices { border: none; max-height: 6; }
     #formula-fold { display: none; color: $text-muted; text-style: italic; }
-    /* the box rule (tutor.session.formula_fold): a box that would answer an untried question is a fold line */
+    /* the box rule (tutor.session.formula_fold): a box that would answer an unfinished question is a fold line */
     QuestionScreen.-folded #formula, QuestionScreen.-folded #formula-side { display: none; }
     QuestionScreen.-folded #body-translation { display: none; }
     QuestionScreen.-folded #formula-fold { display: block; }
