@@ -401,7 +401,9 @@ def test_an_evaluation_error_keeps_its_english_and_is_worded_in_chinese():
     ("softmax(Q", "syntax error at column 8: '(' was never closed", "'(' 没有闭合"),
     ("f(a b)", "syntax error at column 3: invalid syntax. Perhaps you forgot a comma?", "逗号"),
     ("(a]", "syntax error at column 3: closing parenthesis ']' does not match opening parenthesis '('", "不匹配"),
-    ("2x", "syntax error at column 1: invalid decimal literal", "数字"),
+    ("2x", "syntax error at column 1: a number runs into a name; write * between them (2*i, not 2i)", "数字"),
+    ("1if x else y", "syntax error at column 1: a number runs into a name; write * between them (2*i, not 2i)",
+     "数字"),   # before: parsed, with a SyntaxWarning printed to stderr over the screen
     ("a < b", "a comparison is not allowed at column 1", "比较"),
     ("x[0]", "indexing like x[0] is not allowed at column 1", "索引"),
 ])

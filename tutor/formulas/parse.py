@@ -34,6 +34,7 @@ code that decides what is allowed stays small enough to audit.
 from __future__ import annotations
 
 import ast
+import warnings
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -108,9 +109,16 @@ def parse_formula(text: str, matrices: Iterable[str] = (), scalars: Iterable[str
         if depth > MAX_DEPTH:  # brackets add no AST nodes, so the depth check cannot see them
             raise FormulaError(M_("too many nested brackets at column {col} (limit {most})", col=i + 1, most=MAX_DEPTH), i + 1)
     try:  # one line keeps columns simple and lets YAML block scalars span lines
-        tree = ast.parse(text.replace("\n", " ").replace("\t", " "), mode="eval")
+        with warnings.catch_warnings():
+            # '1if' or '2e5for' parse with a SyntaxWarning that Python prints to stderr (over the
+            # screen, with the formula's text): as errors they are refused with their words instead
+            warnings.simplefilter("error", SyntaxWarning)
+            tree = ast.parse(text.replace("\n", " ").replace("\t", " "), mode="eval")
     except SyntaxError as exc:
         col = exc.offset or 1
+        if exc.msg == "invalid decimal literal":   # 2i, 1if: Python's words name no fix
+            raise FormulaError(M_("syntax error at column {col}: a number runs into a name; write * between them "
+                                  "(2*i, not 2i)", col=col), col) from None
         raise FormulaError(M_("syntax error at column {col}: {problem}", col=col, problem=syntax_problem(exc.msg)), col) from None
     except (ValueError, MemoryError, RecursionError) as exc:
         raise FormulaError(M_("cannot parse formula: {problem}", problem=str(exc))) from None
