@@ -160,7 +160,8 @@ def scores_truth():
     queries, keys = rng.standard_normal((2, 2, 4, 4)), rng.standard_normal((2, 2, 4, 4))   # (B, H, L, D_head)
     scores = queries @ np.swapaxes(keys, -1, -2) / 2.0                                   # (B, H, L, L)
     sizes = {"B": 2, "H": 2, "L": 4, "D_head": 4, "D": 8, "V": 96}
-    tensors = {"blocks.0.attn.q": queries, "blocks.0.attn.k": keys, "blocks.0.attn.scores": scores}
+    tensors = {"blocks.0.attn.q": queries, "blocks.0.attn.k": keys, "blocks.0.attn.scores": scores,
+               "dot_variance.scaled": np.ones(4)}   # (4,): the reveal's view, the scaled variance per d_k
     return q, truth_for(q, tensors, sizes), sizes
 
 
