@@ -27,7 +27,9 @@ BETAS = (0.1, 0.3, 1.0, 3.0)          # kl_penalty: strengths β of the KL penal
                                   "that one position with respect to its logits, "
                                   "label_smoothing.ce_hard (1,) the usual mean cross-entropy, "
                                   "label_smoothing.ce_uniform (1,) the mean over scored positions of the average "
-                                  "-log p over all V tokens, label_smoothing.ce_smooth (1,) torch's cross_entropy "
+                                  "-log p over all V tokens, label_smoothing.ce_vocab_sum (1,) the same with -log p "
+                                  "summed over the V tokens instead of averaged, "
+                                  "label_smoothing.ce_smooth (1,) torch's cross_entropy "
                                   "with label_smoothing = ε, label_smoothing.floor (1,) the smallest smoothed loss "
                                   "any model can reach (the target's own entropy), label_smoothing.best_gap (1,) "
                                   "= ln(on/off), the logit lead of the true token that reaches it, "
@@ -74,6 +76,9 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
         "label_smoothing.dlogits": to_numpy(leaf.grad),
         "label_smoothing.ce_hard": scalar(-logp.gather(1, true[:, None]).mean()),
         "label_smoothing.ce_uniform": scalar(-logp.mean(-1).mean()),
+        # V times ce_uniform: a lesson can give the whole vocabulary's sum, so that the even part's weight ε/V is the
+        # learner's step and no number on screen is the answer with its decimal point moved
+        "label_smoothing.ce_vocab_sum": scalar(-logp.sum(-1).mean()),
         "label_smoothing.ce_smooth": scalar(F.cross_entropy(flat_logits, flat_targets, ignore_index=IGNORE,
                                                           label_smoothing=SMOOTHING)),
         "label_smoothing.floor": scalar(-(on * math.log(on) + (vocab - 1) * off * math.log(off))),
