@@ -86,7 +86,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
     "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z", "grad_z_rev", "p_T", "q_T", "grad_z_T")}
           | {f"kl.{n}": (1,) for n in ("H_p", "H_q", "H_pq", "H_qp", "KL_pq", "KL_qp", "KL_gap", "KL_pu", "KL_up",
-                                       "H_pq_bits", "T", "top_ratio", "top_ratio_T")} | {"kl.top_ids": (2,)},
+                                       "H_pq_bits", "T", "top_ratio", "top_ratio_T", "KL_T")} | {"kl.top_ids": (2,)},
     "decode": {f"decode.{n}": (V,) for n in ("logits", "probs", "probs_T2", "topk_kept", "topk_probs",
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
@@ -379,6 +379,8 @@ def test_bits_and_the_softened_distillation_gradient(trained_out):
     t = out["kl.T"][0]
     np.testing.assert_allclose(out["kl.grad_z_T"], (out["kl.q_T"] - out["kl.p_T"]) / t, atol=1e-12)
     assert out["kl.top_ratio_T"][0] == pytest.approx(out["kl.top_ratio"][0] ** (1 / t), rel=1e-9)
+    p_t, q_t = out["kl.p_T"], out["kl.q_T"]                                           # (V,) each
+    assert out["kl.KL_T"][0] == pytest.approx(float((p_t * np.log(p_t / q_t)).sum()), rel=1e-6)
     first, second = out["kl.top_ids"].astype(int)
     assert out["kl.p"][first] >= out["kl.p"][second] >= np.delete(out["kl.p"], [first, second]).max()
 

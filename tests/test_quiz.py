@@ -171,7 +171,7 @@ def test_closeness_is_said_in_words():
     assert tolerance_in_words(0.05, False, float("nan")) == "exactly"   # a right nan is not right "to 1 decimal"
     assert tolerance_in_words(0.05, True) == "within about 5%"
     assert tolerance_in_words(26.16, False, 523.2) == "within about 5%"
-    assert tolerance_in_words(2, False, 6.0) == "within 2"   # de-sampling's prompt says "within ±2", not 33%
+    assert tolerance_in_words(2, False, 6.0) == "within 2"   # a count graded within 2 reads so, not as 33%
 
 
 def choice(answer) -> "ChoiceQuestion":

@@ -49,7 +49,7 @@ def information(context: ExperimentContext) -> dict[str, np.ndarray]:
                   "kl.grad_z_rev (V,) autograd's gradient of the reverse KL(q ‖ p) with respect to them; "
                   "H_pq, H_qp by torch's soft-target cross_entropy, the KLs by its kl_div; kl.H_pq_bits (1,) "
                   "= -sum p log2 q, in bits; distillation at temperature kl.T (1,) = {temperature:g}: kl.p_T and kl.q_T (V,) "
-                  "the softened softmax(z / T) of teacher and student, kl.grad_z_T (V,) autograd's gradient of "
+                  "the softened softmax(z / T) of teacher and student, kl.KL_T (1,) = KL(p_T ‖ q_T), kl.grad_z_T (V,) autograd's gradient of "
                   "KL(p_T ‖ q_T) with respect to the student's unsoftened logits; kl.top_ids (2,) the teacher's "
                   "two most likely tokens and kl.top_ratio / kl.top_ratio_T (1,) the first's probability over "
                   "the second's at T = 1 and at T", temperature=DISTILL_T),
@@ -95,6 +95,7 @@ def kl_divergence(context: ExperimentContext) -> dict[str, np.ndarray]:
         "kl.H_pq_bits": scalar(-(p * torch.log2(q)).sum()),
         "kl.T": scalar(DISTILL_T),
         "kl.p_T": to_numpy(logp_t.exp()), "kl.q_T": to_numpy(torch.softmax(student_logits / DISTILL_T, -1)),
+        "kl.KL_T": scalar(kl(logp_t, torch.log_softmax(student_logits / DISTILL_T, -1))),
         "kl.grad_z_T": to_numpy(z_soft.grad),
         "kl.top_ids": to_numpy(top),
         "kl.top_ratio": scalar((logp[top[0]] - logp[top[1]]).exp()),
