@@ -178,3 +178,14 @@ def test_init_scale_gradients_grow_most_in_the_block_furthest_from_the_loss():
     assert (ratio > 1).all() and ratio[0] > ratio[1]
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
     assert all(p.grad is None for p in model.parameters())
+
+
+def test_init_scale_unit_sigma_gives_queries_of_std_one():
+    """nu-init-scale's unit-sigma question: the queries are linear in W_Q, so drawing W_Q with
+    init_scale.unit_sigma instead of 1 gives queries of std exactly 1, and that σ is near 1/√D
+    (LayerNorm hands W_Q unit-variance features)."""
+    model = small_model(seed=3, n_layer=2, n_head=4, d_model=64)
+    out = EXPERIMENTS["init_scale"](context(model, ["31415", "27182"]))
+    sigma = float(out["init_scale.unit_sigma"][0])
+    np.testing.assert_allclose((out["init_scale.q"] * sigma).std(ddof=1), 1.0, rtol=1e-12)   # torch.std: n - 1
+    assert abs(sigma - 1 / np.sqrt(64)) < 0.1 * (1 / np.sqrt(64))

@@ -27,6 +27,8 @@ def _largest_weight(pattern):
                              "instead of {init_std}: init_scale.x (B, L, D) block 0's normalised input in that copy; "
                              "init_scale.ln_diff (1,) its largest difference from the lesson's (LayerNorm's eps); "
                              "init_scale.q (B, H, L, D_head) block 0's queries in that copy; "
+                             "init_scale.unit_sigma (1,) the std that would give those queries std 1 "
+                             "({large_std} over their measured std: the queries are linear in W_Q); "
                              "init_scale.scores (B, H, L, L) its block-0 scores; "
                              "init_scale.resid_std (2, N+1) std of the residual stream after the embeddings and after "
                              "each block, row 0 the lesson's model, row 1 the scaled copy; init_scale.score_ratio (1,) "
@@ -65,6 +67,7 @@ def init_scale(context: ExperimentContext) -> dict[str, np.ndarray]:
         "init_scale.x": to_numpy(p_large["blocks.0.ln1.normalized"]),
         "init_scale.ln_diff": scalar((p_large["blocks.0.ln1.normalized"] - p_small["blocks.0.ln1.normalized"]).abs().max()),
         "init_scale.q": to_numpy(p_large["blocks.0.attn.q"]),
+        "init_scale.unit_sigma": scalar(LARGE_STD / p_large["blocks.0.attn.q"].std()),
         "init_scale.scores": to_numpy(p_large["blocks.0.attn.scores"]),
         "init_scale.resid_std": to_numpy(torch.stack([residual_stds(p_small), residual_stds(p_large)])),
         "init_scale.score_ratio": scalar(p_large["blocks.0.attn.scores"].std() / p_small["blocks.0.attn.scores"].std()),
