@@ -369,6 +369,10 @@ def test_gelu_slope_from_autograd_is_phi_plus_x_times_density(hub, trained_out):
     low = out["activations.pre_min"][0]
     expected = out["activations.phi_at_min"][0] + low * out["activations.pdf_at_min"][0]
     assert out["activations.grad_at_min"][0] == pytest.approx(expected, abs=1e-6)
+    # falling marks GELU's falling branch, left of its dip at x ≈ -0.7518 (where Φ(x) + x·φ(x) = 0)
+    np.testing.assert_array_equal(out["activations.falling"], (out["activations.gelu_grad"] < 0).astype(float))
+    away = np.abs(x + 0.7518) > 1e-3
+    np.testing.assert_array_equal(out["activations.falling"][away], (x < -0.7518)[away].astype(float))
 
 
 def test_bits_and_the_softened_distillation_gradient(trained_out):

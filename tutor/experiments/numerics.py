@@ -138,7 +138,8 @@ def residual_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
                            "(B, L, 4D) = Φ(x), the standard normal CDF, activations.relu (B, L, 4D) = max(x, 0), "
                            "activations.dead (1,) hidden units whose x is <= 0 at every position of every row; "
                            "activations.pdf (B, L, 4D) = φ(x), the standard normal density, activations.gelu_grad "
-                           "(B, L, 4D) GELU's slope at x by autograd through F.gelu; at the most negative x: "
+                           "(B, L, 4D) GELU's slope at x by autograd through F.gelu, activations.falling (B, L, 4D) 1 where "
+                           "that slope is negative (GELU falls there), else 0; at the most negative x: "
                            "activations.pre_min, .phi_at_min, .pdf_at_min, .grad_at_min (1,) x, Φ(x), φ(x) and the "
                            "autograd slope there",
             passes=1, copies=1)
@@ -160,6 +161,7 @@ def activations(context: ExperimentContext) -> dict[str, np.ndarray]:
         "activations.dead": scalar((x <= 0).all(dim=1).all(dim=0).sum()),
         "activations.pdf": to_numpy(pdf),
         "activations.gelu_grad": to_numpy(slope),
+        "activations.falling": to_numpy((slope < 0).float()),
         "activations.pre_min": scalar(x.flatten()[lowest]),
         "activations.phi_at_min": scalar(phi.flatten()[lowest]),
         "activations.pdf_at_min": scalar(pdf.flatten()[lowest]),
