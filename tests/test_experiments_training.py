@@ -76,7 +76,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
                     "finite_diff.loss_minus": (4,), "finite_diff.h": (1,), "finite_diff.gain": (9,),
                     "finite_diff.grad_norm": (1,), "finite_diff.cosine": (9,), "finite_diff.n_params": (1,)},
     "autograd": {"autograd.grad_before": (1,), "autograd.W_E_rows": (V,), "autograd.W_pos_rows": (9,),
-                 "autograd.once": (64,), "autograd.twice": (64,), "autograd.then_triple": (64,),
+                 "autograd.once": (64,), "autograd.twice": (64,), "autograd.then_triple": (64,), "autograd.scaled": (64,),
                  "autograd.graph_nodes": (1,), "autograd.dX": (1, 9, 64), "autograd.W_E_grad": (V, 64)},
     "vanish": {"vanish.pre": (1, 9, 256), "vanish.sigmoid_grad": (1, 9, 256), "vanish.gelu_grad": (1, 9, 256),
                "vanish.sigmoid_chain": (12,), "vanish.bound": (12,), "vanish.linear_chain": (2, 12)},
@@ -291,6 +291,7 @@ def test_autograd_accumulates_and_skips_unused_rows(small):
     assert out["autograd.grad_before"][0] == 1
     np.testing.assert_allclose(out["autograd.twice"], 2 * out["autograd.once"], atol=1e-15)
     np.testing.assert_allclose(out["autograd.then_triple"], 5 * out["autograd.once"], atol=1e-14)
+    np.testing.assert_allclose(out["autograd.scaled"], 3 * out["autograd.once"], atol=1e-14)   # ca-autograd's box
     ids = set(CharTokenizer().encode(TEXT[:8]))                            # what the scored predictions see
     assert set(np.nonzero(out["autograd.W_E_rows"])[0].tolist()) == ids
     rows = out["autograd.W_pos_rows"]

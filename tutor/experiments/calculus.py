@@ -136,7 +136,8 @@ def finite_differences(context: ExperimentContext) -> dict[str, np.ndarray]:
                         "of dL/dW_E; autograd.W_pos_rows (L,) the same for the position table; "
                         "autograd.once / autograd.twice (D,) dL/d(ln_final gain) after one and after "
                         "two backward() calls without zero_grad; autograd.then_triple (D,) the same after a "
-                        "third call, on 3 * loss; autograd.graph_nodes (1,) "
+                        "third call, on 3 * loss; autograd.scaled (D,) the same from one backward() on 3 * loss "
+                        "into an empty .grad; autograd.graph_nodes (1,) "
                         "operations recorded in the graph; autograd.dX (B, L, D) dL/d(the looked-up rows "
                         "W_E[ids]) and autograd.W_E_grad (V, D) dL/dW_E, both from the first backward()",
             passes=3.5, copies=3)
@@ -174,14 +175,19 @@ def autograd_demo(context: ExperimentContext) -> dict[str, np.ndarray]:
                       else torch.zeros(length, dtype=torch.float64))
         loss.backward(retain_graph=True)
         twice = model.ln_final.weight.grad.clone()
+        (3 * loss).backward(retain_graph=True)
+        then_triple = model.ln_final.weight.grad.clone()
+        model.ln_final.weight.grad = None                                   # an empty .grad again
         (3 * loss).backward()
+        scaled = model.ln_final.weight.grad.clone()                         # (D,)
     return {
         "autograd.grad_before": np.array([before]),
         "autograd.W_E_rows": to_numpy(W_E_rows),
         "autograd.W_pos_rows": to_numpy(W_pos_rows),
         "autograd.once": to_numpy(once),
         "autograd.twice": to_numpy(twice),
-        "autograd.then_triple": to_numpy(model.ln_final.weight.grad),
+        "autograd.then_triple": to_numpy(then_triple),
+        "autograd.scaled": to_numpy(scaled),
         "autograd.graph_nodes": np.array([float(len(nodes))]),
         "autograd.dX": to_numpy(dX),
         "autograd.W_E_grad": to_numpy(W_E_grad),
