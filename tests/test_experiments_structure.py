@@ -81,7 +81,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "activations": {"activations.phi": (1, 9, 256), "activations.relu": (1, 9, 256), "activations.dead": (1,),
                     "activations.pdf": (1, 9, 256), "activations.gelu_grad": (1, 9, 256),
                     "activations.pre_min": (1,), "activations.phi_at_min": (1,), "activations.pdf_at_min": (1,),
-                    "activations.grad_at_min": (1,)},
+                    "activations.grad_at_min": (1,), "activations.falling": (1, 9, 256)},
     "info": {"info.probs": (1, 9, V), "info.surprisal": (1, 9, V), "info.entropy": (1, 9),
              "info.perplexity": (1, 9), "info.max_entropy": (1,), "info.next_surprisal": (1, 8)},
     "kl": {f"kl.{n}": (V,) for n in ("p", "q", "grad_z", "grad_z_rev", "p_T", "q_T", "grad_z_T")}
