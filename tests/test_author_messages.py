@@ -107,16 +107,19 @@ def test_a_placeholder_spells_a_row_of_token_ids_as_one_terminal_safe_line():
 
 
 def test_the_decoding_comparison_shows_each_strategys_text_only_after_its_questions():
-    """Greedy's text first appears in the reveal of the question about greedy's loops (its repeated
-    "of the s" would answer it); only then may a prompt quote it. The sampled texts come last."""
+    """Greedy's text is the input of the first question (its repetition, counted from the text), so
+    only prompts about greedy quote it; the other strategies' texts first appear in reveals, and the
+    sampled texts come last, after every question about sampling."""
     from tutor.course.catalog import builtin_lessons_dir, load_lesson
 
     lesson = load_lesson(builtin_lessons_dir() / "de-decoding-comparison.yaml")
     shown = [i for i, q in enumerate(lesson.questions) if "| text }}" in (q.reveal or "")]
     ids = [q.id for q in lesson.questions]
-    assert [ids[i] for i in shown] == ["greedy-repeat-share", "greedy-distinct-2", "hot-logprob-drop"] and shown[-1] == len(ids) - 1
+    assert [ids[i] for i in shown] == ["greedy-distinct-2", "hot-logprob-drop"] and shown[-1] == len(ids) - 1
     quoting = [i for i, q in enumerate(lesson.questions) if "| text" in q.prompt]
-    assert "| text" not in lesson.explanation and [ids[i] for i in quoting] == ["greedy-distinct-2"] and quoting[0] > shown[0]
+    assert "| text" not in lesson.explanation and [ids[i] for i in quoting] == ["greedy-loop-repetition", "greedy-distinct-2"]
+    assert all("samples[0, 0]" in lesson.questions[i].prompt and "samples[1" not in lesson.questions[i].prompt
+               for i in quoting)
 
 
 def test_a_reveal_says_the_top_token_live(tmp_path):

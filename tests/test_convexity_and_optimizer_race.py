@@ -64,6 +64,7 @@ def test_linreg_two_trained_networks_differ_and_their_midpoint_is_worse(linreg):
     assert linreg["linreg.net_spread"][0] > 1
     assert linreg["linreg.net_mid_loss"][0] > end.max()
     assert linreg["linreg.net_mid_excess"][0] == pytest.approx(linreg["linreg.net_mid_loss"][0] - end.mean())
+    assert linreg["linreg.net_mid_over_start"][0] == pytest.approx(linreg["linreg.net_mid_loss"][0] - start.min())
 
 
 def test_linreg_survives_fewer_tokens_than_features():

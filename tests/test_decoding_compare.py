@@ -34,7 +34,8 @@ def test_every_output_has_one_entry_per_strategy(text_run):
     assert shapes == {"decoding_compare.distinct": (k,), "decoding_compare.distinct_2": (k,),
                       "decoding_compare.logprob": (k,), "decoding_compare.repetition": (k,),
                       "decoding_compare.samples": (k, DRAWS, N_NEW), "decoding_compare.token_probs": (k, DRAWS, N_NEW),
-                      "decoding_compare.beam_gain": (1,), "decoding_compare.hot_drop": (1,)}
+                      "decoding_compare.beam_gain": (1,), "decoding_compare.hot_drop": (1,),
+                      "decoding_compare.tail_draws": (k,)}
 
 
 def test_the_numbers_agree_with_the_samples_they_describe(text_run):
@@ -55,6 +56,9 @@ def test_the_numbers_agree_with_the_samples_they_describe(text_run):
         out["decoding_compare.logprob"][1] - out["decoding_compare.logprob"][0])
     assert out["decoding_compare.hot_drop"][0] == pytest.approx(
         out["decoding_compare.logprob"][2] - out["decoding_compare.logprob"][3])
+    probs = out["decoding_compare.token_probs"]                                     # (S, DRAWS, N_NEW)
+    for i in range(len(STRATEGIES)):   # each strategy's draws the model gives under 1 %, counted by hand
+        assert out["decoding_compare.tail_draws"][i] == sum(p < 0.01 for row in probs[i] for p in row)
 
 
 def test_the_text_model_shows_the_trade_off(text_run):

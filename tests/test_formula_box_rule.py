@@ -248,7 +248,7 @@ def english_after():
 
 
 async def test_f4_keeps_a_shipped_lessons_fold_and_says_it_in_chinese(tmp_path, english_after):
-    """op-adam's box is question 4's numerator: folded in both languages, and the analysis runs again
+    """op-adam's box is question 2's numerator: folded in both languages, and the analysis runs again
     on the Chinese lesson (its words are what the learner reads now)."""
     from tutor.ui.app import TutorApp
 
@@ -256,9 +256,9 @@ async def test_f4_keeps_a_shipped_lessons_fold_and_says_it_in_chinese(tmp_path, 
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_live_lesson(pilot, "op-adam", 0)
         await wait_until(pilot, lambda: screen.box_answers is not None, "the box's analysis")
-        assert screen.box_answers == (3,) and text_of(screen, "#formula-fold") == "▸ Formula shown after question 4"
+        assert screen.box_answers == (1,) and text_of(screen, "#formula-fold") == "▸ Formula shown after question 2"
         await pilot.press("f4")
-        await wait_until(pilot, lambda: text_of(app.screen, "#formula-fold") == "▸ 公式在第 4 题完成之后显示",
+        await wait_until(pilot, lambda: text_of(app.screen, "#formula-fold") == "▸ 公式在第 2 题完成之后显示",
                          "the fold line in Chinese")
         await pilot.pause()
-        assert app.screen.has_class("-folded") and app.screen.box_answers == (3,)
+        assert app.screen.has_class("-folded") and app.screen.box_answers == (1,)

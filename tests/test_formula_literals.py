@@ -161,7 +161,7 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
     ("pr-cross-entropy", "perplexity-count", "exp(sum(l)/4)", "the 4 in it is that count"),
     ("ca-attention-dq", "dq-formula", "dS @ K / 4", "the 4 in it is √d_k here. Write it as √d_k"),
     ("op-linear-regression", "gradient", "2 * X.T @ (X @ w - y) / 45", "the 45 in it is n's value here. Write it as n"),
-    ("op-adam", "m-hat-formula", "(0.81*G_1+0.9*G_2+G_3)/2.71", "the 0.9 in it is b1's value here"),
+    ("op-adam", "m-hat-unbiased", "(0.81*G_1+0.9*G_2+G_3)/2.71", "the 0.9 in it is b1's value here"),
     ("it-bits", "total-formula", "-sum(log(p))/0.693", "the 0.693 in it is log(2), rounded"),
     ("it-bits", "total-formula", "-sum(log(p))*1.4427", "the 1.4427 in it is 1/log(2), rounded"),
     ("la-cbow-skipgram", "cbow-gradient", "(p-y)@E/(2*3)", "the 2*3 in it is n's value here. Write it as n"),

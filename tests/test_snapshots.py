@@ -81,7 +81,7 @@ def test_widest_built_in_formula(app, snap_compare):
 
 
 def test_formula_box_folded_until_its_question(app, snap_compare):
-    """op-adam's box is question 4's numerator (issue 31's box rule): on question 1 it is one fold
+    """op-adam's box is question 2's numerator (issue 31's box rule): on question 1 it is one fold
     line, and its "In words" line is not in the text."""
     assert snap_compare(app, terminal_size=SIZE, run_before=opened("op-adam"))
 

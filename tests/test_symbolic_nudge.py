@@ -12,10 +12,21 @@ def feedback(text: str) -> str:
     return result.feedback
 
 
-def test_numbers_that_match_here_name_the_axes_that_would_not():
-    said = feedback("(2, 4, 32)")
-    assert "wrong order" not in said
-    assert "axes 1, 2, 3 would not match with other sizes" in said
+def test_a_shape_all_in_numbers_is_asked_in_names_without_spending_a_try():
+    """Before: '(2, 4, 32)' was a graded try ("axes 1, 2, 3 would not match with other sizes"; a wrong
+    one cost a try), while the shape kind takes '(B, L, 1)' back for free (unseen reader r5fa #13).
+    The message names no size, so it writes no answer."""
+    import pytest
+
+    from tutor.grading.answers import AnswerError
+    from tutor.grading.kinds import kind_of
+
+    for text in ("(2, 4, 32)", "(3, 96)"):
+        with pytest.raises(AnswerError, match="asks for the shape in the size names the lesson uses") as error:
+            kind_of(QUESTION).parse(QUESTION, text, SIZES)
+        assert not any(name in str(error.value) for name in ("B", "L", "D"))
+    numeric = SymbolicShapeQuestion(kind="symbolic_shape", id="n", prompt="p", answer="(2, 4)")
+    assert kind_of(numeric).parse(numeric, "(2, 4)", SIZES) == (2, 4)   # an answer in numbers takes numbers
 
 
 def test_one_constant_names_its_axis():

@@ -84,13 +84,15 @@ def train_fresh(context: ExperimentContext, seed: int):
                       "s, s+1) after 40 Adam steps (lr 0.01) on the lesson's rows; linreg.net_start_loss "
                       "(2,) before; linreg.net_spread (1,) the distance between their weights; "
                       "linreg.net_mid_loss (1,) the loss at the midpoint of their weights; "
-                      "linreg.net_mid_excess (1,) that loss minus the mean of the two",
+                      "linreg.net_mid_excess (1,) that loss minus the mean of the two; "
+                      "linreg.net_mid_over_start (1,) that loss minus the lower of the two starts",
             passes=150, copies=6,
             derived={"linreg.loss_closed": ("linreg.X", "linreg.y", "linreg.w_closed"),
                      "linreg.start_loss": ("linreg.X", "linreg.y", "linreg.starts"),
                      "linreg.gd_loss": ("linreg.X", "linreg.y", "linreg.gd_w"),
                      "linreg.hess_eig": ("linreg.hessian",), "linreg.hess_eig_min": ("linreg.hessian",),
-                     "linreg.net_mid_excess": ("linreg.net_mid_loss", "linreg.net_loss")})
+                     "linreg.net_mid_excess": ("linreg.net_mid_loss", "linreg.net_loss"),
+                     "linreg.net_mid_over_start": ("linreg.net_mid_loss", "linreg.net_start_loss")})
 @one_torch_thread
 def linreg(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -134,4 +136,5 @@ def linreg(context: ExperimentContext) -> dict[str, np.ndarray]:
         "linreg.net_loss": net_loss, "linreg.net_start_loss": net_start,
         "linreg.net_spread": np.array([spread]), "linreg.net_mid_loss": np.array([mid]),
         "linreg.net_mid_excess": np.array([mid - net_loss.mean()]),
+        "linreg.net_mid_over_start": np.array([mid - net_start.min()]),   # below 0: some training survives
     }

@@ -20,6 +20,7 @@ N_NEW = 20            # tokens in each continuation
 DRAWS = 6             # seeded draws per strategy
 BEAM_WIDTH = 4
 NGRAM = 4             # repetition counts repeated 4-grams (a char-level model's short words)
+RARE = 0.01           # a draw the model gives less than this is counted by tail_draws
 # name -> the knobs given to model/sample.py; the order is the order of every output's axis
 STRATEGIES: dict[str, dict] = {
     "greedy": {"temperature": 0},
@@ -93,11 +94,14 @@ def read_back(model, prompt: list[int], texts: list[list[int]]):
                                    "{ngram}-grams that repeat an earlier one (mean over draws); decoding_compare.samples, "
                                    ".token_probs ({strategies} strategy = {axis}, {draws}, {new}) the token ids and the "
                                    "model's probability of each; decoding_compare.beam_gain (1,) beam's minus greedy's "
-                                   "mean log-probability; decoding_compare.hot_drop (1,) sampling at T=1's minus T=1.5's",
+                                   "mean log-probability; decoding_compare.hot_drop (1,) sampling at T=1's minus T=1.5's; "
+                                   "decoding_compare.tail_draws ({strategies} strategy = {axis}) how many of the draws' "
+                                   "new tokens the model gives p < {rare}",
                                    strategies=len(STRATEGIES), names=NAMES, axis=AXIS, new=N_NEW, draws=DRAWS,
-                                   width=BEAM_WIDTH, ngram=NGRAM), passes=10, copies=1,
+                                   width=BEAM_WIDTH, ngram=NGRAM, rare=RARE), passes=10, copies=1,
                                 derived={"decoding_compare.beam_gain": ("decoding_compare.logprob",),
-                                         "decoding_compare.hot_drop": ("decoding_compare.logprob",)})
+                                         "decoding_compare.hot_drop": ("decoding_compare.logprob",),
+                                         "decoding_compare.tail_draws": ("decoding_compare.token_probs",)})
 @one_torch_thread
 def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
     model = context.model
@@ -122,4 +126,5 @@ def decoding_compare(context: ExperimentContext) -> dict[str, np.ndarray]:
         "decoding_compare.token_probs": floats(probs),
         "decoding_compare.beam_gain": floats([logprob[1] - logprob[0]]),
         "decoding_compare.hot_drop": floats([logprob[2] - logprob[3]]),
+        "decoding_compare.tail_draws": floats([int((p < RARE).sum()) for p in probs]),
     }

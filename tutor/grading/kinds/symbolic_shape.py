@@ -6,13 +6,14 @@ agree on the lesson's sizes (H = 1) is still wrong.
 """
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from tutor.common.i18n import M_, N_, _, ngettext
 from tutor.grading.answer_text import symbolic_shown
-from tutor.grading.answers import parse_symbolic_shape
+from tutor.grading.answers import AnswerError, parse_symbolic_shape
 from tutor.grading.fields import OptionalProbeRef, QuestionBase
 from tutor.grading.symbolic import axes_that_differ, same_symbolic_shape
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, shape_nudge, with_reveal
@@ -44,6 +45,10 @@ def formula_nudge(given: str, answer: str) -> str:
                     "write each size with its name.", len(axes)).format(axes=", ".join(str(a + 1) for a in axes))
 
 
+def _names_nothing(text: str) -> bool:
+    return isinstance(text, str) and not re.search(r"[A-Za-z]", text)
+
+
 class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
     name = "symbolic_shape"
     order = 50
@@ -53,6 +58,11 @@ class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
     repeat_is_predicted = True
 
     def parse(self, question, text: str, sizes) -> Given:
+        if _names_nothing(text) and not _names_nothing(question.answer):
+            # a shape in numbers read as a try: right on these sizes heard "match here, but…", wrong cost a try,
+            # while the shape kind takes '(B, L, 1)' back for free; both now say which form is asked, freely
+            raise AnswerError(_("this question asks for the shape in the size names the lesson uses, not in "
+                                "numbers: write each axis with its name"))
         given = Given(parse_symbolic_shape(text, sizes))
         given.text = text
         return given
