@@ -157,7 +157,7 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
 
 
 @pytest.mark.parametrize(("lesson_id", "question_id", "text", "said"), [
-    ("pr-label-smoothing", "smoothed-grad", "p*(1) - ((1 - eps) * y + eps / 96)", "the 96 in it is V here. Write it as V"),
+    ("it-cross-entropy-kl", "kl-uniform-first", "-log(96) - mean(log(p))", "the 96 in it is V here. Write it as V"),
     ("pr-cross-entropy", "perplexity-count", "exp(sum(l)/4)", "the 4 in it is that count"),
     ("ca-attention-dq", "dq-formula", "dS @ K / 4", "the 4 in it is √d_k here. Write it as √d_k"),
     ("op-linear-regression", "gradient", "2 * X.T @ (X @ w - y) / 45", "the 45 in it is n's value here. Write it as n"),

@@ -74,6 +74,9 @@ def label_smoothing(context: ExperimentContext) -> dict[str, np.ndarray]:
         "label_smoothing.probs": to_numpy(torch.softmax(last_logits, dim=-1)),
         "label_smoothing.onehot": to_numpy(F.one_hot(torch.tensor(last_true), vocab).double()),
         "label_smoothing.dlogits": to_numpy(leaf.grad),
+        # the true token's own p and gradient entry: whether smoothing pushes a confident true logit down
+        "label_smoothing.p_true": scalar(torch.softmax(last_logits, dim=-1)[last_true]),
+        "label_smoothing.dlogit_true": scalar(leaf.grad[last_true]),
         "label_smoothing.ce_hard": scalar(-logp.gather(1, true[:, None]).mean()),
         "label_smoothing.ce_uniform": scalar(-logp.mean(-1).mean()),
         # V times ce_uniform: a lesson can give the whole vocabulary's sum, so that the even part's weight ε/V is the
