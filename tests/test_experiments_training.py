@@ -71,7 +71,7 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "ce_grad": {"ce_grad.loss": (1,), "ce_grad.N": (1,), "ce_grad.scored": (1, 8), "ce_grad.probs": (1, 8, V),
                 "ce_grad.onehot": (1, 8, V), "ce_grad.dlogits": (1, 8, V), "ce_grad.x_final": (1, 8, 64),
                 "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V),
-                "ce_grad.dprobs": (1, 8, V)},
+                "ce_grad.dW_U_norm": (V,), "ce_grad.dprobs": (1, 8, V)},
     "finite_diff": {"finite_diff.index": (4, 2), "finite_diff.partial": (4,), "finite_diff.loss_plus": (4,),
                     "finite_diff.loss_minus": (4,), "finite_diff.h": (1,), "finite_diff.gain": (9,),
                     "finite_diff.grad_norm": (1,), "finite_diff.cosine": (9,), "finite_diff.n_params": (1,)},
@@ -248,6 +248,7 @@ def test_ce_grad_is_p_minus_y_over_n_and_chains_into_W_U(hub):
     assert out["ce_grad.dlogits"][0, 6, 20] == pytest.approx(0.25, abs=0.01)
     assert out["ce_grad.dlogits"][0, 6, 21] == pytest.approx(-0.25, abs=0.01)
     np.testing.assert_allclose(out["ce_grad.x_final"][0].T @ out["ce_grad.dlogits"][0], out["ce_grad.dW_U"], atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(out["ce_grad.dW_U"], axis=0), out["ce_grad.dW_U_norm"], atol=1e-12)
     W_U = hub.model.W_U.weight.detach().double().numpy().T                 # (D, V)
     np.testing.assert_allclose(out["ce_grad.dlogits"][0] @ W_U.T, out["ce_grad.dx_final"][0], atol=1e-12)
     nll = run("nll", context(hub.model, [WRONG]))

@@ -107,7 +107,6 @@ def shipped(hub):
 
 @pytest.mark.parametrize("lesson,qid,text,name", [
     ("la-cbow-skipgram", "cbow-gradient", "(p - y) @ E", "That factor is n."),           # was "differs at 64 of 64"
-    ("ca-attention-dq", "dq-formula", "dS @ K", "That factor is √d_k."),
     ("la-scaled-scores", "scores-formula", "Q @ K.T", "That factor is √d_k."),
 ])
 def test_a_missing_normaliser_is_named(shipped, lesson, qid, text, name):

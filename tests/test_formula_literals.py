@@ -159,7 +159,6 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
 @pytest.mark.parametrize(("lesson_id", "question_id", "text", "said"), [
     ("it-cross-entropy-kl", "kl-uniform-first", "-log(96) - mean(log(p))", "the 96 in it is V here. Write it as V"),
     ("pr-cross-entropy", "perplexity-count", "exp(sum(l)/4)", "the 4 in it is that count"),
-    ("ca-attention-dq", "dq-formula", "dS @ K / 4", "the 4 in it is √d_k here. Write it as √d_k"),
     ("op-linear-regression", "gradient", "2 * X.T @ (X @ w - y) / 45", "the 45 in it is n's value here. Write it as n"),
     ("op-adam", "m-hat-unbiased", "(0.81*G_1+0.9*G_2+G_3)/2.71", "the 0.9 in it is b1's value here"),
     ("it-bits", "total-formula", "-sum(log(p))/0.693", "the 0.693 in it is log(2), rounded"),

@@ -13,7 +13,8 @@ from tutor.model.formats import IGNORE
                        "ce_grad.N (1,) scored targets; ce_grad.scored (B, L-1); ce_grad.probs and "
                        "ce_grad.onehot (B, L-1, V); ce_grad.dlogits (B, L-1, V) = dL/dlogits; "
                        "ce_grad.x_final (B, L-1, D) the input of W_U; ce_grad.dx_final (B, L-1, D); "
-                       "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U; ce_grad.dprobs (B, L-1, V) "
+                       "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U; ce_grad.dW_U_norm (V,) the "
+                       "length of each of its columns; ce_grad.dprobs (B, L-1, V) "
                        "= dL/dprobs, the same loss written as -log p of the target", passes=1.2, copies=3)
 @one_torch_thread
 def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -54,6 +55,7 @@ def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
         "ce_grad.x_final": to_numpy(x[:, :-1]),
         "ce_grad.dx_final": to_numpy(x.grad[:, :-1]),
         "ce_grad.dW_U": to_numpy(model.W_U.weight.grad.T),                       # (D, V)
+        "ce_grad.dW_U_norm": to_numpy(model.W_U.weight.grad.norm(dim=1)),       # (V,): one per token's column
         "ce_grad.dprobs": to_numpy(probs.grad),                                 # (B, L-1, V)
     }
 
