@@ -300,3 +300,21 @@ def test_a_symbol_left_out_that_moves_no_entry_past_the_tolerance_is_still_refus
     assert grade(question, "-lr * g / (abs(g) + eps / s)", truth, {}).correct
     feedback = grade(question, "-lr*g/abs(g)", truth, {})
     assert not feedback.correct and "Yours leaves out eps and s." in feedback.feedback
+
+
+def test_two_names_bound_to_one_size_are_one_symbol():
+    """la-scaled-scores calls the head size D_head and the formula d_k (r5fa #7): bound to the same size,
+    Q @ K.T / sqrt(D_head) is the answer written with the lesson's other name, not d_k left out; a
+    product with the head size in it twice is still off by that size."""
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=(5, 4)), rng.normal(size=(5, 4))
+    tensors = {"blocks.0.attn.q": q, "blocks.0.attn.k": k, "blocks.0.attn.scores": q @ k.T / 2.0}
+    question = FormulaQuestion(kind="formula", id="alias", prompt="p", answer="Q @ K.T / sqrt(d_k)", matrices=["Q", "K"],
+                               bind={"Q": "blocks.0.attn.q", "K": "blocks.0.attn.k", "d_k": "D_head",
+                                     "D_head": "D_head"},
+                               probe="blocks.0.attn.scores", tolerance=0.0001)
+    sizes = {"L": 5, "D_head": 4, "D": 12, "H": 3}
+    truth = truth_for(question, tensors, sizes)
+    assert grade(question, "Q @ K.T / sqrt(D_head)", truth, sizes).correct
+    assert grade(question, "Q @ K.T * d_k ** -0.5", truth, sizes).correct
+    assert not grade(question, "Q @ K.T / sqrt(d_k * D_head)", truth, sizes).correct

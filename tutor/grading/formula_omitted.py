@@ -10,6 +10,8 @@ depends on is not the formula asked for, however little that symbol moves the nu
 
 The answer depends on a symbol when changing that symbol alone (by half of it) changes the
 answer's result beyond round-off; a symbol that cancels, or a zero, changes nothing and is not asked for.
+Two names bound to the same size (la-scaled-scores offers d_k and D_head, the lesson's own name for the
+head size) are one symbol under two names: using either is not leaving the other out.
 """
 from __future__ import annotations
 
@@ -35,10 +37,25 @@ def _moves(reference: Node, values: dict, name: str) -> bool:
     return bool(np.any(np.abs(after[finite] - before[finite]) > ROUND_OFF * max(largest, 1e-300)))
 
 
+def _same_everywhere(first: str, second: str, outcomes: list[Outcome]) -> bool:
+    """Whether two symbols hold the same value in every draw (other sizes included): one size, two names."""
+    for outcome in outcomes:
+        values = outcome.draw.values
+        if first not in values or second not in values:
+            return False
+        a, b = np.asarray(values[first]), np.asarray(values[second])
+        if a.shape != b.shape or not np.array_equal(a, b):
+            return False
+    return True
+
+
 def left_out(tree: Node, reference: Node, outcomes: list[Outcome]) -> list[str]:
-    """The symbols the answer depends on (on the lesson's own values) that ``tree`` does not use."""
+    """The symbols the answer depends on (on the lesson's own values) that ``tree`` does not use, under
+    any of their names."""
     own = outcomes[0].draw.values
-    return [name for name in sorted(tree_names(reference) - tree_names(tree)) if _moves(reference, own, name)]
+    used = tree_names(tree)
+    return [name for name in sorted(tree_names(reference) - used) if _moves(reference, own, name)
+            and not any(_same_everywhere(name, other, outcomes) for other in used)]
 
 
 def left_out_nudge(names: list[str]) -> Nudge:
