@@ -25,6 +25,8 @@ def test_a_shape_all_in_numbers_is_asked_in_names_without_spending_a_try():
         with pytest.raises(AnswerError, match="asks for the shape in the size names the lesson uses") as error:
             kind_of(QUESTION).parse(QUESTION, text, SIZES)
         assert not any(name in str(error.value) for name in ("B", "L", "D"))
+    with pytest.raises(AnswerError, match="type an answer"):   # an empty line keeps its own message
+        kind_of(QUESTION).parse(QUESTION, "  ", SIZES)
     numeric = SymbolicShapeQuestion(kind="symbolic_shape", id="n", prompt="p", answer="(2, 4)")
     assert kind_of(numeric).parse(numeric, "(2, 4)", SIZES) == (2, 4)   # an answer in numbers takes numbers
 

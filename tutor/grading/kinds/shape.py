@@ -1,11 +1,10 @@
 """kind: shape — the learner predicts a probe's concrete shape, e.g. (1, 4, 4, 4)."""
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field
-
-import re
 
 from tutor.common.i18n import M_, N_, _
 from tutor.grading.answer_text import shape_shown

@@ -45,8 +45,9 @@ def formula_nudge(given: str, answer: str) -> str:
                     "write each size with its name.", len(axes)).format(axes=", ".join(str(a + 1) for a in axes))
 
 
-def _names_nothing(text: str) -> bool:
-    return isinstance(text, str) and not re.search(r"[A-Za-z]", text)
+def _numbers_only(text: str) -> bool:
+    """Sizes written and none named: '(2, 4, 32)', not an empty line (that is 'type an answer first')."""
+    return isinstance(text, str) and bool(re.search(r"\d", text)) and not re.search(r"[A-Za-z]", text)
 
 
 class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
@@ -58,7 +59,7 @@ class SymbolicShapeKind(QuestionKind[SymbolicShapeQuestion, Given]):
     repeat_is_predicted = True
 
     def parse(self, question, text: str, sizes) -> Given:
-        if _names_nothing(text) and not _names_nothing(question.answer):
+        if _numbers_only(text) and not _numbers_only(question.answer):
             # a shape in numbers read as a try: right on these sizes heard "match here, but…", wrong cost a try,
             # while the shape kind takes '(B, L, 1)' back for free; both now say which form is asked, freely
             raise AnswerError(_("this question asks for the shape in the size names the lesson uses, not in "
