@@ -174,6 +174,20 @@ def test_closeness_is_said_in_words():
     assert tolerance_in_words(2, False, 6.0) == "within 2"   # a count graded within 2 reads so, not as 33%
 
 
+def test_an_answer_inside_the_tolerance_but_not_the_rounded_value_hears_within():
+    """−0.47 is inside ±0.01 of −0.4758 but the value to 2 decimals is −0.48: "right to 2 decimals" taught the
+    wrong rounding (unseen reader r5ca)."""
+    tensors = {"x": np.array([-0.4758, 0.1234])}
+    number = NumberQuestion(kind="number", id="n", prompt="p", probe="x[0]", tolerance=0.01)
+    truth = truth_for(number, tensors, SIZES)
+    assert grade(number, "-0.48", truth, SIZES).feedback == "Right (to 2 decimals)."
+    assert grade(number, "-0.47", truth, SIZES).feedback == "Right (within 0.01)."
+    values = ValuesQuestion(kind="values", id="v", prompt="p", probe="x", tolerance=0.01)
+    truth = truth_for(values, tensors, SIZES)
+    assert grade(values, "-0.48, 0.12", truth, SIZES).feedback == "Right (to 2 decimals)."
+    assert grade(values, "-0.48, 0.13", truth, SIZES).feedback == "Right (within 0.01)."
+
+
 def choice(answer) -> "ChoiceQuestion":
     from tutor.grading.kinds.choice import ChoiceQuestion
     return ChoiceQuestion(kind="choice", id="c", prompt="p", choices=["first", "second", "third"], answer=answer)

@@ -22,11 +22,14 @@ def format_values(array: np.ndarray) -> str:
     return ", ".join(format_number(float(v)) for v in np.asarray(array).ravel())
 
 
-def tolerance_in_words(tolerance: float, relative: bool, expected: float | None = None) -> str:
+def tolerance_in_words(tolerance: float, relative: bool, expected: float | None = None,
+                       given: tuple[tuple[float, float], ...] = ()) -> str:
     """How close counts, said as a person would: 'exactly', 'to 2 decimals', 'within 0.15', 'within about 5%'.
 
     The raw tolerance of a relative question depends on the live value, so printing it would both
     read as noise and hint at the answer's size; a percentage or a count of decimals does neither.
+    `given` pairs each accepted answer with its truth: −0.47 for −0.4758 is inside ±0.01 but is not
+    the value to 2 decimals (−0.48), so "right to 2 decimals" would teach the wrong rounding.
     """
     if tolerance <= 0 or (expected is not None and not math.isfinite(expected)):
         return _("exactly")   # nan and ±inf are matched as such: no tolerance applies to them
@@ -34,7 +37,7 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
         return _("within about {percent}").format(percent=_percent(tolerance))
     if tolerance < 0.5:
         decimals = max(0, math.ceil(-math.log10(2 * tolerance) - 1e-9))
-        if tolerance <= 10.0 ** -decimals * (1 + 1e-9):   # at most one unit off in the last decimal
+        if tolerance <= 10.0 ** -decimals * (1 + 1e-9) and all(_rounds_to(g, e, decimals) for g, e in given):
             return ngettext("to {count} decimal", "to {count} decimals", decimals).format(count=decimals)
     elif tolerance == 0.5:
         return _("to the nearest whole number")
@@ -45,6 +48,12 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
     if expected is not None and math.isfinite(expected) and expected != 0:
         return _("within about {percent}").format(percent=_percent(tolerance / abs(expected)))
     return _("roughly")
+
+
+def _rounds_to(given: float, expected: float, decimals: int) -> bool:
+    """Whether `given` reads as `expected` written to `decimals` places (−0.48 for −0.4758; 0.5 for 0.45)."""
+    step = 10.0 ** -decimals
+    return abs(given - expected) <= step / 2 * (1 + 1e-6)
 
 
 def _percent(fraction: float) -> str:

@@ -38,7 +38,7 @@ def grade(question, text: str, truth: Truth, sizes: dict[str, int]) -> Grade:
     kind = kind_of(question)
     given = kind.parse(question, text, sizes)
     if kind.matches(question, given, truth):
-        how = kind.closeness(question, truth)
+        how = kind.closeness(question, truth, given)
         return Grade(True, _("Right ({closeness}).").format(closeness=how) if how else _("Right."), truth.display)
     nudge = kind.nudge(question, given, truth)
     return Grade(False, _("Not quite. {nudge}").format(nudge=nudge) if nudge else _("Not quite."), truth.display)

@@ -122,8 +122,9 @@ class QuestionKind(ABC, Generic[Q, V]):
         """What else on a revealed tensor writes the answer (its header's shape, its axis names), in words."""
         return None
 
-    def closeness(self, question: Q, truth: Truth) -> str:
-        """How near counts, in words ('to 2 decimals'); '' if exact by nature."""
+    def closeness(self, question: Q, truth: Truth, given: V | None = None) -> str:
+        """How near counts, in words ('to 2 decimals'); '' if exact by nature. With the accepted `given`,
+        said of that answer: a value inside the tolerance is not always the truth rounded."""
         return ""
 
     def check_answer(self, question: Q, truth: Truth, tensors: Tensors, sizes: Sizes,

@@ -220,7 +220,7 @@ class FormulaKind(QuestionKind[FormulaQuestion, Given]):
     def reads(self, question):
         return []   # its answer is an expression: the probe's numbers on screen do not write it
 
-    def closeness(self, question, truth):
+    def closeness(self, question, truth, given=None):
         return _("checked on these tensors and {count} other draws").format(count=len(truth.value.draws) - 1)
 
     def check_answer(self, question, truth, tensors, sizes, own_sizes):

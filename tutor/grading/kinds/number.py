@@ -102,8 +102,10 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
         expected = float(truth.value)
         return direction_nudge(given, expected, _tolerance(question, expected))
 
-    def closeness(self, question, truth: Truth) -> str:
-        return tolerance_in_words(question.tolerance, question.relative, float(truth.value))
+    def closeness(self, question, truth: Truth, given: float | None = None) -> str:
+        expected = float(truth.value)
+        pairs = () if given is None else ((given, expected),)
+        return tolerance_in_words(question.tolerance, question.relative, expected, pairs)
 
     def check_answer(self, question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
         if question.answer is None or question.probe is None or not own_sizes:

@@ -70,8 +70,10 @@ class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
                 count=expected.size, direction=direction_nudge(*wrong[0], question.tolerance).lower())
         return _("{wrong} of the {count} values are off.").format(wrong=len(wrong), count=expected.size)
 
-    def closeness(self, question, truth):
-        return tolerance_in_words(question.tolerance, False)
+    def closeness(self, question, truth, given=None):
+        expected = np.asarray(truth.value, dtype=float).ravel()
+        pairs = () if given is None else tuple(zip(given, expected))
+        return tolerance_in_words(question.tolerance, False, given=pairs)
 
     def check_answer(self, question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
         if question.answer is None or not own_sizes:
