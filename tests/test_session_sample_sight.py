@@ -21,12 +21,12 @@ MINE, OTHER = "a" * 32, "b" * 32                                   # two weights
 
 def test_sampling_the_lessons_own_text_makes_its_untried_next_token_questions_not_got():
     progress = service()
-    progress.record(Answer(TOP_P.id, "topk-ratio", "a", False, 0, progress.clock()))   # tried: keeps its record
+    progress.record(Answer(TOP_P.id, "tail-draws-per-1000", "a", False, 0, progress.clock()))   # tried: keeps its record
     assert sample_seen(progress, TOP_P, contexts("3142", ["1", "1", "1"])) == (1, 2, 3)
     records = {r.question_id: r for r in progress.store.question_records(TOP_P.id)}
     assert records["topk-digits-renorm"].outcome is Outcome.MISSED and records["topp-or-topk-share"].outcome is Outcome.MISSED
     assert records["topp-three-from"].outcome is Outcome.MISSED                # decode.cumsum[1]: live, so it counts
-    assert records["topk-ratio"].outcome is None and records["topk-ratio"].tries == 1
+    assert records["tail-draws-per-1000"].outcome is None and records["tail-draws-per-1000"].tries == 1
     back = session(progress, 1, lesson=TOP_P)
     assert back.mode is Mode.PRACTICE and back.seen_in == ("sample", "sample")
     assert progress.store.card(TOP_P.id, "topk-digits-renorm") is not None   # and it comes back in Review
@@ -74,12 +74,12 @@ def test_de_greedy_newline_count_is_seen_in_a_run_that_passes_its_text():
     '3142>12' (the rule counts the whole greedy run and the text's logits as seen there, the cautious side)."""
     assert questions_shown(GREEDY, contexts("3142>", ["1", "2", "3"])) == [0, 2]   # newline-count, flip-gap
     assert questions_shown(GREEDY, contexts("3142>", ["1", "2"])) == []           # the last token's is not shown
-    # the loop question reads greedy after only '3142': a run from there shows it, one from '3142>' does not
+    # the run-from-prompt question reads greedy after only '3142': a run from there shows it, one from '3142>' does not
     assert questions_shown(GREEDY, contexts("3142", [">", "1", "2", "3"])) == [0, 1, 2]
     progress = service()
     assert sample_seen(progress, GREEDY, contexts("3142>12", ["3"])) == (0, 2)
     assert progress.store.question_record(GREEDY.id, "newline-count").outcome is Outcome.MISSED
-    assert progress.store.question_record(GREEDY.id, "loop") is None
+    assert progress.store.question_record(GREEDY.id, "run-from-prompt") is None
     back = session(progress, 0, lesson=GREEDY)
     assert back.mode is Mode.PRACTICE and back.seen_in == ("sample", "sample")
 
@@ -152,7 +152,7 @@ async def test_the_lesson_screen_applies_a_run_made_before_it_opened(tmp_path):
         lesson = app.screen
         await wait_for_live(pilot, lesson)
         assert "in the dashboard's Sample tab" in text_of(lesson, "#question", width=200)   # question 1 opened
-        assert app.progress.store.question_record(TOP_P.id, "topk-ratio").outcome is Outcome.MISSED
+        assert app.progress.store.question_record(TOP_P.id, "tail-draws-per-1000").outcome is Outcome.MISSED
         assert app.progress.store.question_record(TOP_P.id, "topk-digits-renorm") is None   # not opened yet
         await pilot.press("ctrl+n")
         await pilot.pause()
