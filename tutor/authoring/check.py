@@ -210,7 +210,8 @@ def check_question_texts(lesson: Lesson, pinned: Pinned) -> None:
     (a choice whose text is how a learner picks another choice)."""
     for i, question in enumerate(lesson.questions):
         for problem in kind_of(question).check_text(question):
-            pinned.add(("questions", i) + problem.field, problem.message)
+            report = pinned.warn if problem.warning else pinned.add
+            report(("questions", i) + problem.field, problem.message)
 
 
 def check_placeholder_syntax(lesson: Lesson, pinned: Pinned) -> None:

@@ -39,6 +39,7 @@ class AuthorProblem:
 
     field: tuple
     message: str
+    warning: bool = False   # worth a look, the question still grades (a prompt's "2 decimals" the tolerance does not keep)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, with_reveal
 from tutor.grading.number_format import format_number, tolerance_in_words
 from tutor.grading.round_numbers import distinctive_number
+from tutor.grading.stated_precision import precision_problem
 from tutor.grading.tensor_access import probe_slice, reduce_slice
 
 COUNTING = ("count_zero", "count_nonzero", "argmax", "argmin", "numel")
@@ -120,6 +121,10 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
                                               "(tolerance {tolerance})", given=format_number(given), reduce=question.reduce,
                                               probe=question.probe, truth=truth.display,
                                               tolerance=format_number(_tolerance(question, float(truth.value)))))]
+
+    def check_text(self, question):
+        problem = precision_problem(question.prompt, question.tolerance, question.relative)
+        return [AuthorProblem(("tolerance",), problem, warning=True)] if problem else []
 
     def nonfinite(self, question, truth: Truth) -> bool:
         return not question.nonfinite and not np.isfinite(float(truth.value))

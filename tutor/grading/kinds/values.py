@@ -18,6 +18,7 @@ from tutor.grading.kinds.number import direction_nudge
 from tutor.grading.reveal_shows import values_on_screen
 from tutor.grading.number_format import format_number, format_values, tolerance_in_words
 from tutor.grading.round_numbers import distinctive_number
+from tutor.grading.stated_precision import precision_problem
 from tutor.grading.tensor_access import QuestionError, probe_slice
 
 MAX_VALUES = 64   # more than a learner can reasonably type
@@ -94,6 +95,10 @@ class ValuesKind(QuestionKind[ValuesQuestion, list[float]]):
                                                   "model gives {values}", tolerance=format_number(question.tolerance),
                                                   values=format_values(expected)))]
         return []
+
+    def check_text(self, question):
+        problem = precision_problem(question.prompt, question.tolerance, False)
+        return [AuthorProblem(("tolerance",), problem, warning=True)] if problem else []
 
     def distinctive(self, question, truth):
         """A list counts when one of its values is not round."""
