@@ -56,6 +56,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "attn_window.global_bias": (9, 9), "attn_window.global_kept": (1,),
                     "attn_window.global_pattern": (1, 4, 9, 9), "attn_window.hops": (1,),
                     "attn_window.global_hops": (1,), "attn_window.global_gain": (1,),
+                    "attn_window.far_vs_even": (1,),
                     "attn_window.reader_hops": (1,)},
     "path_length": {"path_length.length": (1,), "path_length.attn_reach": (9,), "path_length.attn_edges": (9, 9),
                     "path_length.attn_steps": (1,), "path_length.rho": (1,), "path_length.rnn_edges": (9, 9),
@@ -224,6 +225,18 @@ def test_a_global_token_shortens_every_path_and_only_gains_weight(trained_out):
     pattern = out["attn_window.global_pattern"]
     assert np.allclose(pattern.sum(-1), 1.0) and np.all(pattern[..., out["attn_window.global_mask"] == 0] == 0)
     assert out["attn_window.global_gain"][0] > 0
+
+
+
+def test_far_vs_even_is_the_dropped_keys_weight_against_an_even_spread(hub, trained_out):
+    """co-attention-cost's window-vs-even reads it: the trained head's last query leans back to the prompt."""
+    from tutor.experiments.common import probe_tensors
+
+    out = trained_out["attn_window"]
+    causal = probe_tensors(context(hub.model, ["3142>1234"]))["blocks.0.attn.pattern"].numpy()   # (1, H, 9, 9)
+    far = 9 - 3                                                          # L - w keys more than w - 1 back
+    assert out["attn_window.mask"][-1, :far].sum() == 0 and out["attn_window.mask"][-1, far:].all()
+    assert np.isclose(out["attn_window.far_vs_even"][0], causal[0, 0, -1, :far].sum() - far / 9, atol=1e-6)
 
 
 def test_linear_attention_orders_agree(trained_out):

@@ -25,7 +25,9 @@ ABLATED_HEAD = 2      # heads: the head that is switched off (the last one if th
                               "attn_window.reader_hops (1,) the same for a one-sided global token that reads every "
                               "earlier key but is read only through the window, and "
                               "attn_window.global_gain (1,) the weight head 0's last query gives the global token "
-                              "under the global mask minus under the plain causal pattern (batch row 0)",
+                              "under the global mask minus under the plain causal pattern (batch row 0); "
+                              "attn_window.far_vs_even (1,) the weight head 0's last query gives the keys the window "
+                              "drops (more than w - 1 back) minus (L - w)/L, an even spread's (batch row 0)",
                               window=WINDOW), passes=1, copies=1)
 @one_torch_thread
 def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
@@ -58,6 +60,8 @@ def attention_window(context: ExperimentContext) -> dict[str, np.ndarray]:
         "attn_window.global_hops": scalar(hops(with_global)),
         "attn_window.reader_hops": scalar(hops(reader_only)),
         "attn_window.global_gain": scalar(global_pattern[0, 0, -1, hub] - causal[0, 0, -1, hub]),
+        # where a trained head looks, against the even spread a learner might assume
+        "attn_window.far_vs_even": scalar(causal[0, 0, -1, :length - WINDOW].sum() - (length - WINDOW) / length),
     }
 
 
