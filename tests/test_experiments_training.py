@@ -432,6 +432,11 @@ def test_attention_backward_gives_dv_and_the_softmax_jacobian(hub):
     Q, K, dS = out["attn_grad.Q"], out["attn_grad.K"], out["attn_grad.dS"]          # (B, H, L, D_head), (B, H, L, L)
     np.testing.assert_allclose(dS @ K / np.sqrt(16), out["attn_grad.dq_heads"], atol=1e-10)
     np.testing.assert_allclose(np.swapaxes(dS, -1, -2) @ Q / np.sqrt(16), out["attn_grad.dk_heads"], atol=1e-10)
+    X = out["attn_grad.x"].reshape(2, 9, -1)                                 # (B, L, D)
+    head0 = sum(X[b].T @ out["attn_grad.dq_heads"][b, 0] for b in range(2))  # (D, D_head): Xᵀ·dQ of head 0
+    assert out["attn_grad.dW_Q_head0"].shape == (64, 16)
+    np.testing.assert_allclose(out["attn_grad.dW_Q_head0"], head0, atol=1e-10)
+    np.testing.assert_allclose(out["attn_grad.dW_Q_head0"], out["attn_grad.dW_Q"][:, :16], atol=0)
     # ca-backprop-attention input-grad: x feeds q, k and v, and its gradient is the sum of the three paths
     W = {name: hub.model.blocks[0].attn.__getattr__(name).weight.detach().double().numpy().T for name in ("W_Q", "W_K", "W_V")}
     paths = out["attn_grad.dq"] @ W["W_Q"].T + out["attn_grad.dk"] @ W["W_K"].T + out["attn_grad.dv"] @ W["W_V"].T

@@ -44,6 +44,13 @@ def test_clipping_caps_the_global_norm_at_the_trainers_threshold(out):
     assert out["clipping_wrong"]["clipping.norm_before"][0] > 1 > out["clipping"]["clipping.norm_before"][0]
 
 
+def test_clipping_by_value_turns_the_gradient_of_a_ten_times_larger_loss(out):
+    """Entry-wise clipping caps more entries of 10·g than of g, so the two clipped vectors point apart."""
+    for clip in (out["clipping"], out["clipping_wrong"]):
+        assert -1.0 <= clip["clipping.value_cos"][0] <= 1.0 + 1e-12
+    assert out["clipping_wrong"]["clipping.value_cos"][0] < 0.999
+
+
 def test_clipping_leaves_adams_first_step_almost_as_it_was(out):
     """A clipped gradient is a shorter gradient, not a shorter AdamW step: the factor cancels in m/√v."""
     clip = out["clipping_wrong"]

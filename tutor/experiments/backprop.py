@@ -22,7 +22,8 @@ ROUNDING = 1e-12   # a query gradient below this fraction of the largest one is 
                          "side; attn_grad.dk, attn_grad.dv (B*L, D) the same for the keys and the values; attn_grad.dx "
                          "(B*L, D) dL/dx, through all three projections; attn_grad.reached (B, L) 1 where a token's query gradient is above rounding "
                          "(1e-12 of the largest); attn_grad.dq_heads (B, H, L, D_head) the same split by head; attn_grad.dW_Q "
-                         "(D, D) in the (in, out) layout; attn_grad.rank (1,) the rank of dW_Q; "
+                         "(D, D) in the (in, out) layout; attn_grad.dW_Q_head0 (D, D_head) its columns that make head 0's "
+                         "queries; attn_grad.rank (1,) the rank of dW_Q; "
                          "attn_grad.dY (B*L, D) dL/d(MLP output) of block 0; attn_grad.pre (B*L, 4D) the MLP's "
                          "pre-activation; attn_grad.gelu_grad (B*L, 4D) GELU'(pre); attn_grad.dpre (B*L, 4D) "
                          "dL/dpre; through block 0's attention, batch row by row and head by head: "
@@ -92,6 +93,7 @@ def attention_gradient(context: ExperimentContext) -> dict[str, np.ndarray]:
         "attn_grad.dq_heads": to_numpy(dq.view(batch, length, n_head, d_model // n_head).transpose(1, 2)),
         "attn_grad.reached": to_numpy(reached.double()),
         "attn_grad.dW_Q": to_numpy(d_w_q),
+        "attn_grad.dW_Q_head0": to_numpy(d_w_q[:, : d_model // n_head]),    # (D, D_head)
         "attn_grad.rank": scalar(torch.linalg.matrix_rank(d_w_q)),
         "attn_grad.dY": to_numpy(flat(caught["y"].grad)),
         "attn_grad.pre": to_numpy(flat(pre)),

@@ -36,7 +36,9 @@ def real_gradients(context: ExperimentContext, double: bool):
                         "clipping.embed_before (1,) the norm of the embedding tables' gradients (W_E and W_pos, the first "
                         "two tensors) together, clipping.rest_before (1,) that of every other tensor's, "
                         "clipping.loss_x10 / .norm_x10 (1,) the same loss and gradient norm when the "
-                        "loss is multiplied by 10; the trainer's AdamW run for ADAM_STEPS steps on this "
+                        "loss is multiplied by 10, clipping.value_cos (1,) the cosine between the clipped "
+                        "gradient and the clipped gradient of the loss multiplied by 10 when each entry is "
+                        "clipped to [-max_norm, max_norm] (clip_grad_value_) instead; the trainer's AdamW run for ADAM_STEPS steps on this "
                         "input from fresh moments, once with and once without clipping: clipping.adam_ratio "
                         "(S,) |clipped update| / |unclipped update| at each step, clipping.adam_cos (S,) the "
                         "cosine between the two updates at each step", passes=8, copies=2)
@@ -49,6 +51,8 @@ def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
     max_norm = TrainConfig().grad_clip
     model, loss = real_gradients(context, double=False)
     params = [p for p in model.parameters() if p.grad is not None]
+    flat = torch.cat([p.grad.double().flatten() for p in params])             # (entries,)
+    by_value, by_value_x10 = flat.clamp(-max_norm, max_norm), (10 * flat).clamp(-max_norm, max_norm)
     before = torch.stack([p.grad.double().norm() for p in params])           # (P,)
     total = torch.nn.utils.clip_grad_norm_(params, max_norm)                 # the norm before clipping
     after = torch.stack([p.grad.double().norm() for p in params])            # (P,)
@@ -66,6 +70,7 @@ def clipping(context: ExperimentContext) -> dict[str, np.ndarray]:
         "clipping.rest_before": scalar(before[2:].norm()),
         "clipping.loss_x10": scalar(10 * loss),
         "clipping.norm_x10": scalar(10 * total),
+        "clipping.value_cos": scalar(torch.nn.functional.cosine_similarity(by_value, by_value_x10, dim=0)),
     } | adam_with_and_without_clipping(context, max_norm)
 
 
