@@ -223,7 +223,7 @@ def test_a_show_slice_of_the_vocabulary_keeps_its_characters_and_a_toy_axis_gets
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_a_live_probability_reveal_names_its_tokens_by_character(tmp_path, language):
     """de-sampling's first question counts the tokens its draws hit; its reveal shows the counts of
-    ids 14-43 (every token drawn, the digits 17-26 among them), and the vocabulary axis says '2' over
+    ids 10-39 (every token drawn, the digits 17-26 among them), and the vocabulary axis says '2' over
     id 19's column, in the English and the Chinese screen alike."""
     set_language(language)
     try:
@@ -237,7 +237,7 @@ async def test_a_live_probability_reveal_names_its_tokens_by_character(tmp_path,
         set_language("en")
     index = next(line for line in shown.splitlines() if line.split()[:3] == ["0", "1", "2"])
     chars = character_line(shown)
-    end = index.index(" 5") + 2                                   # the cell's right edge: slice index 5 is id 19
+    end = index.index(" 9") + 2                                   # the cell's right edge: slice index 9 is id 19
     assert chars[end - 3:end] == "'2'", shown
     assert "'1'" in chars and "'3'" in chars
 
