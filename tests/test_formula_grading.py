@@ -11,6 +11,7 @@ import yaml
 
 from tutor.course.schema import Lesson
 from tutor.formulas.budget import within_budget
+from tutor.formulas.parse import FormulaError, parse_formula
 from tutor.grading.answers import AnswerError
 from tutor.grading.formula_read import Forbidden
 from tutor.grading.kinds.formula import FormulaQuestion, Given, nudge_of, read
@@ -273,3 +274,23 @@ def test_lessons_try_prints_one_line_per_answer(capsys):
     assert [line.split("\t")[0] for line in lines] == ["right", "wrong", "unreadable", "right"]
     assert lines[1].split("\t")[1] == "l1 + l2" and "measured against their own max" in lines[1]   # its says: sentence
     assert main(["lessons", "try", "co-flash-attention", "no-such-question", "x"]) == 1
+
+
+def test_max_and_min_of_two_read_elementwise_and_can_be_forbidden():
+    """r7co6: 'max(m1, m2)' for FlashAttention's merged max was refused as unreadable ("max() works on the
+    last axis only"). Two arguments are the elementwise larger (torch.maximum); one is still the row max."""
+    from tutor.formulas.parse import evaluate_formula, render_formula
+
+    tree = parse_formula("l1 * exp(m1 - max(m1, m2)) + min(l2, 0) - max(v)")
+    values = {"l1": 2.0, "m1": 1.0, "m2": 4.0, "l2": np.array([-1.0, 3.0]), "v": np.array([5.0, 7.0])}
+    assert np.allclose(evaluate_formula(tree, values), [2 * np.exp(-3) - 1 - 7, 2 * np.exp(-3) - 7])
+    assert "max(m₁, m₂)" in render_formula(tree) and "min(l₂, 0)" in render_formula(tree)
+    with pytest.raises(FormulaError, match="last axis only"):
+        parse_formula("max(a, b, c)")
+    q = question(answer="l1 * exp(m1 - m) + l2 * exp(m2 - m)", probe="y", forbid=["max"],
+                 bind={"l1": "l1", "m1": "m1", "l2": "l2", "m2": "m2", "m": "m"})
+    with pytest.raises(Forbidden, match="without max"):
+        read(q, "l1*exp(m1 - max(m1, m2)) + l2*exp(m2 - max(m1, m2))")
+    truth = truth_for(q, {"l1": np.array(2.0), "m1": np.array(1.0), "l2": np.array(3.0), "m2": np.array(4.0),
+                          "m": np.array(4.0), "y": np.array(2 * np.exp(-3.0) + 3)}, {})
+    assert grade(q, "l2*exp(m2 - m) + l1*exp(m1 - m)", truth, {}).correct

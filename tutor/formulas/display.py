@@ -49,6 +49,23 @@ class _Named(_Display):
         return rf"\operatorname{{{name}}}{{\left({p._print(self.args[0])} \right)}}"
 
 
+class _Pair(_Display):
+    """max(a, b) and min(a, b), drawn as written: SymPy's Max would sort its arguments and capitalise."""
+
+    nargs = 2
+
+    def _pretty(self, p):
+        inside = prettyForm(*p._print(self.args[0]).right(", "))
+        inside = prettyForm(*inside.right(p._print(self.args[1])))
+        return prettyForm(*stringPict.next(self.func.__name__, prettyForm(*inside.parens())))
+
+    def _tex(self, p):
+        return rf"\{self.func.__name__}\left({p._print(self.args[0])}, {p._print(self.args[1])}\right)"
+
+
+_PAIRS = {n: type(n, (_Pair,), {}) for n in ("max", "min")}
+
+
 class _Transpose(_Display):
     nargs, precedence = 1, PRECEDENCE["Pow"]
 
@@ -157,6 +174,8 @@ def _to_sympy(node: Node, matrices: frozenset[str]) -> tuple[sp.Expr, bool]:
         return (_Sqrt(x) if fn == "sqrt" else _NAMED[fn](x)), x_mat
     y, y_mat = parts[1]
     op = node.value
+    if op in ("max", "min"):
+        return _PAIRS[op](x, y), is_mat
     if op == "+":
         return sp.Add(x, y), is_mat
     if op == "-":

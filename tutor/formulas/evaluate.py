@@ -82,7 +82,8 @@ FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "abs": np.abs,
 }
 
-_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "**": np.power}
+_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "**": np.power,
+          "max": np.maximum, "min": np.minimum}   # max(a, b), min(a, b): parse.PAIRWISE
 
 
 def tree_names(node: Node) -> set[str]:

@@ -215,6 +215,11 @@ class _Validator:
             raise self.fail(M_("call at column {col} is not allowed; only these functions can be called: {allowed}",
                                col=col, allowed=_ALLOWED), col)
         fn = node.func.id
+        if fn in PAIRWISE and len(node.args) == 2 and not node.keywords and \
+                not any(isinstance(a, ast.Starred) for a in node.args):
+            # "the larger of m1 and m2" (r7co6: FlashAttention's merged max): elementwise, as torch.maximum
+            left, right = (self.convert(a, depth + 1) for a in node.args)
+            return Node("op", fn, (left, right), col)
         if fn not in FUNCTIONS:
             raise self.fail(M_("unknown function '{name}' at column {col}; allowed: {allowed}", name=fn, col=col,
                                allowed=_ALLOWED), col)
@@ -240,6 +245,7 @@ class _Validator:
 
 
 LAST_AXIS = ("softmax", "sum", "prod", "mean", "var", "max")
+PAIRWISE = ("max", "min")   # with two arguments: the elementwise larger / smaller, a binary operator
 
 
 def _minus_one(node: ast.expr) -> bool:

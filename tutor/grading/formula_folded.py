@@ -15,7 +15,7 @@ import numpy as np
 
 from tutor.formulas.evaluate import FormulaError, Node, evaluate_tree, tree_names
 
-_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 3}
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 3, "max": 5, "min": 5}   # max(a, b) needs no brackets
 
 
 def written_text(node: Node) -> str:
@@ -28,6 +28,8 @@ def written_text(node: Node) -> str:
         return f"{node.value}({written_text(node.args[0])})"
     if node.kind == "T":
         return f"{_operand(node.args[0], 4)}.T"
+    if node.kind == "op" and node.value in ("max", "min"):
+        return f"{node.value}({written_text(node.args[0])}, {written_text(node.args[1])})"
     if node.kind == "op":
         level = _PRECEDENCE.get(str(node.value), 3)
         between = " @ " if node.value == "@" else str(node.value)   # a product of tensors, as lessons write it

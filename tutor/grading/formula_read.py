@@ -13,7 +13,7 @@ from functools import reduce
 
 from tutor.common.i18n import P_, _
 from tutor.formulas.evaluate import FormulaError, Node, tree_names
-from tutor.formulas.parse import Formula, parse_formula
+from tutor.formulas.parse import PAIRWISE, Formula, parse_formula
 from tutor.formulas.written import fold_formula
 from tutor.grading.answers import AnswerError
 
@@ -24,6 +24,9 @@ class Unreadable(AnswerError):
     def __init__(self, message: str, folded: str, column: int | None):
         super().__init__(message)
         self.folded, self.column = folded, column
+
+
+_PAIRWISE_OPS = {("op", name) for name in PAIRWISE}   # max(a, b) is an operator node but names max all the same
 
 
 class UnknownSymbol(AnswerError):
@@ -37,7 +40,7 @@ class Forbidden(AnswerError):
 
 def names_used(node: Node) -> set[str]:
     """Every symbol and function the formula names."""
-    own = {str(node.value)} if node.kind in ("name", "call") else set()
+    own = {str(node.value)} if node.kind in ("name", "call") or (node.kind, node.value) in _PAIRWISE_OPS else set()
     return own.union(*(names_used(arg) for arg in node.args))
 
 
