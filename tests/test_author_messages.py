@@ -47,11 +47,11 @@ def test_a_question_is_named_by_its_number_its_path_and_its_id_together():
 
 
 def test_a_leak_message_names_the_question_as_its_field_does(tmp_path):
-    hint = ("      - \"You do not know the 94 others, but you know they are below the runner-up. What if every one of "
-            "the 95 rivals sat at the runner-up's logit: how would their weight together compare with the winner's?\"")
-    path = copy_of(tmp_path, "pr-softmax", (hint, '      - "The answer is 1.00."'))
+    hint = ("      - \"Measure every rival against the winner: how many times the winner's weight does the runner-up "
+            "carry, and how many the third?\"")
+    path = copy_of(tmp_path, "pr-softmax", (hint, '      - "The answer is 0.96."'))
     leaks = [p for p in check_paths([path], variants=0).problems if "gives away" in p.message]
-    assert leaks and all("question 1 (questions.0, 'winner-share')" in p.message and p.field.startswith("questions.0")
+    assert leaks and all("question 1 (questions.0, 'guess-share')" in p.message and p.field.startswith("questions.0")
                          for p in leaks), [str(p) for p in leaks]
 
 

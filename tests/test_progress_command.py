@@ -40,7 +40,7 @@ def home(tmp_path, monkeypatch):
     with ProgressStore(home) as store:
         answer_once(store, "la-tensors", "last-tokens", "wrong", False, now=now - timedelta(minutes=25))
         answer_once(store, "la-tensors", "last-tokens", "right", True, now=now - timedelta(minutes=20))  # practice
-        answer_once(store, "pr-softmax", "winner-share", "x", True, now=now)
+        answer_once(store, "pr-softmax", "guess-share", "x", True, now=now)
         answer_once(store, "pr-softmax", "smallest", "y", False, now=now)
     return home
 
@@ -158,7 +158,7 @@ def test_summary_of_history_outside_the_course_says_so(tmp_path, capsys, monkeyp
 
 
 @pytest.mark.parametrize("language, lesson_id, question_id, title", [
-    ("en", "pr-softmax", "winner-share", "Softmax: from logits to a distribution"),
+    ("en", "pr-softmax", "guess-share", "Softmax: from logits to a distribution"),
     ("en", "ca-vanishing-exploding", "gelu-max", "Vanishing and exploding gradients"),
     ("zh", "ca-dynamic-graphs", "tied-block", "静态图与动态图：图在什么时候建成"),
     ("zh", "nu-layernorm", "row-var-nine-tenths", "层归一化：每个词元在自己的特征上归一化"),
