@@ -73,7 +73,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
     "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
              "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,),
              "fp16.bf16_row": (V,), "fp16.bf16_overflow": (1,), "fp16.f32_sum": (1,), "fp16.bf16_sum": (1,),
-             "fp16.sum_gap": (1,)},
+             "fp16.sum_gap": (1,), "fp16.top_below": (1,)},
     "norm_axes": {"norm_axes.ln_mean": (1, 9, 1), "norm_axes.bn_mean": (1, 1, 64), "norm_axes.bn": (1, 9, 64),
                   "norm_axes.bn_row_mean": (1, 9), "norm_axes.scaled_changed": (1,),
                   "norm_axes.bn_scaled_changed": (1,), "norm_axes.scaled_shift": (1,)},
@@ -301,6 +301,8 @@ def test_fp16_overflow_and_the_max_subtraction_fix(hub):
     assert out["fp16.f32_sum"][0] == pytest.approx(np.exp(row.astype(np.float64)).sum(), rel=1e-5)
     gap = abs(out["fp16.bf16_sum"][0] - out["fp16.f32_sum"][0]) / out["fp16.f32_sum"][0]
     assert out["fp16.sum_gap"][0] == pytest.approx(gap) and 0.005 < gap < 0.05
+    top = np.float16(out["fp16.stable"].max())                   # the float16 number just below it
+    assert out["fp16.top_below"][0] == np.nextafter(top, np.float16(0)) < top
 
 
 def test_norm_axes(trained_out):

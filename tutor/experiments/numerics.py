@@ -22,7 +22,8 @@ CHANGED = 0.05
                     "fp16.max (3,) the largest float16, bfloat16 and float32; fp16.bf16_row (V,) the logits "
                     "rounded to bfloat16, fp16.bf16_overflow (1,) how many exp(row) are inf in bfloat16, "
                     "fp16.f32_sum (1,) and fp16.bf16_sum (1,) the naive sum of exp(row) in float32 and in bfloat16, "
-                    "fp16.sum_gap (1,) |bf16_sum - f32_sum| / f32_sum", passes=1, copies=1)
+                    "fp16.sum_gap (1,) |bf16_sum - f32_sum| / f32_sum, fp16.top_below (1,) the float16 number "
+                    "just below the largest entry of fp16.stable", passes=1, copies=1)
 @one_torch_thread
 def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -33,6 +34,8 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
     naive_sum = exp16.sum()                                                  # float16
     shifted = torch.exp(half - half.max())                                   # (V,) float16, all <= 1
     stable = shifted / shifted.sum()                                         # (V,) float16
+    top = stable.max()                                                       # float16
+    top_below = torch.nextafter(top, torch.zeros_like(top))                  # float16: its lower neighbour
     bf16_row = row.bfloat16()                                                   # (V,) bfloat16
     exp_bf16 = torch.exp(bf16_row)                                              # (V,) bfloat16: float32's range
     bf16_sum = exp_bf16.sum().float()                                        # bfloat16, read as float32
@@ -53,6 +56,7 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
         "fp16.f32_sum": scalar(f32_sum),
         "fp16.bf16_sum": scalar(bf16_sum),
         "fp16.sum_gap": scalar((bf16_sum - f32_sum).abs() / f32_sum),
+        "fp16.top_below": scalar(top_below),
     }
 
 
