@@ -12,6 +12,7 @@ from journey_helpers import LESSON as JOURNEY
 from session_helpers import lesson_from, service, session
 
 from tutor.grading.kinds import kind_of
+from tutor.grading.quiz import grade, truth_for
 from tutor.progress.records import Mode
 from tutor.session.question import Happened
 
@@ -63,13 +64,23 @@ def test_the_learner_id_is_made_once_per_home_and_not_from_the_clock(tmp_path, m
     assert service(tmp_path / "b").learner_id() == "second"
 
 
-def test_a_scale_is_shown_in_the_authors_order_to_every_learner():
+def test_a_scale_is_shown_in_order_upwards_or_downwards():
     """Ranges shuffled read as a puzzle of their own (an unseen reader found de-temperature-range's
-    percentage ranges out of order); ``ordered`` keeps them as written, and cannot be mixed with pin_last."""
+    percentage ranges out of order); ``ordered`` keeps them a scale, as written or reversed, so the truth's
+    usual second band is not always b (r8it: 'always b' scored 10 of an it set's 20 choices), and cannot be
+    mixed with pin_last."""
     scale = lesson_from(LESSON.replace("pin_last: true", "ordered: true"), "zz-choices.yaml").questions[0]
+    written = ["zero", "one", "two", "three", "none of these"]
+    seen = set()
     for n in range(20):
         shown = kind_of(scale).in_learner_order(scale, random.Random(f"learner{n}/zz-choices/five"))
-        assert [pick.text for pick in kind_of(shown).options(shown)] == ["zero", "one", "two", "three", "none of these"]
+        texts = [pick.text for pick in kind_of(shown).options(shown)]
+        assert texts in (written, written[::-1])
+        seen.add(tuple(texts))
+        truth = truth_for(shown, {}, {})
+        right = next(pick.answer for pick in kind_of(shown).options(shown) if pick.text == written[scale.answer])
+        assert grade(shown, right, truth, {}).correct   # graded by the author's index, whichever end is shown
+    assert len(seen) == 2
     import pytest
     from tutor.course.loader import LessonFileError
     with pytest.raises(LessonFileError, match="pin_last"):

@@ -256,9 +256,15 @@ class ChoiceKind(QuestionKind[ChoiceQuestion, int]):
     def in_learner_order(self, question, rng):
         """Choices shuffled per learner: the right one is not always b for everyone (24 of the 42 fixed
         answers of the course were b), nor in the same place when Review brings the card back.
-        A scale (``ordered``) keeps its order: its right point moves with the model, not with the learner."""
+        A scale (``ordered``) stays a scale, read upwards or downwards: shuffled ranges read as a puzzle of
+        their own, but authors put the truth in the second band often enough that "always b" scored half of
+        an it set's choices (r8it), so half the learners see it from the other end."""
         if question.ordered:
-            return question
+            if rng.random() < 0.5:
+                return question
+            flipped = question.model_copy()
+            flipped._order = tuple(reversed(range(len(question.choices))))
+            return flipped
         movable = list(range(len(question.choices) - (1 if question.pin_last else 0)))
         rng.shuffle(movable)
         ordered = question.model_copy()
