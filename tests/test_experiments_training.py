@@ -59,7 +59,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     | {"next_token.shift_gap": (1, 9), "next_token.top_ids": (1, 9, 5), "next_token.top_probs": (1, 9, 5),
        "next_token.top_logits": (1, 9, 5), "next_token.low_logit": (1, 9), "next_token.overflow_shift": (1, 9)},
     "temperature": {"temperature.T": (5,), "temperature.probs": (5, V), "temperature.top": (5,),
-                    "temperature.winner": (5,), "temperature.hot_change": (1,)},
+                    "temperature.winner": (5,), "temperature.hot_change": (1,), "temperature.lead": (5,),
+                    "temperature.low": (5,), "temperature.even_T": (1,)},
     "nll": {"nll.targets": (1, 8), "nll.onehot": (1, 8, V), "nll.scored": (1, 8), "nll.p_true": (1, 8),
             "nll.loss": (1, 8), "nll.mean": (1,), "nll.answer_prob": (1, 1), "nll.cum_logp": (1, 8),
             "nll.random_p_true": (1, 8),
@@ -198,6 +199,13 @@ def test_temperature_divides_the_real_logits(hub, trained_out):
     assert out["temperature.top"][-1] == pytest.approx(1 / V, abs=0.001)
     assert np.all(np.diff(out["temperature.top"]) <= 1e-12)
     assert out["temperature.hot_change"][0] == pytest.approx(out["temperature.top"][3] - out["temperature.top"][1])
+    second = np.sort(out["temperature.probs"], axis=-1)[:, -2]                               # (5,)
+    np.testing.assert_allclose(out["temperature.lead"], out["temperature.top"] / second)
+    np.testing.assert_allclose(out["temperature.lead"][2], np.sqrt(out["temperature.lead"][1]))   # ratio ** (1/T)
+    np.testing.assert_allclose(out["temperature.low"], out["temperature.probs"].min(axis=-1))
+    # at T = even_T the favourite is exactly twice the least likely token: (top/low at T = 1) ** (1/T) = 2
+    ratio = out["temperature.top"][1] / out["temperature.low"][1]
+    assert ratio ** (1 / out["temperature.even_T"][0]) == pytest.approx(2.0)
 
 
 def test_nll_is_minus_log_p_of_the_true_token(hub):

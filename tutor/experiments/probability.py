@@ -1,6 +1,7 @@
 """Experiments for the probability track: next-token probabilities, temperature, likelihood, causality."""
 from __future__ import annotations
 
+import math
 
 from tutor.common.lazy_import import numpy as np  # numpy loads on first use, not at lesson validation
 
@@ -63,7 +64,9 @@ TEMPERATURES = (0.5, 1.0, 2.0, 5.0, 1000.0)
                            "row 0, through the sampler's own filter: temperature.T (5,) = 0.5, 1, 2, "
                            "5, 1000; temperature.probs (5 temperature = .T, V); temperature.top (5 temperature = .T,) largest p at each T; "
                            "temperature.winner (5 temperature = .T,) its token id; temperature.hot_change (1,) top at T=5 "
-                           "minus top at T=1", passes=1.7, copies=1)
+                           "minus top at T=1; temperature.lead (5 temperature = .T,) largest p over the second "
+                           "largest; temperature.low (5 temperature = .T,) smallest p; temperature.even_T (1,) the T "
+                           "from which the largest p is at most twice the smallest", passes=1.7, copies=1)
 @one_torch_thread
 def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -73,10 +76,16 @@ def temperature(context: ExperimentContext) -> dict[str, np.ndarray]:
     with torch.no_grad():
         z = context.model(tokens_on_device(context))[0, -1].double()                 # (V,)
     probs = torch.stack([torch.softmax(filter_logits(z, t), dim=-1) for t in TEMPERATURES])  # (5, V)
+    top2 = probs.topk(2, dim=-1).values                                                  # (5, 2)
     return {"temperature.T": np.array(TEMPERATURES), "temperature.probs": to_numpy(probs),
             "temperature.top": to_numpy(probs.amax(dim=-1)), "temperature.winner": to_numpy(probs.argmax(dim=-1)),
             # its sign is the answer to "does the favourite rise or fall when T grows?" on any model
-            "temperature.hot_change": to_numpy(probs[3].max() - probs[1].max()).reshape(1)}
+            "temperature.hot_change": to_numpy(probs[3].max() - probs[1].max()).reshape(1),
+            # the favourite's lead shrinks as ratio**(1/T): the order stays, the size does not
+            "temperature.lead": to_numpy(top2[:, 0] / top2[:, 1]),
+            "temperature.low": to_numpy(probs.amin(dim=-1)),
+            # a factor of 2 is a logit gap of ln 2: T = (z_max - z_min) / ln 2, read from p at T = 1
+            "temperature.even_T": to_numpy(torch.log(probs[1].max() / probs[1].min()) / math.log(2)).reshape(1)}
 
 
 @experiment("nll", "the probability the model gives each real next token and its cross-entropy: "
