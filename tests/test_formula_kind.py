@@ -69,8 +69,8 @@ def test_right_answers_are_right(scores, text):
 
 
 @pytest.mark.parametrize("text,word,words", [
-    ("Q @ K.T", "factor", ["2.00×", "√d_k"]),
-    ("Q @ K.T / d_k", "factor", ["1/√d_k"]),
+    ("Q @ K.T", "factor", ["2.00×", "changes with d_k", "Which power of d_k"]),   # the power is the learner's step
+    ("Q @ K.T / d_k", "factor", ["0.50×", "changes with d_k"]),
     ("K @ Q.T / sqrt(d_k)", "transposed", []),
     ("-Q @ K.T / sqrt(d_k)", "sign", []),
     ("Q @ K.T / 2", "size", ["only by coincidence", "Write it as √d_k"]),   # √d_k is 2 here, and only here
@@ -115,7 +115,7 @@ def test_a_factor_is_not_named_after_a_size_when_no_draw_changed_the_sizes():
     sizes = {"H": 4, "D": 64, "D_head": 16}                     # 1/√H is 0.5 here, and only here
     truth = truth_for(question, tensors, sizes)
     feedback = grade(question, "n * F", truth, sizes).feedback
-    assert "constant factor: 0.50×" in feedback and "That factor is" not in feedback
+    assert "constant factor: 0.50×" in feedback and "the factor changes with" not in feedback
 
 
 def test_a_factor_is_not_named_after_a_size_that_no_draw_changed():
@@ -125,7 +125,7 @@ def test_a_factor_is_not_named_after_a_size_that_no_draw_changed():
     sizes = {"B": 1, "L": 11, "H": 4, "D": 64, "D_head": 16}   # the axis of 1 is redrawn as B; H stays 4
     truth = truth_for(question, tensors, sizes)
     feedback = grade(question, "n * F", truth, sizes).feedback
-    assert "constant factor: 0.50×" in feedback and "That factor is" not in feedback
+    assert "constant factor: 0.50×" in feedback and "the factor changes with" not in feedback
 
 
 def test_a_zero_bias_left_out_is_caught_by_the_shifted_draw():
@@ -221,7 +221,7 @@ async def test_the_scores_formula_in_the_app(tmp_path):
         await graded(pilot)
         await pilot.pause()
         feedback = text_of(screen, "#feedback")
-        assert "constant factor" in feedback and "√d_k" in feedback and "2 tries left" in feedback
+        assert "constant factor" in feedback and "changes with d_k" in feedback and "√d_k" not in feedback and "2 tries left" in feedback
         screen.query_one("#answer", Input).value = ""
         await type_answer(pilot, "Q @ K.T / sqrt(d_k)")
         assert "Right" in text_of(screen, "#feedback")

@@ -109,16 +109,18 @@ def _bound_numbers(outcomes: list[Outcome]) -> dict[str, list[float]]:
 
 
 def factor_name(outcomes: list[Outcome], factors: list[float]) -> str | None:
-    """'√d_k' or '1/n' when the factor is that expression of one bound number or size on every draw.
+    """'d_k' when the factor is a power of that one bound number or size on every draw (√d_k, 1/n, …).
 
-    A number that no draw changed confirms nothing (a factor 2 where H is 4 is not 1/√H), so only
-    one that takes at least two values across the draws can be named."""
+    Only the name is said, not the power: "that factor is √d_k" made the second try a copy (r8la:
+    la-scaled-scores, la-cbow-skipgram); which power is missing or extra is the learner's step, and the
+    factor printed beside it is the evidence. A number that no draw changed confirms nothing (a factor
+    2 where H is 4 is not 1/√H), so only one that takes at least two values across the draws is named."""
     for name, values in _bound_numbers(outcomes).items():
         if len(set(values)) < 2:
             continue
-        for shown, form in _FORMS:
-            if all(math.isclose(factor, form(value), rel_tol=1e-3) for factor, value in zip(factors, values)):
-                return shown.format(name=name)
+        if any(all(math.isclose(factor, form(value), rel_tol=1e-3) for factor, value in zip(factors, values))
+               for _shown, form in _FORMS):
+            return name
     return None
 
 
@@ -148,8 +150,9 @@ def _factor_nudge(outcomes: list[Outcome], tolerance: float) -> Nudge | None:
         return None   # an extra term that is small here (2nF + 1000): its ratio moves with the sizes
     shown = _shown_factor(factors[0])
     if name := factor_name(outcomes, factors):   # one sentence pair: Chinese puts no space after 。
-        return Nudge("factor", _("Yours is off by a constant factor: {factor}× the answer at every entry. That factor "
-                                 "is {name}.").format(factor=shown, name=name))
+        return Nudge("factor", _("Yours is off by a constant factor: {factor}× the answer at every entry, and the "
+                                 "factor changes with {name}. Which power of {name} is missing or extra?").format(
+            factor=shown, name=name))
     text = _("Yours is off by a constant factor: {factor}× the answer at every entry.").format(factor=shown)
     if all(math.isclose(f, factors[0], rel_tol=1e-3) for f, o in zip(factors, outcomes) if not o.draw.other_sizes):
         return Nudge("factor", text)
