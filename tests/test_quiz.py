@@ -285,14 +285,16 @@ def test_a_wrong_index_or_token_id_never_gets_a_direction():
     assert "Not that one" in feedback and "Too" not in feedback
 
 
-def test_nan_and_inf_nudges_name_which():
-    """Before: nan for an answer of inf heard "The result here is an ordinary number" (nu-float-precision)."""
+def test_nan_and_inf_nudges_say_which_it_is_not():
+    """Before: nan for an answer of inf heard "The result here is an ordinary number" (nu-float-precision);
+    then "Not an infinity: … (nan)" named the answer with two tries left (r8copr, pr-padding-mask)."""
     question = number(probe="x", tolerance=0, nonfinite=True)
     infinite = truth_for(question, {"x": np.array(np.inf)}, SIZES)
-    assert "infinite" in grade(question, "nan", infinite, SIZES).feedback
-    assert "ordinary number" not in grade(question, "nan", infinite, SIZES).feedback
+    feedback = grade(question, "nan", infinite, SIZES).feedback
+    assert "Not nan" in feedback and "infinite" not in feedback and "ordinary number" not in feedback
     undefined = truth_for(question, {"x": np.array(np.nan)}, SIZES)
-    assert "Not an infinity" in grade(question, "inf", undefined, SIZES).feedback
+    feedback = grade(question, "inf", undefined, SIZES).feedback
+    assert "Not an infinity" in feedback and "nan" not in feedback
 
 
 
