@@ -69,7 +69,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "linear_attn.phi_out": (1, 4, 9, 16)},
     "heads": {"heads.ablated": (1,), "heads.merged": (1, 9, 64), "heads.merged_ablated": (1, 9, 64),
               "heads.changed": (64,), "heads.out_changed": (64,), "heads.out_rank": (1,), "heads.favourite": (4, 9),
-              "heads.qk_rank": (4,), "heads.qk_blind": (4,)},
+              "heads.qk_rank": (4,), "heads.qk_blind": (4,), "heads.qk_blind_axes": (4,)},
     "fp16": {"fp16.row": (V,), "fp16.exp16": (V,), "fp16.overflow": (1,), "fp16.naive_sum": (1,),
              "fp16.naive": (V,), "fp16.stable": (V,), "fp16.limit": (1,), "fp16.max": (3,),
              "fp16.bf16_row": (V,), "fp16.bf16_overflow": (1,), "fp16.f32_sum": (1,), "fp16.bf16_sum": (1,),
@@ -272,6 +272,7 @@ def test_switching_off_a_head_changes_its_slice_only_until_w_o(hub, trained_out)
     assert np.array_equal(out["heads.favourite"], probes["blocks.0.attn.pattern"][0].argmax(dim=-1).numpy())
     assert list(out["heads.qk_rank"]) == [16] * 4          # a (64 × 16)(16 × 64) product: rank D_head
     assert list(out["heads.qk_blind"]) == [48] * 4         # rank-nullity: D − rank directions the head ignores
+    assert list(out["heads.qk_blind_axes"]) == [0] * 4     # ... yet every single feature reaches its scores
 
 
 def test_a_heads_bilinear_form_has_rank_at_most_d_head_on_random_weights():
@@ -279,6 +280,16 @@ def test_a_heads_bilinear_form_has_rank_at_most_d_head_on_random_weights():
     assert list(out["heads.qk_rank"]) == [4, 4, 4]
     assert list(out["heads.qk_blind"]) == [8, 8, 8]        # D = 12 minus the rank
     assert out["heads.out_rank"][0] == 4                   # L = 5 positions, but only D_head = 4 numbers reach W_O
+    assert list(out["heads.qk_blind_axes"]) == [0, 0, 0]
+
+
+def test_a_feature_that_feeds_no_query_is_the_one_axis_a_head_ignores():
+    model = small_model(d_model=12, n_head=3)
+    with torch.no_grad():
+        model.blocks[0].attn.W_Q.weight[:, 5] = 0.0                    # input feature 5 reaches no head's queries
+    out = run("heads", context(model, ["3142>"]))
+    assert list(out["heads.qk_blind_axes"]) == [1, 1, 1]
+    assert list(out["heads.qk_blind"]) == [8, 8, 8]                     # still D − rank: feature 5 is one of those 8
 
 
 # --- nu ------------------------------------------------------------------------------------------

@@ -125,7 +125,8 @@ def linear_attention(context: ExperimentContext) -> dict[str, np.ndarray]:
                         "heads.qk_rank (H,) the rank of each head's (D, D) bilinear form W_Q^h W_K^hᵀ, "
                         "with which its score compares a query token with a key token (biases aside), and "
                         "heads.qk_blind (H,) = D minus that rank, the directions a query token can move in "
-                        "without changing any of the head's scores",
+                        "without changing any of the head's scores, and heads.qk_blind_axes (H,) how many of the D "
+                        "single features (axis directions) a query token can move along alone without changing them",
                         head=ABLATED_HEAD),
             passes=1, copies=1)
 @one_torch_thread
@@ -159,4 +160,7 @@ def switch_off_head(context: ExperimentContext) -> dict[str, np.ndarray]:
         "heads.favourite": to_numpy(probes["blocks.0.attn.pattern"][0].argmax(dim=-1)),   # (H, L)
         "heads.qk_rank": to_numpy(rank.double()),                                          # (H,)
         "heads.qk_blind": to_numpy((forms.shape[-1] - rank).double()),                     # (H,) left null space
+        # A feature is ignored alone only if its whole row of the form is 0: a direction, not a slot, is what is blind.
+        "heads.qk_blind_axes": to_numpy((forms.abs().amax(dim=-1) <= 1e-12 * forms.abs().amax(dim=(1, 2))[:, None])
+                                        .sum(dim=-1).double()),                              # (H,)
     }
