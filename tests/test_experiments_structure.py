@@ -92,7 +92,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                                               "topp_kept", "topp_probs", "sample_counts")}
               | {f"decode.{n}": (10,) for n in ("sorted_ids", "sorted_probs", "cumsum")}
               | {"decode.ratio": (2,), "decode.greedy_token": (1,), "decode.topk_ratio_shift": (1,),
-                 "decode.topp_over_topk": (1,)},
+                 "decode.topp_over_topk": (1,), "decode.topp_wide_count": (1,)},
     "generate": {"generate.greedy": (decoding.N_NEW,), "generate.greedy_rerun_diff": (1,),
                  "generate.sampled": (2, decoding.N_NEW), "generate.sampled_diff": (1,),
                  "generate.input_greedy": (decoding.N_NEW,)},
@@ -443,6 +443,9 @@ def test_decode_filters_on_the_real_distribution(hub):
     top = int(out["decode.sorted_ids"][0])                                # both filters always keep the likeliest token
     assert out["decode.topp_over_topk"][0] == pytest.approx(
         math.log(out["decode.topp_probs"][top] / out["decode.topk_probs"][top]), abs=1e-5)
+    ranked = np.sort(probs)[::-1]                                         # top-p keeps the shortest prefix reaching p
+    wide = int(out["decode.topp_wide_count"][0])
+    assert ranked[:wide].sum() >= decoding.TOP_P_WIDE - 1e-6 > ranked[:wide - 1].sum()
 
 
 def test_generate_is_model_sample_generate(hub):

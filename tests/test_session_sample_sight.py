@@ -21,15 +21,15 @@ MINE, OTHER = "a" * 32, "b" * 32                                   # two weights
 
 def test_sampling_the_lessons_own_text_makes_its_untried_next_token_questions_not_got():
     progress = service()
-    progress.record(Answer(TOP_P.id, "tail-draws-per-1000", "a", False, 0, progress.clock()))   # tried: keeps its record
+    progress.record(Answer(TOP_P.id, "topk-kept-renorm", "a", False, 0, progress.clock()))   # tried: keeps its record
     assert sample_seen(progress, TOP_P, contexts("3142", ["1", "1", "1"])) == (1, 2, 3)
     records = {r.question_id: r for r in progress.store.question_records(TOP_P.id)}
-    assert records["topk-digits-renorm"].outcome is Outcome.MISSED and records["topp-or-topk-share"].outcome is Outcome.MISSED
+    assert records["topp-wide-keeps"].outcome is Outcome.MISSED and records["topp-or-topk-share"].outcome is Outcome.MISSED
     assert records["topp-three-from"].outcome is Outcome.MISSED                # decode.cumsum[1]: live, so it counts
-    assert records["tail-draws-per-1000"].outcome is None and records["tail-draws-per-1000"].tries == 1
+    assert records["topk-kept-renorm"].outcome is None and records["topk-kept-renorm"].tries == 1
     back = session(progress, 1, lesson=TOP_P)
     assert back.mode is Mode.PRACTICE and back.seen_in == ("sample", "sample")
-    assert progress.store.card(TOP_P.id, "topk-digits-renorm") is not None   # and it comes back in Review
+    assert progress.store.card(TOP_P.id, "topp-or-topk-share") is not None   # and it comes back in Review
 
 
 def test_a_run_that_reaches_the_lessons_text_token_by_token_counts_too():
@@ -65,7 +65,7 @@ async def test_the_app_applies_it_to_the_open_lesson_and_says_so(tmp_path):
         await pilot.pause()
         assert any("questions 1, 2, 3, 4, which you have not tried" in message for message, _options in told)
         assert "in the dashboard's Sample tab" in text_of(lesson, "#question", width=200)
-        assert app.progress.store.question_record(TOP_P.id, "topk-digits-renorm").outcome is Outcome.MISSED
+        assert app.progress.store.question_record(TOP_P.id, "topp-or-topk-share").outcome is Outcome.MISSED
 
 
 def test_de_greedy_newline_count_is_seen_in_a_run_that_passes_its_text():
@@ -93,12 +93,12 @@ def test_a_run_before_the_lesson_opens_resolves_the_question_when_it_opens():
     progress.sample_shown(MINE, "3142", ["1", "1", "1"])   # the lesson is not open: nothing resolved yet
     assert progress.store.question_records() == []
     assert sighted_on_opening(progress, TOP_P, 1, MINE) is True
-    record = progress.store.question_record(TOP_P.id, "topk-digits-renorm")
+    record = progress.store.question_record(TOP_P.id, "topp-or-topk-share")
     assert record.outcome is Outcome.MISSED and record.tries == 0
     opened = session(progress, 1, lesson=TOP_P)
     assert opened.mode is Mode.PRACTICE and opened.seen_in == ("sample", "sample")
-    assert progress.store.question_record(TOP_P.id, "topp-or-topk-share") is None   # each question when it opens
-    assert progress.store.card(TOP_P.id, "topk-digits-renorm") is not None
+    assert progress.store.question_record(TOP_P.id, "topp-three-from") is None   # each question when it opens
+    assert progress.store.card(TOP_P.id, "topp-or-topk-share") is not None
 
 
 def test_it_holds_after_a_restart(tmp_path):
@@ -107,7 +107,7 @@ def test_it_holds_after_a_restart(tmp_path):
     first.close()
     again = service(tmp_path / "home")
     assert sighted_on_opening(again, TOP_P, 3, MINE) is True
-    assert again.store.question_record(TOP_P.id, "topp-three-from").outcome is Outcome.MISSED
+    assert again.store.question_record(TOP_P.id, "topp-wide-keeps").outcome is Outcome.MISSED
 
 
 def test_other_weights_other_text_or_a_tried_question_cost_nothing():
@@ -120,9 +120,9 @@ def test_other_weights_other_text_or_a_tried_question_cost_nothing():
     assert sighted_on_opening(progress, TOP_P, 1, "") is False              # random weights: no digest
     assert sighted_on_opening(progress, ATTENTION, 0, MINE) is False
     assert progress.store.question_records() == []
-    progress.record(Answer(TOP_P.id, "topk-digits-renorm", "3", False, 0, progress.clock()))   # tried before the run
+    progress.record(Answer(TOP_P.id, "topp-or-topk-share", "3", False, 0, progress.clock()))   # tried before the run
     assert sighted_on_opening(progress, TOP_P, 1, MINE) is False
-    assert progress.store.question_record(TOP_P.id, "topk-digits-renorm").tries == 1
+    assert progress.store.question_record(TOP_P.id, "topp-or-topk-share").tries == 1
 
 
 def test_shows_after_is_exactly_the_texts_the_tab_showed_a_distribution_after():
@@ -152,9 +152,9 @@ async def test_the_lesson_screen_applies_a_run_made_before_it_opened(tmp_path):
         lesson = app.screen
         await wait_for_live(pilot, lesson)
         assert "in the dashboard's Sample tab" in text_of(lesson, "#question", width=200)   # question 1 opened
-        assert app.progress.store.question_record(TOP_P.id, "tail-draws-per-1000").outcome is Outcome.MISSED
-        assert app.progress.store.question_record(TOP_P.id, "topk-digits-renorm") is None   # not opened yet
+        assert app.progress.store.question_record(TOP_P.id, "topk-kept-renorm").outcome is Outcome.MISSED
+        assert app.progress.store.question_record(TOP_P.id, "topp-or-topk-share") is None   # not opened yet
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert "in the dashboard's Sample tab" in text_of(lesson, "#question", width=200)
-        assert app.progress.store.question_record(TOP_P.id, "topk-digits-renorm").outcome is Outcome.MISSED
+        assert app.progress.store.question_record(TOP_P.id, "topp-or-topk-share").outcome is Outcome.MISSED

@@ -12,6 +12,7 @@ from tutor.model.formats import SEPARATOR
 
 TOP_K = 3             # decode: top-k filter
 TOP_P = 0.9           # decode: top-p (nucleus) filter
+TOP_P_WIDE = 0.999    # decode: a top-p meant to cut "only the junk"
 HOT_T = 2.0           # decode: the "hotter" temperature
 N_DRAWS = 1000        # decode: how many samples are counted
 N_NEW = 10            # generate: how many tokens each continuation has
@@ -24,11 +25,12 @@ STOP_LONGEST = 8      # beam: the most new tokens of a beam that ends at a newli
                          "decode.topp_kept: the T=1 probabilities with the dropped tokens set to 0), "
                          "decode.topk_ratio_shift (1,) how far top-k moves ln(p(1st)/p(2nd)), "
                          "decode.topp_over_topk (1,) ln of top-p's over top-k's renormalised p of the most likely token, "
+                         "decode.topp_wide_count (1,) how many tokens top-p p={top_p_wide} keeps, "
                          "decode.sorted_ids / decode.sorted_probs / "
                          "decode.cumsum (10,) the 10 most likely tokens, decode.ratio (2,) p(1st)/p(2nd) at T=1 and "
                          "T={hot_t:g}, decode.greedy_token (1,) the argmax id, decode.sample_counts (V,) how often each "
                          "token comes up in {draws} draws at T=1 (seeded)",
-                         hot_t=HOT_T, top_k=TOP_K, top_p=TOP_P, draws=N_DRAWS), passes=1, copies=1)
+                         hot_t=HOT_T, top_k=TOP_K, top_p=TOP_P, top_p_wide=TOP_P_WIDE, draws=N_DRAWS), passes=1, copies=1)
 @one_torch_thread
 def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -54,6 +56,7 @@ def decode(context: ExperimentContext) -> dict[str, np.ndarray]:
                                           - (probs[top.indices[0]] / probs[top.indices[1]]).log())
         if probs.numel() > 1 else scalar(0.0),
         "decode.topp_over_topk": scalar((torch.softmax(top_p, -1)[top.indices[0]] / kept_k[top.indices[0]]).log()),
+        "decode.topp_wide_count": scalar(torch.isfinite(filter_logits(logits, 1.0, top_p=TOP_P_WIDE)).sum()),
         "decode.topp_kept": to_numpy(probs.masked_fill(torch.isinf(top_p), 0.0)),
         "decode.topp_probs": to_numpy(torch.softmax(top_p, -1)),
         "decode.sorted_ids": to_numpy(top.indices),
