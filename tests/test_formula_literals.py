@@ -176,7 +176,6 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
      "Yours builds phi_Q @ phi_K.T, an (L, L) intermediate"),
     ("op-minibatch", "cost-formula", "N", "the answer's shape is (4,)."),
     ("la-svd", "stretch-mixed", "(s1**2 + s2**2)/2", "That is the squared length of W_E·x, not its length."),
-    ("la-dot-geometry", "cosine-table", "Q @ K.T / sqrt(sum(Q * Q))", "Yours takes out the query's length only"),
     ("it-kl-distillation", "softened-grad", "-p_T/q_T/T", "−p_T/q_T is the gradient with respect to q_T."),
 ])
 def test_the_reviewed_answers_follow_the_rule_on_the_live_model(hub, lesson_id, question_id, text, said):

@@ -25,8 +25,10 @@ LATE_MASK = "Masking after the softmax is too late."
 UNSCALED = "Your rows are sharper than the model's."
 TRANSPOSED = "Your score table is the wrong way round."
 # A lesson whose one formula question carries four sentences.  pr-masked-softmax's pattern question
-# was one until issue 31's fourth pass replaced it (its answer repeated la-scaled-scores' formula).
-LESSON, QUESTION = "la-dot-geometry", "cosine-table"
+# was one until issue 31's fourth pass replaced it (its answer repeated la-scaled-scores' formula), then
+# la-dot-geometry's cosine-table until its fifth pass (its answer repeated la-one-hot-vs-dense's box).
+# The answer has no digits: the overlay's number check compares a copied zh file with the built-in English.
+LESSON, QUESTION = "nu-layernorm-gradients", "ln-backward"
 PATTERN = dict(kind="formula", id="pattern", prompt="p", answer="softmax(causal_mask(Q @ K.T / sqrt(d_k)))",
                matrices=["Q", "K"], bind={"Q": "blocks.0.attn.q[0, 0]", "K": "blocks.0.attn.k[0, 0]", "d_k": "D_head"},
                probe="blocks.0.attn.pattern[0, 0]",
@@ -178,31 +180,31 @@ def test_the_check_warns_at_the_line_of_a_sentence_that_gives_the_answer_away(tm
     from tutor.authoring.check import check_paths
 
     text = (LESSONS / f"{LESSON}.yaml").read_text(encoding="utf-8")
-    leaking = "Those are the dot products. Write (Q @ K.T) / (sqrt(sum(Q * Q)) @ sqrt(sum(K * K)).T)."
+    leaking = "Yours misses a part. Write (gamma * gy - mean(gamma * gy) - xh * mean(gamma * gy * xh)) / s."
     first = next(line for line in text.splitlines() if line.strip().startswith("says:"))
     text = text.replace(first, f'        says: "{leaking}"', 1)
     (tmp_path / f"{LESSON}.yaml").write_text(text, encoding="utf-8")
     (tmp_path / "zh").mkdir()
     zh = (LESSONS / "zh" / f"{LESSON}.yaml").read_text(encoding="utf-8")
-    zh_first = next(line for line in zh.splitlines() if line.strip().startswith("- ") and "余弦是把两个向量的长度" in line)
-    zh = zh.replace(zh_first, '      - "写 Q @ K.T / sqrt(sum(Q * Q)) / sqrt(sum(K * K)).T。"', 1)
+    zh_first = next(line for line in zh.splitlines() if line.strip().startswith("- ") and "你的式子把 μ 和 s 当成常数" in line)
+    zh = zh.replace(zh_first, '      - "写 (gamma * gy - mean(gamma * gy) - xh * mean(gamma * gy * xh)) / s。"', 1)
     (tmp_path / "zh" / f"{LESSON}.yaml").write_text(zh, encoding="utf-8")
     report = check_paths([tmp_path / f"{LESSON}.yaml"])
     warnings = [w for w in report.warnings if "says: sentence" in str(w.message)]
     english_line = text.splitlines().index(f'        says: "{leaking}"') + 1
-    zh_line = zh.splitlines().index('      - "写 Q @ K.T / sqrt(sum(Q * Q)) / sqrt(sum(K * K)).T。"') + 1
+    zh_line = zh.splitlines().index('      - "写 (gamma * gy - mean(gamma * gy) - xh * mean(gamma * gy * xh)) / s。"') + 1
     assert {(Path(w.path).parent.name, w.line) for w in warnings} == {(tmp_path.name, english_line), ("zh", zh_line)}, \
         [str(w) for w in report.warnings]
-    assert any("(Q @ K.T) / (sqrt(sum(Q * Q)) @ sqrt(sum(K * K)).T)" in str(w.message) for w in warnings), \
+    assert any("(gamma * gy - mean(gamma * gy) - xh * mean(gamma * gy * xh)) / s" in str(w.message) for w in warnings), \
         [str(w.message) for w in warnings]
     assert not [p for p in report.problems if "says" in p.field], report.problems
 
 
 @pytest.mark.parametrize("language,said", [
-    ("en", "A cosine is what is left of each"), ("zh", "余弦是把两个向量的长度都去掉之后")])
+    ("en", "Yours treats μ and s as constants"), ("zh", "你的式子把 μ 和 s 当成常数")])
 async def test_the_feedback_line_shows_the_sentence_in_the_learner_s_language(tmp_path, language, said):
-    """la-dot-geometry on the shipped model: the dot products' verdict is the author's sentence,
-    in Chinese from the lesson's overlay; before, "differs at 12 of its 16 entries" in both."""
+    """nu-layernorm-gradients on the shipped model: the constant-μ-and-s verdict is the author's
+    sentence, in Chinese from the lesson's overlay (without a says: entry it would be the computed nudge)."""
     from journey_helpers import open_live_lesson, text_of, type_answer
     from tutor.common.i18n import set_language
     from tutor.course.catalog import load_catalog
@@ -215,12 +217,12 @@ async def test_the_feedback_line_shows_the_sentence_in_the_learner_s_language(tm
         app = TutorApp(preload_model=False, home=tmp_path, watch_interval=None)
         async with app.run_test(size=(100, 30)) as pilot:
             screen = await open_live_lesson(pilot, LESSON, position)
-            await type_answer(pilot, "Q @ K.T")
+            await type_answer(pilot, "gamma * gy / s")
             feedback = " ".join(text_of(screen, "#feedback", width=400).split())
     finally:
         set_language("en")
     assert said in feedback and "✗" in feedback, feedback
-    assert " of its " not in feedback and "sqrt(sum(K * K))" not in feedback
+    assert " of its " not in feedback and "mean(gamma" not in feedback
 
 
 def test_a_result_that_is_not_a_number_says_so():
