@@ -67,7 +67,7 @@ def test_the_notice_names_questions_and_the_formula_in_either_language():
 
 
 async def test_a_question_given_away_on_the_learner_s_model_is_not_scored_there(tmp_path):
-    """On barely trained weights de-beam's text shows question 2's answer: a try there
+    """On barely trained weights de-beam's text shows question 1's answer (best-first): a try there
     would be a point for reading.  It is refused, free (no attempt, no reveal); Ctrl+O gives the shipped
     model, where the same question is scored as usual."""
     from tutor.ui.app import TutorApp
@@ -75,8 +75,8 @@ async def test_a_question_given_away_on_the_learner_s_model_is_not_scored_there(
     app = TutorApp(home=tmp_path / "home", preload_model=False, watch_interval=None)
     app.hub.replace(*barely_trained())
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_live_lesson(pilot, "de-beam", 1)
-        assert 2 in screen.claims.given_away
+        screen = await open_live_lesson(pilot, "de-beam", 0)
+        assert 1 in screen.claims.given_away
         screen.query_one("#answer").value = "1"
         await pilot.press("enter")
         await graded(pilot)
