@@ -71,6 +71,25 @@ def test_a_distribution_stays_a_distribution_on_every_draw():
         assert grade(q, text, truth, {}).correct, text
 
 
+def test_a_rotation_stays_a_rotation_on_every_draw():
+    """co-pe-shift (r8copr): S @ M.T @ M.T @ M equals S @ M.T for every rotation M, and was refused as a
+    coincidence because the draws made M any matrix. A permutation (orthogonal too, but non-negative) is
+    still drawn as the rows of probabilities it also is."""
+    angle = 0.7
+    block = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+    rotation = np.kron(np.eye(3), block)                                        # (6, 6) block-diagonal
+    shifted = np.random.default_rng(2).standard_normal((5, 6))                  # (5, 6)
+    q = question(answer="S @ M.T", matrices=["S", "M"], bind={"S": "S", "M": "M"}, probe="back")
+    truth = truth_for(q, {"S": shifted, "M": rotation, "back": shifted @ rotation.T}, {})
+    for draw, _expected in truth.value.draws:
+        m = np.asarray(draw.values["M"])
+        assert np.allclose(m.T @ m, np.eye(m.shape[-1]), atol=1e-9)
+    assert grade(q, "S @ M.T @ M.T @ M", truth, {}).correct
+    assert not grade(q, "S @ M", truth, {}).correct and not grade(q, "S @ M.T @ M.T", truth, {}).correct
+    from tutor.grading.formula_draws import _orthogonal
+    assert not _orthogonal(np.eye(4)[[2, 0, 3, 1]])                           # a permutation keeps its own rule
+
+
 def test_an_integer_count_is_compared_exactly():
     """ca-finite-differences: 2nF + 1000 and n(2F + 1) passed within 1e-4 of 3.7e7."""
     n, flops = 64.0, 287232.0

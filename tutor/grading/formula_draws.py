@@ -175,13 +175,33 @@ def _perturbed(value, rng: np.random.Generator, shift: bool) -> np.ndarray:
         return _in_domain(value, scaled + step)
 
 
+def _orthogonal(real: np.ndarray) -> bool:
+    """A rotation (or reflection) of mixed signs: square in its last two axes, Rᵀ·R = I for every matrix.
+    A permutation matrix is orthogonal too, but it is kept as the distribution of rows it also is."""
+    if real.ndim < 2 or real.shape[-1] != real.shape[-2] or real.shape[-1] < 2 or not np.all(np.isfinite(real)) \
+            or np.all(real >= 0):
+        return False
+    gram = np.swapaxes(real, -1, -2) @ real                                    # (..., n, n)
+    return bool(np.allclose(gram, np.eye(real.shape[-1]), atol=1e-6))
+
+
+def _nearest_orthogonal(new: np.ndarray) -> np.ndarray:
+    """The orthogonal matrix nearest to ``new`` (its polar factor U·Vᵀ): drawn values that stay a rotation."""
+    u, _s, vt = np.linalg.svd(new)                                            # (..., n, n) each
+    return u @ vt
+
+
 def _in_domain(real: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """``new`` kept inside what ``real`` shows of its domain: its sign, [0, 1], rows that sum to 1."""
+    """``new`` kept inside what ``real`` shows of its domain: its sign, [0, 1], rows that sum to 1, and a
+    rotation stays a rotation: co-pe-shift's ``S @ M_k.T @ M_k.T @ M_k`` is right for every rotation M_k but
+    was refused as a coincidence on draws where M_k was any matrix (r8copr)."""
     real = np.asarray(real, dtype=np.float64)
     new = np.asarray(new, dtype=np.float64)
     finite = real[np.isfinite(real)]
     if not finite.size:
         return new
+    if _orthogonal(real) and new.shape[-2:] == (new.shape[-1],) * 2 and np.all(np.isfinite(new)):
+        return _nearest_orthogonal(new)
     with np.errstate(invalid="ignore", divide="ignore"):
         if np.all(finite >= 0):
             new = np.abs(new)
