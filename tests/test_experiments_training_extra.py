@@ -86,6 +86,17 @@ def test_mixed_precision_counts_agree_with_the_formats(out):
         mp["mixed_precision.zero_fp16"][0] == mp["mixed_precision.n"][0]
 
 
+def test_mixed_precision_scale_all_is_the_smallest_power_of_two_saving_every_gradient(out):
+    """nu-mixed-precision scale-for-all: S saves the smallest |g| from 0 in float16, S/2 does not."""
+    mp = out["mixed_precision"]
+    scale, smallest = mp["mixed_precision.scale_all"][0], torch.tensor(mp["mixed_precision.smallest"][0])
+    assert float(scale).is_integer() and math.log2(scale).is_integer()
+    assert float((smallest * scale).half()) != 0 and (scale == 1 or float((smallest * scale / 2).half()) == 0)
+    example = torch.tensor(mp["mixed_precision.example"])
+    np.testing.assert_array_equal(mp["mixed_precision.example_scaled_all"], (example * scale).half().double().numpy() / scale)
+    assert (mp["mixed_precision.example_scaled_all"] != 0).all()
+
+
 def test_curvature_hessian_vector_product_matches_finite_differences(out):
     cv = out["curvature"]
     assert cv["curvature.uHu"][0] == pytest.approx(cv["curvature.fd"][0], rel=0.05)

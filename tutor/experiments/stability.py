@@ -110,6 +110,18 @@ def _cast_back(values, dtype):
     return values.to(dtype).double()
 
 
+def _scale_saving_all(grads) -> float:
+    """The smallest power of two S with no nonzero gradient 0 in float16 after ×S (nu-mixed-precision
+    scale-for-all shows its effect); powers of two keep the scaling itself exact."""
+    import torch
+
+    nonzero = grads[grads != 0]
+    for k in range(64):
+        if not bool((_cast_back(nonzero * 2.0 ** k, torch.float16) == 0).any()):
+            return 2.0 ** k
+    return 2.0 ** 64
+
+
 @experiment("mixed_precision", M_("the real gradients of the trainer's loss (a float64 copy) stored in float16 "
                                   "and bfloat16: mixed_precision.n (1,) nonzero gradient entries (above float64 "
                                   "round-off: |g| > 1e-12 of the largest), "
@@ -129,7 +141,10 @@ def _cast_back(values, dtype):
                                   "percentile, median, largest |g|, with their signs) and .example_fp16 / "
                                   ".example_bf16 / .example_scaled (4,) what float16, bfloat16 and "
                                   "float16-after-scaling (then divided by S) keep of them, .example_rel_bf16 (4,) bfloat16's "
-                                  "relative error |b - g|/|g| on each",
+                                  "relative error |b - g|/|g| on each; .scale_all (1,) the smallest power of two S "
+                                  "for which no gradient becomes 0 in float16 after multiplying by S, "
+                                  ".example_scaled_all (4,) the four examples scaled by it, stored in float16 and "
+                                  "divided by it again",
                                   loss_scale=LOSS_SCALE),
             passes=1, copies=1,
             derived={"mixed_precision.example_rel_bf16": ("mixed_precision.example", "mixed_precision.example_bf16")})
@@ -157,6 +172,7 @@ def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
     normal_scaled = (scaled.abs() >= fp16_tiny) & scaled.isfinite()
     unscale_error = ((unscaled - grads).abs() / magnitude)[normal_scaled].max() if bool(normal_scaled.any()) else 0.0
     fp16_normal = magnitude >= fp16_tiny
+    scale_all = _scale_saving_all(grads)
     fp16_subnormal = (fp16 != 0) & ~fp16_normal
     return {
         "mixed_precision.n": scalar(grads.numel() if float(magnitude.max()) > 0 else 0),
@@ -183,4 +199,6 @@ def mixed_precision(context: ExperimentContext) -> dict[str, np.ndarray]:
         "mixed_precision.example_bf16": to_numpy(bf16[picks]),
         "mixed_precision.example_scaled": to_numpy(unscaled[picks]),
         "mixed_precision.example_rel_bf16": to_numpy(((bf16 - grads).abs() / magnitude)[picks]),
+        "mixed_precision.scale_all": scalar(scale_all),
+        "mixed_precision.example_scaled_all": to_numpy(_cast_back(example * scale_all, torch.float16) / scale_all),
     }
