@@ -339,3 +339,28 @@ def test_arithmetic_that_is_not_a_number_is_still_refused_clearly(written, messa
 
     with pytest.raises(AnswerError, match=message):
         parse_number(written)
+
+
+def test_a_number_question_says_the_authors_sentence_for_a_known_slip():
+    """r8ca: nu-init-scale's s² = 2500, the lesson's point without the ε correction, heard only "Too low"."""
+    from pydantic import ValidationError
+
+    from tutor.grading.formula_says import sentences, with_sentences
+    from tutor.grading.kinds import kind_of
+
+    slip = "That is s² alone: what does ε do to the normal model's normalised x?"
+    question = number(probe="x", tolerance=0.005, relative=True,
+                      reject=[{"value": 2500, "says": slip}, {"value": "1/4", "says": "A quarter of what?"}])
+    truth = truth_for(question, {"x": np.array(2536.6)}, SIZES)
+    assert grade(question, "2500", truth, SIZES).feedback == "Not quite. " + slip
+    assert grade(question, "2501", truth, SIZES).feedback == "Not quite. " + slip     # within the question's 0.5%
+    assert grade(question, "2400", truth, SIZES).feedback == "Not quite. Too low."
+    assert grade(question, "2536", truth, SIZES).correct
+    assert sentences(question) == [slip, "A quarter of what?"]                       # a translation's says: list
+    assert with_sentences(question, ["甲", "乙"]).reject[0].says == "甲"
+    right = number(probe="x", tolerance=0.005, relative=True, reject=[{"value": 2537, "says": "never read"}])
+    [problem] = kind_of(right).check_answer(right, truth_for(right, {"x": np.array(2536.6)}, SIZES), {}, SIZES, True)
+    assert problem.field == ("reject", 0, "value") and "graded right on this model" in problem.message
+    for bad in ({"value": "lots", "says": "x"}, {"value": 1, "says": "{{ L }} too many"}):
+        with pytest.raises(ValidationError):
+            number(probe="x", reject=[bad])

@@ -15,7 +15,7 @@ from tutor.grading.answer_text import number_shown
 from tutor.grading.arithmetic_text import computations
 from tutor.grading.answers import AnswerError, parse_number
 from tutor.grading.compare import absolute_tolerance, close
-from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer
+from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer, ShortText, Strict
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, with_reveal
 from tutor.grading.number_format import format_number, tolerance_in_words
 from tutor.grading.round_numbers import distinctive_number
@@ -23,6 +23,24 @@ from tutor.grading.stated_precision import precision_problem
 from tutor.grading.tensor_access import probe_slice, reduce_slice
 
 COUNTING = ("count_zero", "count_nonzero", "argmax", "argmin", "numel")
+
+
+class NumberMistake(Strict):
+    """A value a known slip leads to, and the author's sentence for it: nu-init-scale's s² = 2500, the
+    lesson's main point without the ε correction, heard only "Too low" (r8ca). Read like a learner's
+    answer (``2500``, ``1/4``, ``-inf``); matched within the question's own tolerance."""
+    value: Union[float, str]
+    says: ShortText
+
+    @model_validator(mode="after")
+    def _readable(self):
+        try:
+            parse_number(str(self.value))
+        except AnswerError as error:
+            raise ValueError(M_("{error}; write a number such as 2500, 1/4, -inf", error=message_of(error))) from None
+        if "{{" in self.says:
+            raise ValueError(M_("says: is shown as written: live numbers ({{{{ … }}}}) are not filled in there"))
+        return self
 
 
 class NumberQuestion(QuestionBase):
@@ -34,6 +52,7 @@ class NumberQuestion(QuestionBase):
     answer: Union[float, str, None] = None
     nonfinite: bool = False   # the truth may be nan or ±inf on purpose
     categorical: bool = False   # the number names one of several things (a token id, a position): no higher/lower
+    reject: list[NumberMistake] = Field(default_factory=list, max_length=10)   # known slips, each with its sentence
 
     @model_validator(mode="after")
     def _needs_a_source(self):
@@ -44,6 +63,15 @@ class NumberQuestion(QuestionBase):
 
 def _tolerance(question, expected: float) -> float:
     return absolute_tolerance(question.tolerance, question.relative, expected)
+
+
+def _mistake_said(question, given: float) -> str | None:
+    """The author's sentence for the known slip ``given`` lands on, if any."""
+    for mistake in getattr(question, "reject", ()):
+        value = parse_number(str(mistake.value))
+        if close(given, value, _tolerance(question, value)):
+            return mistake.says
+    return None
 
 
 def direction_nudge(given: float, expected: float, tolerance: float = 0.0) -> str:
@@ -102,6 +130,8 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
             return _("Not that index; compare the values it is chosen from again.")
         if getattr(question, "categorical", False):
             return _("Not that one; look again at what it is chosen from.")
+        if said := _mistake_said(question, given):
+            return said
         expected = float(truth.value)
         return direction_nudge(given, expected, _tolerance(question, expected))
 
@@ -111,15 +141,21 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
         return tolerance_in_words(question.tolerance, question.relative, expected, pairs)
 
     def check_answer(self, question, truth: Truth, tensors, sizes, own_sizes: bool) -> list[AuthorProblem]:
+        problems = [AuthorProblem(("reject", i, "value"), M_("reject value {value} is graded right on this model "
+                                                              "({truth}), so its says: sentence is never read",
+                                                              value=str(mistake.value), truth=truth.display))
+                    for i, mistake in enumerate(question.reject)
+                    if own_sizes and self.matches(question, parse_number(str(mistake.value)), truth)]
         if question.answer is None or question.probe is None or not own_sizes:
-            return []
+            return problems
         try:
             given = parse_number(str(question.answer))
         except AnswerError as error:
-            return [AuthorProblem(("answer",), M_("{error}; write a number such as 0.25, 1/4, -inf, nan", error=message_of(error)))]
+            return problems + [AuthorProblem(("answer",), M_("{error}; write a number such as 0.25, 1/4, -inf, nan",
+                                                              error=message_of(error)))]
         if self.matches(question, given, truth):
-            return []
-        return [AuthorProblem(("answer",), M_("answer {given} disagrees with the model: {reduce} of {probe} is {truth} "
+            return problems
+        return problems + [AuthorProblem(("answer",), M_("answer {given} disagrees with the model: {reduce} of {probe} is {truth} "
                                               "(tolerance {tolerance})", given=format_number(given), reduce=question.reduce,
                                               probe=question.probe, truth=truth.display,
                                               tolerance=format_number(_tolerance(question, float(truth.value)))))]
