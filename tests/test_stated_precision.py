@@ -1,6 +1,7 @@
 """A prompt's "N decimals" against its tolerance (tutor.grading.stated_precision), and `lessons check`'s warning."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tutor.grading.kinds import kind_of
@@ -54,3 +55,17 @@ def test_lessons_check_points_at_the_tolerance_line(tmp_path: Path):
     [warning] = [w for w in report.warnings if "decimals" in w.message]
     assert warning.field == "questions.0.tolerance" and warning.line == text[:text.index("questions:\n")].count("\n") + 6
     assert report.ok, report.text()
+
+
+def test_the_truth_written_short_of_the_stated_decimals_hears_so():
+    """r8la: 0.9995 for 0.99951 asked to 5 decimals heard "Too low", as if its digits were wrong."""
+    from tutor.grading.quiz import grade, truth_for
+
+    question = NumberQuestion(kind="number", id="n", prompt="What is it, to 5 decimals?", probe="x[0]",
+                              tolerance=0.00001)
+    truth = truth_for(question, {"x": np.array([0.999512])}, {})
+    assert grade(question, "0.9995", truth, {}).feedback == \
+        "Not quite. That is the value to 4 decimals; the question asks for 5."
+    assert grade(question, "1", truth, {}).feedback == "Not quite. That is the value to 0 decimals; the question asks for 5."
+    assert grade(question, "0.9994", truth, {}).feedback == "Not quite. Too low."   # a wrong digit stays wrong
+    assert grade(question, "0.99951", truth, {}).correct

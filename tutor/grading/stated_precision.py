@@ -9,6 +9,7 @@ this is a static check on the question as written.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from tutor.common.i18n import M_
@@ -29,6 +30,19 @@ def stated_decimals(prompt: str) -> int | None:
         return None
     word = found.group(1).lower()
     return int(word) if word.isdigit() else _COUNTS[word]
+
+
+def rounded_short(prompt: str, given: float, expected: float) -> int | None:
+    """The places ``given`` has when it is the truth written to fewer decimals than the prompt asks:
+    0.9995 for 0.99951 asked to 5 decimals heard "Too low" (r8la), as if its digits were wrong."""
+    wanted = stated_decimals(prompt)
+    if wanted is None or not (math.isfinite(given) and math.isfinite(expected)):
+        return None
+    for places in range(wanted):
+        if abs(given - round(given, places)) <= 1e-12 * max(1.0, abs(given)) and \
+                abs(given - expected) <= 0.5 * 10.0 ** -places * (1 + _SLACK):
+            return places
+    return None
 
 
 def precision_problem(prompt: str, tolerance: float, relative: bool) -> str | None:

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from tutor.common.i18n import M_, N_, _, message_of
+from tutor.common.i18n import M_, N_, _, message_of, ngettext
 
 from typing import Literal, Union
 
@@ -19,7 +19,7 @@ from tutor.grading.fields import OptionalProbeRef, QuestionBase, Reducer, ShortT
 from tutor.grading.kinds.base import AuthorProblem, QuestionKind, Truth, probe_read, with_reveal
 from tutor.grading.number_format import format_number, tolerance_in_words
 from tutor.grading.round_numbers import distinctive_number
-from tutor.grading.stated_precision import precision_problem
+from tutor.grading.stated_precision import precision_problem, rounded_short, stated_decimals
 from tutor.grading.tensor_access import probe_slice, reduce_slice
 
 COUNTING = ("count_zero", "count_nonzero", "argmax", "argmin", "numel")
@@ -133,6 +133,10 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
         if said := _mistake_said(question, given):
             return said
         expected = float(truth.value)
+        if (places := rounded_short(question.prompt, given, expected)) is not None:
+            return ngettext("That is the value to {places} decimal; the question asks for {count}.",
+                            "That is the value to {places} decimals; the question asks for {count}.", places).format(
+                places=places, count=stated_decimals(question.prompt))
         return direction_nudge(given, expected, _tolerance(question, expected))
 
     def closeness(self, question, truth: Truth, given: float | None = None) -> str:
