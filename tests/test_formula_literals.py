@@ -175,6 +175,7 @@ def test_a_one_hot_drawn_at_another_length_stays_one_hot():
     ("co-linear-attention", "linear-form", "(phi_Q @ phi_K.T @ V) / sum(phi_Q @ phi_K.T)",
      "Yours builds phi_Q @ phi_K.T, an (L, L) intermediate"),
     ("op-minibatch", "cost-formula", "N", "the answer's shape is (4,)."),
+    ("op-minibatch", "cost-formula", "b/N", "Yours is upside down"),  # r9op: heard only "differs at 3 of 4"
     ("la-svd", "stretch-mixed", "(s1**2 + s2**2)/2", "That is the squared length of W_E·x, not its length."),
     ("it-kl-distillation", "softened-grad", "-p_T/q_T/T", "−p_T/q_T is the gradient with respect to q_T."),
 ])
