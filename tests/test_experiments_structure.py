@@ -75,7 +75,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
              "fp16.bf16_row": (V,), "fp16.bf16_overflow": (1,), "fp16.f32_sum": (1,), "fp16.bf16_sum": (1,),
              "fp16.sum_gap": (1,), "fp16.top_below": (1,)},
     "norm_axes": {"norm_axes.ln_mean": (1, 9, 1), "norm_axes.bn_mean": (1, 1, 64), "norm_axes.bn": (1, 9, 64),
-                  "norm_axes.bn_row_mean": (1, 9), "norm_axes.scaled_changed": (1,),
+                  "norm_axes.bn_row_mean": (1, 9), "norm_axes.ln_var": (1, 9), "norm_axes.scaled_changed": (1,),
                   "norm_axes.bn_scaled_changed": (1,), "norm_axes.scaled_shift": (1,)},
     "residual_grad": {"residual_grad.with_skip": (2,), "residual_grad.without_skip": (2,),
                       "residual_grad.input_with_skip": (9, 64), "residual_grad.input_without_skip": (9, 64)},
@@ -323,6 +323,8 @@ def test_norm_axes(trained_out):
     # one token times 10: LayerNorm moves it only through ε and no other token; BatchNorm moves them all
     assert out["norm_axes.scaled_changed"][0] == 0 and 0 < out["norm_axes.scaled_shift"][0] < 0.05
     assert out["norm_axes.bn_scaled_changed"][0] > 64
+    # x̂'s variance is σ²/(σ² + ε) per token: just under 1 on a stream whose σ² is many times ε
+    assert (out["norm_axes.ln_var"] < 1).all() and (out["norm_axes.ln_var"] > 0.9).all()
 
 
 def test_residual_gradient_survives_with_skips_and_vanishes_without():

@@ -63,7 +63,8 @@ def float16_softmax(context: ExperimentContext) -> dict[str, np.ndarray]:
 @experiment("norm_axes", "LayerNorm versus BatchNorm statistics of block 0's input x = resid_pre: "
                          "norm_axes.ln_mean (B, L, 1) one mean per token (over D), norm_axes.bn_mean (1, 1, D) one "
                          "mean per feature (over B and L), norm_axes.bn (B, L, D) x normalised per feature, "
-                         "norm_axes.bn_row_mean (B, L) the mean of each token's row after that; one token (row 0, "
+                         "norm_axes.bn_row_mean (B, L) the mean of each token's row after that; norm_axes.ln_var (B, L) the "
+                         "variance over D of each token's row of LayerNorm's x̂, σ²/(σ² + ε); one token (row 0, "
                          "position L // 2) multiplied by 10, everything else as it was: norm_axes.scaled_changed (1,) and "
                          "norm_axes.bn_scaled_changed (1,) how many of the B·L·D entries of LayerNorm's x̂ (no gain, "
                          "no shift) and of the BatchNorm above change by more than 0.05, norm_axes.scaled_shift (1,) "
@@ -81,6 +82,7 @@ def norm_axes(context: ExperimentContext) -> dict[str, np.ndarray]:
         "norm_axes.bn_mean": to_numpy(bn_mean),
         "norm_axes.bn": to_numpy(bn),
         "norm_axes.bn_row_mean": to_numpy(bn.mean(dim=-1)),
+        "norm_axes.ln_var": to_numpy(_layer_norm(x).var(dim=-1, unbiased=False)),  # (B, L)
         "norm_axes.scaled_changed": scalar((ln_shift > CHANGED).sum()),
         "norm_axes.bn_scaled_changed": scalar(((_batch_norm(scaled) - bn).abs() > CHANGED).sum()),
         "norm_axes.scaled_shift": scalar(ln_shift.max()),
