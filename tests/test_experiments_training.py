@@ -72,7 +72,8 @@ EXPECTED_SHAPES = {   # on the trained model (D = 64, H = 4) with B = 1, L = 9
     "ce_grad": {"ce_grad.loss": (1,), "ce_grad.N": (1,), "ce_grad.scored": (1, 8), "ce_grad.probs": (1, 8, V),
                 "ce_grad.onehot": (1, 8, V), "ce_grad.dlogits": (1, 8, V), "ce_grad.x_final": (1, 8, 64),
                 "ce_grad.dx_final": (1, 8, 64), "ce_grad.dW_U": (64, V),
-                "ce_grad.dW_U_norm": (V,), "ce_grad.dprobs": (1, 8, V)},
+                "ce_grad.dW_U_norm": (V,), "ce_grad.dprobs": (1, 8, V), "ce_grad.T": (1,),
+                "ce_grad.probs_T": (1, 8, V), "ce_grad.dlogits_T": (1, 8, V)},
     "finite_diff": {"finite_diff.index": (4, 2), "finite_diff.partial": (4,), "finite_diff.loss_plus": (4,),
                     "finite_diff.loss_minus": (4,), "finite_diff.h": (1,), "finite_diff.gain": (9,),
                     "finite_diff.grad_norm": (1,), "finite_diff.cosine": (9,), "finite_diff.n_params": (1,)},
@@ -265,6 +266,18 @@ def test_ce_grad_is_p_minus_y_over_n_and_chains_into_W_U(hub):
     probs, onehot = out["ce_grad.probs"], out["ce_grad.onehot"]
     np.testing.assert_allclose(out["ce_grad.dprobs"], -onehot / (N * probs), rtol=1e-9, atol=0)
     assert abs(out["ce_grad.dprobs"][0, 6, 21]) > 1000 * np.linalg.norm(out["ce_grad.dlogits"][0, 6])
+
+
+def test_ce_grad_at_a_temperature_is_the_softmax_gap_over_n_t(hub):
+    """ca-softmax-ce-grad's logit-grad-row-temp: autograd through logits / T gives (q − y)/(N·T) with
+    q = softmax(z/T), not the T = 1 row: the 1/T the learner must find is in the data."""
+    out = run("ce_grad", context(hub.model, [WRONG]))
+    N, T = out["ce_grad.N"][0], out["ce_grad.T"][0]
+    assert T == 2
+    q, onehot, scored = out["ce_grad.probs_T"], out["ce_grad.onehot"], out["ce_grad.scored"][..., None]
+    np.testing.assert_allclose(q.sum(-1), 1, atol=1e-12)
+    np.testing.assert_allclose(out["ce_grad.dlogits_T"], (q - onehot) / (N * T) * scored, atol=1e-12)
+    assert not np.allclose(out["ce_grad.dlogits_T"], out["ce_grad.dlogits"], atol=1e-6)
 
 
 def test_finite_differences_match_backward_and_the_gradient_is_steepest(small):

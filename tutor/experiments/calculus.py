@@ -9,13 +9,18 @@ from tutor.experiments.registry import ExperimentContext, experiment, one_torch_
 from tutor.model.formats import IGNORE
 
 
+TEMPERATURE = 2.0   # ce_grad's second loss divides the logits by it; not 1, so the 1/T step shows
+
+
 @experiment("ce_grad", "one backward pass of the trainer's loss on a float64 copy: ce_grad.loss (1,); "
                        "ce_grad.N (1,) scored targets; ce_grad.scored (B, L-1); ce_grad.probs and "
                        "ce_grad.onehot (B, L-1, V); ce_grad.dlogits (B, L-1, V) = dL/dlogits; "
                        "ce_grad.x_final (B, L-1, D) the input of W_U; ce_grad.dx_final (B, L-1, D); "
                        "ce_grad.dW_U (D, V) in the (in, out) layout of params.W_U; ce_grad.dW_U_norm (V,) the "
                        "length of each of its columns; ce_grad.dprobs (B, L-1, V) "
-                       "= dL/dprobs, the same loss written as -log p of the target", passes=1.2, copies=3)
+                       "= dL/dprobs, the same loss written as -log p of the target; ce_grad.T (1,) a temperature, 2; "
+                       "ce_grad.probs_T (B, L-1, V) softmax(logits / T); ce_grad.dlogits_T (B, L-1, V) the gradient "
+                       "at the logits of the same mean loss on logits / T", passes=1.2, copies=3)
 @one_torch_thread
 def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
     import torch
@@ -45,6 +50,11 @@ def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
         p_target = probs.gather(-1, safe[..., None]).squeeze(-1)                # (B, L-1)
         p_target = torch.where(scored, p_target, torch.ones_like(p_target))    # log 1 = 0 off the scored targets
         (-(torch.log(p_target) * scored).sum() / scored.sum()).backward()
+    # the same loss on logits / T, as distillation and calibration score them: a loss whose row the learner derives
+    with torch.enable_grad():
+        z_raw = z[:, :-1].detach().clone().requires_grad_()                     # (B, L-1, V)
+        F.cross_entropy((z_raw / TEMPERATURE).reshape(-1, z.size(-1)), targets.reshape(-1),
+                        ignore_index=IGNORE).backward()
     return {
         "ce_grad.loss": to_numpy(loss.reshape(1)),
         "ce_grad.N": np.array([float(scored.sum())]),
@@ -57,6 +67,9 @@ def cross_entropy_grad(context: ExperimentContext) -> dict[str, np.ndarray]:
         "ce_grad.dW_U": to_numpy(model.W_U.weight.grad.T),                       # (D, V)
         "ce_grad.dW_U_norm": to_numpy(model.W_U.weight.grad.norm(dim=1)),       # (V,): one per token's column
         "ce_grad.dprobs": to_numpy(probs.grad),                                 # (B, L-1, V)
+        "ce_grad.T": np.array([TEMPERATURE]),
+        "ce_grad.probs_T": to_numpy(torch.softmax(z[:, :-1].detach() / TEMPERATURE, dim=-1)),   # (B, L-1, V)
+        "ce_grad.dlogits_T": to_numpy(z_raw.grad),                              # (B, L-1, V)
     }
 
 
