@@ -95,7 +95,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                  "decode.topp_over_topk": (1,), "decode.topp_wide_count": (1,)},
     "generate": {"generate.greedy": (decoding.N_NEW,), "generate.greedy_rerun_diff": (1,),
                  "generate.sampled": (2, decoding.N_NEW), "generate.sampled_diff": (1,),
-                 "generate.input_greedy": (decoding.N_NEW,)},
+                 "generate.input_greedy": (decoding.N_NEW,), "generate.runner_up_greedy": (decoding.N_NEW,)},
     "beam": {"beam.step1_tokens": (3,), "beam.step1_scores": (3,), "beam.step1_probs": (3,), "beam.next_best": (3,),
              "beam.candidates": (3, V),
              "beam.step2_tokens": (3, 2), "beam.step2_scores": (3,), "beam.p_first": (3,), "beam.p_second": (3,),
@@ -459,6 +459,12 @@ def test_generate_is_model_sample_generate(hub):
     assert out["generate.greedy_rerun_diff"][0] == 0
     assert list(out["generate.input_greedy"]) == generate(hub.model, TOKENIZER.encode("3142"), decoding.N_NEW,
                                                          temperature=0)
+    prompt = TOKENIZER.encode("3142")                                     # the runner-up forced, then greedy
+    with torch.no_grad():
+        second = int(torch.topk(hub.model(torch.tensor([prompt]))[0, -1], 2).indices[1])
+    forced = list(out["generate.runner_up_greedy"])
+    assert forced[0] == second != out["generate.input_greedy"][0]
+    assert forced[1:] == generate(hub.model, prompt + [second], decoding.N_NEW - 1, temperature=0)
 
 
 def test_beam_scores_add_log_probabilities_and_beat_greedy_here(hub):

@@ -69,15 +69,15 @@ async def test_the_app_applies_it_to_the_open_lesson_and_says_so(tmp_path):
 
 
 def test_de_greedy_newline_count_is_seen_in_a_run_that_passes_its_text():
-    """de-greedy's newline-count reads the greedy run from '3142>12': a run from '3142>' that appends '1',
-    '2' and more shows the distribution after exactly '3142>12' (the rule counts the whole greedy run as
-    seen there, the cautious side)."""
-    assert questions_shown(GREEDY, contexts("3142>", ["1", "2", "3"])) == [0]      # newline-count
+    """de-greedy's newline-count reads the greedy run from '3142>12' and runner-up-run a generate output of
+    the same lesson: a run from '3142>' that appends '1', '2' and more shows the distribution after exactly
+    '3142>12' (the rule counts every generate output and the text's logits as seen there, the cautious side)."""
+    assert questions_shown(GREEDY, contexts("3142>", ["1", "2", "3"])) == [0, 2]   # newline-count, runner-up-run
     assert questions_shown(GREEDY, contexts("3142>", ["1", "2"])) == []           # the last token's is not shown
     # the run-from-prompt question reads greedy after only '3142': a run from there shows it, one from '3142>' does not
-    assert questions_shown(GREEDY, contexts("3142", [">", "1", "2", "3"])) == [0, 1]
+    assert questions_shown(GREEDY, contexts("3142", [">", "1", "2", "3"])) == [0, 1, 2]
     progress = service()
-    assert sample_seen(progress, GREEDY, contexts("3142>12", ["3"])) == (0,)
+    assert sample_seen(progress, GREEDY, contexts("3142>12", ["3"])) == (0, 2)
     assert progress.store.question_record(GREEDY.id, "newline-count").outcome is Outcome.MISSED
     assert progress.store.question_record(GREEDY.id, "run-from-prompt") is None
     back = session(progress, 0, lesson=GREEDY)

@@ -79,17 +79,25 @@ def _prompt_before_separator(context: ExperimentContext) -> list[int]:
                            "({new},) token ids at temperature 0, generate.greedy_rerun_diff (1,) positions where a "
                            "second greedy run differs, generate.sampled (2, {new}) two runs at T=1 with seeds s and "
                            "s+1, generate.sampled_diff (1,) positions where they differ, generate.input_greedy "
-                           "({new},) greedy after only the row's digits before '>'",
+                           "({new},) greedy after only the row's digits before '>', generate.runner_up_greedy "
+                           "({new},) the same with its second most likely first token forced, then greedy",
                            new=N_NEW), passes=3, copies=1)
 @one_torch_thread
 def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
+    import torch
+
     from tutor.model.sample import generate
 
     model, ids = context.model, context.tokens[0].tolist()
     # greedy never draws, but a seed keeps generate from touching the global random state
     greedy = generate(model, ids, N_NEW, temperature=0, seed=0)
     again = generate(model, ids, N_NEW, temperature=0, seed=0)
-    input_only = generate(model, _prompt_before_separator(context), N_NEW, temperature=0, seed=0)
+    prompt = _prompt_before_separator(context)
+    input_only = generate(model, prompt, N_NEW, temperature=0, seed=0)
+    with torch.no_grad():
+        first_logits = model(torch.tensor([prompt], device=device_of(model)))[0, -1]  # (V,)
+    runner_up = int(torch.topk(first_logits, 2).indices[1])                      # greedy's road not taken
+    forced = [runner_up] + generate(model, prompt + [runner_up], N_NEW - 1, temperature=0, seed=0)
     sampled = [generate(model, ids, N_NEW, temperature=1.0, seed=context.seed + i) for i in (0, 1)]
     return {
         "generate.greedy": np.array(greedy, dtype=np.float64),
@@ -97,6 +105,7 @@ def generate_tokens(context: ExperimentContext) -> dict[str, np.ndarray]:
         "generate.sampled": np.array(sampled, dtype=np.float64),
         "generate.sampled_diff": scalar(sum(a != b for a, b in zip(*sampled))),
         "generate.input_greedy": np.array(input_only, dtype=np.float64),
+        "generate.runner_up_greedy": np.array(forced, dtype=np.float64),
     }
 
 
