@@ -51,7 +51,7 @@ def reported(path: Path, words: str, warnings: bool = False) -> list:
 REVEAL_DEFECTS = [
     # (lesson, edits, needle on the pinned line, key, field, later question)
     ("la-one-hot-vs-dense", [('    show: "embedding.digit_nearest"', '    show: "embedding.digit_cos"')],
-     'show: "embedding.digit_cos"', "show", "questions.3.show", "'farthest'"),
+     'show: "embedding.digit_cos"', "show", "questions.2.show", "'farthest'"),
     ("pr-padding-mask", [('    show: "padding.pattern[1, 0, -1]"', '    show: "padding.unguarded[1, 0]"')],
      'show: "padding.unguarded[1, 0]"', "show", "questions.2.show", "'empty-row-softmax'"),
     ("co-sinusoidal-pe", [('    show: "sinusoid.similarity"', '    show: "sinusoid.pair_gap"')],
