@@ -59,6 +59,7 @@ EXPECTED_SHAPES = {   # trained model: D = 64, H = 4, D_head = 16, 4D = 256; B =
                     "attn_window.far_vs_even": (1,),
                     "attn_window.reader_hops": (1,)},
     "path_length": {"path_length.length": (1,), "path_length.attn_reach": (9,), "path_length.attn_edges": (9, 9),
+                    "path_length.far_over_near": (1,),
                     "path_length.attn_steps": (1,), "path_length.rho": (1,), "path_length.rnn_edges": (9, 9),
                     "path_length.rnn_steps": (1,), "path_length.rnn_reach": (9,), "path_length.rnn_far": (1,),
                     "path_length.rnn_half": (1,)},
@@ -210,6 +211,8 @@ def test_attention_reaches_token_0_in_one_layer_and_the_rnn_in_l_minus_1_shrinki
     assert out["path_length.attn_steps"][0] == 1 and out["path_length.rnn_steps"][0] == 8
     assert np.allclose(out["path_length.rnn_reach"], 0.9 ** np.arange(8, -1, -1))
     assert out["path_length.rnn_far"][0] == out["path_length.rnn_reach"][0]
+    assert np.isclose(out["path_length.far_over_near"][0],
+                      out["path_length.attn_reach"][0] / out["path_length.attn_reach"][-2])
     assert out["path_length.rnn_half"][0] == 7          # 0.9^6 = 0.53 is not below 1/2, 0.9^7 = 0.48 is
 
 

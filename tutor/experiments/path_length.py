@@ -24,6 +24,7 @@ ROUNDING = 1e-12      # a Jacobian block below this share of the largest counts 
                            "path_length.attn_reach (L,) the norm of d(block 0's attention output at the last "
                            "position)/d(block 0's input at position j), autograd on a float64 copy; "
                            "path_length.attn_edges (L, L) 1 where attention output i depends on input j; "
+                           "path_length.far_over_near (1,) attn_reach at j = 0 over attn_reach at j = L-2; "
                            "path_length.attn_steps (1,) the fewest stacked attention layers after which the last "
                            "token can depend on token 0; a linear RNN h_t = rho·Q·h_(t-1) + x_t on the same "
                            "inputs (Q a random rotation, path_length.rho (1,) = 0.9): path_length.rnn_edges (L, L) "
@@ -70,6 +71,7 @@ def path_length(context: ExperimentContext) -> dict[str, np.ndarray]:
         "path_length.length": scalar(length),
         "path_length.attn_reach": to_numpy(norms[-1]),
         "path_length.attn_edges": to_numpy(attn_edges.double()),
+        "path_length.far_over_near": scalar(norms[-1, 0] / norms[-1, -2]),        # token 0 against the one before last
         "path_length.attn_steps": scalar(hops(attn_edges)),
         "path_length.rho": scalar(RHO),
         "path_length.rnn_edges": to_numpy(rnn_edges.double()),
