@@ -219,6 +219,22 @@ def test_a_show_slice_of_the_vocabulary_keeps_its_characters_and_a_toy_axis_gets
     assert whole.labels_for(2, (0,))[17] == "0" and whole.labels_for(1, (0,)) is None   # 8 targets are no input row
 
 
+def test_a_show_slice_numbers_its_entries_as_the_probe_does():
+    """r9it: a reveal of query rows 4-13 numbered them 0-9, so its text had to say "row 0 is query 4"."""
+    pattern = np.random.default_rng(0).random((1, 4, 14, 14))                      # (B, H, L, L)
+    part = reveal_for({"blocks.0.attn.pattern": pattern}, "blocks.0.attn.pattern[0, 2, 4:14, 2:9]",
+                      {"B": 1, "H": 4, "L": 14}, limit=True)
+    assert [part.index_number(0, i) for i in (0, 9)] == [4, 13]
+    assert [part.index_number(1, j) for j in (0, 1, 6)] == [2, 3, 8]
+    view = TensorView()
+    view.show(part)
+    text = view.build(80).plain
+    header = next(line for line in text.splitlines() if line.split()[:2] == ["2", "3"])
+    assert header.split()[-1] == "8" and "0" not in header.split()
+    rows = [line.split()[0] for line in text.splitlines() if line[:1] in (" ", "▶") and line.split()[:1]]
+    assert "4" in rows and "13" in rows and "0" not in rows
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_a_live_probability_reveal_names_its_tokens_by_character(tmp_path, language):
@@ -235,9 +251,9 @@ async def test_a_live_probability_reveal_names_its_tokens_by_character(tmp_path,
             shown = screen.query_one("#real-tensor", TensorView).content.plain
     finally:
         set_language("en")
-    index = next(line for line in shown.splitlines() if line.split()[:3] == ["0", "1", "2"])
+    index = next(line for line in shown.splitlines() if line.split()[:3] == ["10", "11", "12"])   # ids, not 0, 1, 2
     chars = character_line(shown)
-    end = index.index(" 9") + 2                                   # the cell's right edge: slice index 9 is id 19
+    end = index.index(" 19") + 3                                  # the cell's right edge: id 19
     assert chars[end - 3:end] == "'2'", shown
     assert "'1'" in chars and "'3'" in chars
 

@@ -49,6 +49,13 @@ class Reveal:
     view: tuple = ()                    # the index of the probe on screen: () the whole probe, else show:'s slice
     vocabulary: tuple[tuple[str, ...] | None, ...] = ()   # per axis: its characters when it runs over token ids
     axis_values: tuple[tuple[str, ...] | None, ...] = ()  # per axis: the values its experiment labels it with
+    numbers: tuple[tuple[int, ...] | None, ...] = ()      # per axis of a show: slice: the probe's own index of each entry
+
+    def index_number(self, axis: int, i: int) -> int:
+        """Entry ``i`` of ``axis`` as the probe counts it: a view of rows 4 to 13 numbers them 4 … 13,
+        not 0 … 9, so a reveal need not say where its slice starts (r9it, it-mutual-information)."""
+        along = self.numbers[axis] if axis < len(self.numbers) else None
+        return along[i] if along is not None and i < len(along) else i
 
     @property
     def sliced(self) -> bool:
@@ -183,8 +190,10 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
         rows = (rows[min(step, len(rows) - 1)],) if isinstance(step, int) else rows[step]
     vocabulary = axis_vocabulary(names, array.shape, vocabulary_labels(tensors), ref.index)
     values = declared_values(ref.name, array.shape, tensors, ref.index)
+    numbers = tuple(tuple(range(length)[step]) if step != slice(None) else None
+                    for length, step in zip(array.shape, index) if not isinstance(step, int))
     if part.ndim == 0:
-        part, kept, vocabulary, values = part.reshape(1), kept or ("axis 0",), (), ()
+        part, kept, vocabulary, values, numbers = part.reshape(1), kept or ("axis 0",), (), (), ()
     asked = np.ones(part.shape, dtype=bool)
     focus = (0,) * part.ndim
     if reduce in ("argmax", "argmin") and part.size:
@@ -193,4 +202,5 @@ def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce
                                                        part.shape))
         asked[:] = False
         asked[focus] = True
-    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index, vocabulary=vocabulary, axis_values=values)
+    return Reveal(part, str(ref), kept, asked, focus, rows, view=ref.index, vocabulary=vocabulary, axis_values=values,
+                  numbers=numbers)

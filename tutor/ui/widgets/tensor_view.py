@@ -160,7 +160,8 @@ class TensorView(Static, can_focus=True):
     # --- drawing ------------------------------------------------------------------------
 
     def _row_label(self, i: int, labels) -> str:
-        return f"{i} {labels[i]}" if labels else str(i)
+        number = self.reveal.index_number(self.reveal.array.ndim - 2, i)
+        return f"{number} {labels[i]}" if labels else str(number)
 
     def _layout(self, width: int) -> _Layout:
         grid = self.grid
@@ -170,7 +171,8 @@ class TensorView(Static, can_focus=True):
         col_labels = self.reveal.label_text(ndim - 1, self.plane)
         # marker, label, one space
         label_width = 3 + max(cell_len(self._row_label(i, row_labels)) for i in range(n_rows)) if ndim >= 2 else 2
-        cell_width = 1 + max(self._cell, len(str(n_cols - 1)), max(map(cell_len, col_labels)) if col_labels else 0)
+        last = self.reveal.index_number(ndim - 1, n_cols - 1)
+        cell_width = 1 + max(self._cell, len(str(last)), max(map(cell_len, col_labels)) if col_labels else 0)
         capacity = column_capacity(n_cols, width - label_width, cell_width)
         rows_capacity = min(self.max_rows, n_rows)
         if not self._moved:
@@ -199,7 +201,8 @@ class TensorView(Static, can_focus=True):
         names = tuple(axis_word(name) for name in names)
         info = []
         if ndim > 2:
-            info.append("[" + ", ".join([*map(str, self.plane), ":", ":"]) + f"]: {names[-2]} × {names[-1]}")
+            plane = [str(reveal.index_number(axis, i)) for axis, i in enumerate(self.plane)]
+            info.append("[" + ", ".join([*plane, ":", ":"]) + f"]: {names[-2]} × {names[-1]}")
         elif ndim == 2:
             info.append(_("rows {rows}, columns {columns}").format(rows=names[0], columns=names[1]))
         else:
@@ -260,7 +263,7 @@ class TensorView(Static, can_focus=True):
 
     def _append_header(self, out: Text, layout: _Layout, asked: np.ndarray, palette) -> None:
         cols = layout.cols
-        lines = [[str(j) for j in range(cols.start, cols.stop)]]
+        lines = [[str(self.reveal.index_number(self.reveal.array.ndim - 1, j)) for j in range(cols.start, cols.stop)]]
         if layout.col_labels:
             lines.append([layout.col_labels[j] for j in range(cols.start, cols.stop)])
         marked_cols = asked.any(axis=0)
