@@ -233,6 +233,9 @@ def test_a_show_slice_numbers_its_entries_as_the_probe_does():
     assert header.split()[-1] == "8" and "0" not in header.split()
     rows = [line.split()[0] for line in text.splitlines() if line[:1] in (" ", "▶") and line.split()[:1]]
     assert "4" in rows and "13" in rows and "0" not in rows
+    labelled = reveal_for({"blocks.0.attn.pattern": pattern}, "blocks.0.attn.pattern[0, 2, 4:14, 2:9]",
+                          {"B": 1, "H": 4, "L": 14}, [list("abcdefghijklmn")], limit=True)
+    assert labelled.labels_for(0, ()) == tuple("efghijklmn") and labelled.labels_for(1, ()) == tuple("cdefghi")
 
 
 @pytest.mark.asyncio

@@ -75,6 +75,9 @@ class Reveal:
             return None
         batch = plane[self.axis_names.index("batch")] if "batch" in self.axis_names[:len(plane)] else 0
         row = self.token_labels[min(batch, len(self.token_labels) - 1)]
+        along = self.numbers[axis] if axis < len(self.numbers) else None
+        if along is not None and len(along) == self.array.shape[axis] and along and max(along) < len(row):
+            return tuple(row[n] for n in along)   # positions 18-25 of a show: slice keep their characters (r9rest)
         return row if len(row) == self.array.shape[axis] else None
 
     def label_text(self, axis: int, plane: tuple[int, ...]) -> tuple[str, ...] | None:
@@ -176,7 +179,7 @@ def reads_the_input(name: str, names: tuple[str, ...]) -> bool:
 def _limited(array: np.ndarray, ref, sizes: dict[str, int], token_labels, reduce: str | None,
              tensors: dict) -> Reveal:
     """The slice alone: the axes it keeps keep their names, token labels follow the batch rows it
-    keeps (a position axis cut to a range loses its labels rather than mislabel them), and a
+    keeps (a position axis cut to a range keeps its positions' characters), and a
     vocabulary axis cut to a range keeps that range's characters (``logits[0, 4, 17:27]`` shows
     '0' … '9', though its columns count from 0)."""
     names = axis_names(ref.name, array.shape, sizes)
