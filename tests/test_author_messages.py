@@ -29,7 +29,7 @@ def messages(report) -> list[str]:
 def test_a_reduce_typo_gets_a_did_you_mean_instead_of_the_whole_list(tmp_path):
     path = copy_of(tmp_path, "pr-softmax", ("reduce: min", "reduce: minn"))
     found = messages(check_paths([path], live=False))
-    assert "questions.1.reduce: unknown value 'minn'; did you mean 'min'?" in found
+    assert "questions.2.reduce: unknown value 'minn'; did you mean 'min'?" in found   # smallest, the third question
     assert not any("count_distinct" in line for line in found)
 
 
@@ -37,7 +37,7 @@ def test_an_unknown_field_no_longer_hides_the_files_other_mistakes(tmp_path):
     path = copy_of(tmp_path, "pr-softmax", ("    tolerance: 0.01", "    tolerence: 0.01"),
                    ("concepts: [pr.softmax]", "concepts: [pr.softmaxx]"))
     found = messages(check_paths([path], live=False))
-    assert "questions.0.tolerence: unknown field; did you mean 'tolerance'?" in found
+    assert "questions.1.tolerence: unknown field; did you mean 'tolerance'?" in found
     # before: the unknown field stopped the file at the schema, so the concept typo went unseen
     assert any(line.startswith("concepts.0: unknown concept id 'pr.softmaxx'") for line in found), found
 
@@ -51,7 +51,7 @@ def test_a_leak_message_names_the_question_as_its_field_does(tmp_path):
             "carry, and how many the third?\"")
     path = copy_of(tmp_path, "pr-softmax", (hint, '      - "The answer is 0.96."'))
     leaks = [p for p in check_paths([path], variants=0).problems if "gives away" in p.message]
-    assert leaks and all("question 1 (questions.0, 'guess-share')" in p.message and p.field.startswith("questions.0")
+    assert leaks and all("question 2 (questions.1, 'guess-share')" in p.message and p.field.startswith("questions.1")
                          for p in leaks), [str(p) for p in leaks]
 
 
@@ -133,7 +133,7 @@ def test_a_reveal_says_the_top_token_live(tmp_path):
 
     lesson = load_lesson(path)
     live = compute_live(lesson, ModelHub())
-    assert "the winner is '1', the digit that" in fill(lesson.questions[2].reveal, live.tensors, live.sizes)
+    assert "the winner is '1', the digit that" in fill(lesson.questions[0].reveal, live.tensors, live.sizes)
 
 
 def test_lessons_schema_prints_json_schema_of_every_field_and_kind(capsys):
