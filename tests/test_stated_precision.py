@@ -65,7 +65,7 @@ def test_the_truth_written_short_of_the_stated_decimals_hears_so():
                               tolerance=0.00001)
     truth = truth_for(question, {"x": np.array([0.999512])}, {})
     assert grade(question, "0.9995", truth, {}).feedback == \
-        "Not quite. That is the value to 4 decimals; the question asks for 5."
-    assert grade(question, "1", truth, {}).feedback == "Not quite. That is the value to 0 decimals; the question asks for 5."
+        "Not quite. That is right to 4 decimals; the question asks for 5."
+    assert grade(question, "1", truth, {}).feedback == "Not quite. That is right to 0 decimals; the question asks for 5."
     assert grade(question, "0.9994", truth, {}).feedback == "Not quite. Too low."   # a wrong digit stays wrong
     assert grade(question, "0.99951", truth, {}).correct

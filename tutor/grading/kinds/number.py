@@ -134,8 +134,9 @@ class NumberKind(QuestionKind[NumberQuestion, float]):
             return said
         expected = float(truth.value)
         if (places := rounded_short(question.prompt, given, expected)) is not None:
-            return ngettext("That is the value to {places} decimal; the question asks for {count}.",
-                            "That is the value to {places} decimals; the question asks for {count}.", places).format(
+            # "right to", not "the value to": 0.0020 for 0.002056 has 4 decimals, only 3 of them right (r10op)
+            return ngettext("That is right to {places} decimal; the question asks for {count}.",
+                            "That is right to {places} decimals; the question asks for {count}.", places).format(
                 places=places, count=stated_decimals(question.prompt))
         return direction_nudge(given, expected, _tolerance(question, expected))
 
