@@ -160,7 +160,7 @@ CHOICE_DEFECTS = [
     ("op-curvature", '"it shrinks, jumping across the bottom at each step"', None,
      ['"it shrinks, staying on the same side of the bottom"', '"it creeps"'],
      ['"it grows: the steps overshoot further and further"', '"it grows"']),
-    ("co-permutation", '"Changed: the four digits now carry other position vectors than before"', None,
+    ("co-permutation", '"Changed: the four digits now get other position vectors added"', None,
      ['"Changed: \'>\' now gets another position vector added to its row"', '"Changed"'],
      ['"Unchanged: it still reads the same five tokens, in another order"', '"Unchanged"']),
     ("op-gradient-descent", '"more, but only a few times as much as the short step did"', None,
