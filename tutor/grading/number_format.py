@@ -37,7 +37,7 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
         return _("within about {percent}").format(percent=_percent(tolerance))
     if tolerance < 0.5:
         decimals = max(0, math.ceil(-math.log10(2 * tolerance) - 1e-9))
-        if tolerance <= 10.0 ** -decimals * (1 + 1e-9) and all(_rounds_to(g, e, decimals) for g, e in given):
+        if tolerance <= 10.0 ** -decimals * (1 + 1e-9) and all(rounds_to(g, e, decimals) for g, e in given):
             return ngettext("to {count} decimal", "to {count} decimals", decimals).format(count=decimals)
     elif tolerance == 0.5:
         return _("to the nearest whole number")
@@ -50,10 +50,10 @@ def tolerance_in_words(tolerance: float, relative: bool, expected: float | None 
     return _("roughly")
 
 
-def _rounds_to(given: float, expected: float, decimals: int) -> bool:
+def rounds_to(given: float, expected: float, decimals: int, slack: float = 1e-6) -> bool:
     """Whether `given` reads as `expected` written to `decimals` places (−0.48 for −0.4758; 0.5 for 0.45)."""
     step = 10.0 ** -decimals
-    return abs(given - expected) <= step / 2 * (1 + 1e-6)
+    return abs(given - expected) <= step / 2 * (1 + slack)
 
 
 def _percent(fraction: float) -> str:

@@ -54,8 +54,11 @@ class Reveal:
     def index_number(self, axis: int, i: int) -> int:
         """Entry ``i`` of ``axis`` as the probe counts it: a view of rows 4 to 13 numbers them 4 … 13,
         not 0 … 9, so a reveal need not say where its slice starts (r9it, it-mutual-information)."""
-        along = self.numbers[axis] if axis < len(self.numbers) else None
+        along = self._numbers_along(axis)
         return along[i] if along is not None and i < len(along) else i
+
+    def _numbers_along(self, axis: int) -> tuple[int, ...] | None:
+        return self.numbers[axis] if axis < len(self.numbers) else None
 
     @property
     def sliced(self) -> bool:
@@ -75,7 +78,7 @@ class Reveal:
             return None
         batch = plane[self.axis_names.index("batch")] if "batch" in self.axis_names[:len(plane)] else 0
         row = self.token_labels[min(batch, len(self.token_labels) - 1)]
-        along = self.numbers[axis] if axis < len(self.numbers) else None
+        along = self._numbers_along(axis)
         if along is not None and len(along) == self.array.shape[axis] and along and max(along) < len(row):
             return tuple(row[n] for n in along)   # positions 18-25 of a show: slice keep their characters (r9rest)
         return row if len(row) == self.array.shape[axis] else None

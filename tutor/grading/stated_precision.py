@@ -13,7 +13,7 @@ import math
 import re
 
 from tutor.common.i18n import M_
-from tutor.grading.number_format import format_number
+from tutor.grading.number_format import format_number, rounds_to
 
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 # "to 2 decimals", "(3 decimals)", "Four decimals.", "to 1 decimal place"; not "rounded to one decimal so
@@ -40,7 +40,7 @@ def rounded_short(prompt: str, given: float, expected: float) -> int | None:
         return None
     for places in range(wanted):
         if abs(given - round(given, places)) <= 1e-12 * max(1.0, abs(given)) and \
-                abs(given - expected) <= 0.5 * 10.0 ** -places * (1 + _SLACK):
+                rounds_to(given, expected, places, _SLACK):
             return places
     return None
 
